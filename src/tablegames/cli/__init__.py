@@ -1,0 +1,22 @@
+"""The ``tablegames`` command line. Each sub-module registers its own commands on the one Typer app."""
+
+from __future__ import annotations
+
+import typer
+
+from tablegames.cli import analyze, play, rng, serve, simulate
+
+app = typer.Typer(
+    name="tablegames",
+    help="Casino table card games: play them, prove their math, simulate them fast.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+for _module in (play, analyze, simulate, serve, rng):
+    _module.register(app)
+
+
+def main() -> None:
+    app()

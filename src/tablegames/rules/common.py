@@ -1,0 +1,128 @@
+"""What the rule modules share: validated pay tables, rule options, money helpers."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from fractions import Fraction
+from pathlib import Path
+from typing import Generic, TypeVar
+
+E = TypeVar("E", bound=Enum)
+
+
+class RuleError(ValueError):
+    """An invalid rule option, pay table or configuration; nothing was changed."""
+
+
+def enum_key(member: Enum) -> str:
+    """The user-facing name of an enum member: ``ROYAL_FLUSH`` -> ``royal-flush``."""
+    return member.name.lower().replace("_", "-")
+
+
+@dataclass(frozen=True)
+class PayTable(Generic[E]):
+    """Pays by hand, ``X`` meaning "X to 1" (R-0.3). Hands not listed lose.
+
+    >>> from tablegames.rules.poker import ThreeCardCategory as T
+    >>> p = PayTable("demo", T, {T.PAIR: 1, T.TRIPS: 30})
+    >>> p.odds(T.PAIR), p.odds(T.FLUSH)
+    (1, None)
+    >>> PayTable("bad", T, {T.PAIR: -1})
+    Traceback (most recent call last):
+    ...
+    tablegames.rules.common.RuleError: pay table 'bad': pays for pair must be a whole number >= 0, got -1
+    """
+
+    name: str
+    hands: type[E]
+    pays: Mapping[E, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for hand, odds in self.pays.items():
+            if not isinstance(hand, self.hands):
+                raise RuleError(f"pay table {self.name!r}: {hand!r} is not a {self.hands.__name__}")
+            if isinstance(odds, bool) or not isinstance(odds, int) or odds < 0:
+                raise RuleError(
+                    f"pay table {self.name!r}: pays for {enum_key(hand)} must be a whole number >= 0, got {odds!r}"
+                )
+
+    def odds(self, hand: E) -> int | None:
+        """``X`` of "X to 1" for ``hand``, or ``None`` when the hand loses."""
+        return self.pays.get(hand)
+
+    def with_pay(self, hand: E, odds: int) -> PayTable[E]:
+        """A copy with one payout changed (used by the pay-table solver)."""
+        new = dict(self.pays)
+        new[hand] = odds
+        return PayTable(f"{self.name}+{enum_key(hand)}={odds}", self.hands, new)
+
+    def describe(self) -> list[tuple[str, int]]:
+        return [(enum_key(h), o) for h, o in sorted(self.pays.items(), key=lambda kv: -kv[1])]
+
+
+def paytable_from_mapping(name: str, hands: type[E], data: Mapping[str, object]) -> PayTable[E]:
+    """Build a pay table from ``{"royal-flush": 1000, ...}``; unknown hand names are an error."""
+    known = {enum_key(h): h for h in hands}
+    pays: dict[E, int] = {}
+    for key, value in data.items():
+        hand = known.get(str(key).lower().replace("_", "-"))
+        if hand is None:
+            raise RuleError(f"pay table {name!r}: unknown hand {key!r}; known: {', '.join(known)}")
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise RuleError(f"pay table {name!r}: pays for {key} must be a whole number, got {value!r}")
+        pays[hand] = value
+    return PayTable(name, hands, pays)
+
+
+def load_toml(path: str | Path) -> dict[str, object]:
+    """Read a TOML file, turning every failure into a :class:`RuleError` that names the file."""
+    p = Path(path)
+    try:
+        with p.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise RuleError(f"pay table file not found: {p}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RuleError(f"pay table file {p} is not valid TOML: {exc}") from None
+
+
+def parse_rule_options(pairs: list[str] | None) -> dict[str, str]:
+    """``["ties=tournament", ...]`` -> ``{"ties": "tournament"}``, with a clear error for bad syntax.
+
+    >>> parse_rule_options(["ties=tournament", "bust = always"])
+    {'ties': 'tournament', 'bust': 'always'}
+    """
+    out: dict[str, str] = {}
+    for pair in pairs or []:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise RuleError(f"rule option {pair!r} must look like NAME=VALUE")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def choose(option: str, value: str, allowed: Mapping[str, E]) -> E:
+    """Look ``value`` up in ``allowed`` or raise a RuleError listing the choices."""
+    try:
+        return allowed[value]
+    except KeyError:
+        raise RuleError(f"bad value {value!r} for rule {option!r}; choose {'|'.join(allowed)}") from None
+
+
+def check_known_options(game: str, options: Mapping[str, str], known: list[str]) -> None:
+    for name in options:
+        if name not in known:
+            raise RuleError(f"unknown rule {name!r} for {game}; known rules: {', '.join(known) or 'none'}")
+
+
+def cents_for_share(wager_cents: int, share: Fraction) -> int:
+    """Whole cents of ``share`` of a wager, rounded down (the remainder stays with the house)."""
+    return int(wager_cents * share)  # Fraction -> floor for non-negative values
+
+
+def pct(text: str) -> Fraction:
+    """``"10%"`` -> ``Fraction(1, 10)``."""
+    return Fraction(text.rstrip("%")) / 100

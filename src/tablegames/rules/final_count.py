@@ -1,0 +1,103 @@
+"""Final Count: the patented odd/even three-card game (RULES.md §3).
+
+>>> from tablegames.cards import parse_cards
+>>> r = FinalCountRules()
+>>> r.total(parse_cards("Kc 4d")), r.total(parse_cards("Kc 4d")) % 2 == 0
+(14, True)
+>>> FinalCountRules.from_options({"face-value": "0"}).total(parse_cards("Kc 4d"))
+4
+>>> showdown(12, 14), showdown(None, 14), showdown(8, 15)
+(-1, -1, 1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+from tablegames.cards import CARDS
+from tablegames.rules.common import check_known_options, choose
+
+GAME = "final-count"
+
+
+class FaceValue(Enum):
+    TEN = "10"
+    ZERO = "0"
+
+
+class Decision(Enum):
+    STAND = "stand"
+    TURN = "turn"
+
+
+RULE_OPTIONS = ["face-value"]
+_FACE = {f.value: f for f in FaceValue}
+
+
+@dataclass(frozen=True)
+class FinalCountRules:
+    face_value: FaceValue = FaceValue.TEN
+
+    game = GAME
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, str] | None = None, paytable: str | None = None) -> FinalCountRules:
+        options = dict(options or {})
+        check_known_options(GAME, options, RULE_OPTIONS)
+        return cls(face_value=choose("face-value", options.get("face-value", "10"), _FACE))
+
+    def value(self, card: int) -> int:
+        """R-FC-1: A = 1, 2-10 pip value, J/Q/K = 10 (or 0 with ``face-value=0``)."""
+        r = int(CARDS[card].rank)
+        if r == 14:
+            return 1
+        if r > 10:
+            return 10 if self.face_value == FaceValue.TEN else 0
+        return r
+
+    def total(self, cards: Sequence[int]) -> int:
+        return sum(self.value(c) for c in cards)
+
+    def describe(self) -> dict[str, str]:
+        return {"face-value": self.face_value.value}
+
+
+def must_turn(two_card_total: int) -> bool:
+    """R-FC-3: an odd two-card total has its third card turned by the dealer; no choice."""
+    return two_card_total % 2 == 1
+
+
+def player_final_total(two_card_total: int, third_value: int, turned: bool) -> int | None:
+    """The player's final total, or None when the turned third card makes it odd (R-FC-3, R-FC-4)."""
+    if not turned:
+        if two_card_total % 2:
+            raise ValueError("an odd two-card total must be turned (R-FC-3)")
+        return two_card_total
+    total = two_card_total + third_value
+    return None if total % 2 else total
+
+
+def showdown(player_total: int | None, dealer_total: int) -> int:
+    """+1 win, 0 push, -1 loss for a player against the dealer's three-card total (R-FC-5).
+
+    ``player_total`` is None when the player already lost (odd total).
+    """
+    if player_total is None:
+        return -1
+    if dealer_total % 2:
+        return 1  # dealer busts: every player still in wins
+    if player_total == dealer_total:
+        return 0
+    return 1 if player_total > dealer_total else -1
+
+
+def rule_of_thumb_turn(two_card_total: int, dealer_up_total: int) -> bool:
+    """A simple documented strategy for an even two-card total: turn when the two-card total is below the
+    dealer's two up cards plus 6 (the dealer's average third card is about 6.5), otherwise stand.
+
+    >>> rule_of_thumb_turn(4, 12), rule_of_thumb_turn(18, 4)
+    (True, False)
+    """
+    return two_card_total < dealer_up_total + 6

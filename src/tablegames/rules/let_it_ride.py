@@ -1,0 +1,339 @@
+"""Let It Ride with the 3-Card Bonus and the Progressive with Envy Bonus (RULES.md §1).
+
+Data plus pure functions: hand classes, pay tables, the progressive's meters and prizes, the
+aggregate payout cap, and the published basic strategy.
+
+>>> from tablegames.cards import parse_cards
+>>> lir_hand(parse_cards("Th Tc 2d 5s 9h")).name
+'TENS_OR_BETTER'
+>>> lir_hand(parse_cards("9h 9c 2d 5s Kh")).name
+'NOTHING'
+>>> r = LetItRideRules.from_options({"bonus-paytable": "50-40-30-6-4-1"})
+>>> r.bonus_paytable.odds(BonusHand.FLUSH)
+4
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+from fractions import Fraction
+from pathlib import Path
+
+from tablegames.rules.common import (
+    PayTable,
+    RuleError,
+    check_known_options,
+    choose,
+    load_toml,
+    paytable_from_mapping,
+)
+from tablegames.rules.poker import (
+    FiveCardCategory,
+    ThreeCardCategory,
+    five_card_category_of,
+    is_straight,
+    pair_rank,
+    ranks_and_flush,
+    three_card_category_of,
+)
+
+GAME = "let-it-ride"
+
+
+class LirHand(IntEnum):
+    """The final five-card hand as the base game pays it (R-LIR-4)."""
+
+    NOTHING = 0
+    TENS_OR_BETTER = 1
+    TWO_PAIR = 2
+    TRIPS = 3
+    STRAIGHT = 4
+    FLUSH = 5
+    FULL_HOUSE = 6
+    QUADS = 7
+    STRAIGHT_FLUSH = 8
+    ROYAL_FLUSH = 9
+
+
+BonusHand = ThreeCardCategory
+"""3-Card Bonus hands (R-LIR-6)."""
+
+
+class Bet(IntEnum):
+    """The three equal base wagers (R-LIR-1)."""
+
+    ONE = 1
+    TWO = 2
+    DOLLAR = 3
+
+
+_FIVE_TO_LIR = {
+    FiveCardCategory.TWO_PAIR: LirHand.TWO_PAIR,
+    FiveCardCategory.TRIPS: LirHand.TRIPS,
+    FiveCardCategory.STRAIGHT: LirHand.STRAIGHT,
+    FiveCardCategory.FLUSH: LirHand.FLUSH,
+    FiveCardCategory.FULL_HOUSE: LirHand.FULL_HOUSE,
+    FiveCardCategory.QUADS: LirHand.QUADS,
+    FiveCardCategory.STRAIGHT_FLUSH: LirHand.STRAIGHT_FLUSH,
+    FiveCardCategory.ROYAL_FLUSH: LirHand.ROYAL_FLUSH,
+}
+
+
+def lir_hand_of(ranks: Sequence[int], flush: bool) -> LirHand:
+    """Base-game class of five ranks (R-LIR-4): a pair pays only when tens or better."""
+    cat = five_card_category_of(ranks, flush)
+    if cat == FiveCardCategory.PAIR:
+        return LirHand.TENS_OR_BETTER if pair_rank(ranks) >= 10 else LirHand.NOTHING
+    return _FIVE_TO_LIR.get(cat, LirHand.NOTHING)
+
+
+def lir_hand(cards: Sequence[int]) -> LirHand:
+    """Base-game class of the player's three cards plus the two community cards."""
+    if len(cards) != 5 or len(set(cards)) != 5:
+        raise ValueError("Let It Ride needs 5 distinct cards")
+    return lir_hand_of(*ranks_and_flush(cards))
+
+
+def bonus_hand(cards: Sequence[int]) -> BonusHand:
+    """3-Card Bonus class of the player's first three cards (R-LIR-6)."""
+    if len(cards) != 3 or len(set(cards)) != 3:
+        raise ValueError("the 3-Card Bonus needs 3 distinct cards")
+    return three_card_category_of(*ranks_and_flush(cards))
+
+
+# --- pay tables --------------------------------------------------------------------------------
+
+MAIN_PAYTABLE = PayTable(
+    "standard",
+    LirHand,
+    {
+        LirHand.ROYAL_FLUSH: 1000,
+        LirHand.STRAIGHT_FLUSH: 200,
+        LirHand.QUADS: 50,
+        LirHand.FULL_HOUSE: 11,
+        LirHand.FLUSH: 8,
+        LirHand.STRAIGHT: 5,
+        LirHand.TRIPS: 3,
+        LirHand.TWO_PAIR: 2,
+        LirHand.TENS_OR_BETTER: 1,
+    },
+)
+"""R-LIR-4."""
+
+
+def _bonus(name: str, mini: int, sf: int, trips: int, straight: int, flush: int, pair: int) -> PayTable[BonusHand]:
+    return PayTable(
+        name,
+        BonusHand,
+        {
+            BonusHand.MINI_ROYAL: mini,
+            BonusHand.STRAIGHT_FLUSH: sf,
+            BonusHand.TRIPS: trips,
+            BonusHand.STRAIGHT: straight,
+            BonusHand.FLUSH: flush,
+            BonusHand.PAIR: pair,
+        },
+    )
+
+
+BONUS_PAYTABLES: Mapping[str, PayTable[BonusHand]] = {
+    # R-LIR-6 default: the seed's shifted table, Mini Royal counted as a Straight Flush.
+    "seed": _bonus("seed", 50, 50, 40, 6, 3, 1),
+    "50-40-30-6-3-1": _bonus("50-40-30-6-3-1", 50, 40, 30, 6, 3, 1),
+    "50-40-30-6-4-1": _bonus("50-40-30-6-4-1", 50, 40, 30, 6, 4, 1),
+}
+
+AGGREGATE_CAP_CENTS = 5_000_000
+"""R-LIR-5: the base-game win of one hand is capped at $50,000."""
+
+
+def capped_base_win(win_cents: int, cap_cents: int = AGGREGATE_CAP_CENTS) -> int:
+    """The base-game win after the aggregate payout limit (R-LIR-5)."""
+    return min(win_cents, cap_cents)
+
+
+# --- progressive (R-LIR-7) and Envy Bonus (R-LIR-8) --------------------------------------------
+
+
+@dataclass(frozen=True)
+class MeterSpec:
+    """A progressive meter: reset value and the share of every progressive wager added to it."""
+
+    name: str
+    reset_cents: int
+    share: Fraction
+
+    def __post_init__(self) -> None:
+        if self.reset_cents < 0:
+            raise RuleError(f"meter {self.name}: reset must be >= 0 cents")
+        if not 0 <= self.share < 1:
+            raise RuleError(f"meter {self.name}: share must be in [0, 1)")
+
+
+@dataclass(frozen=True)
+class ProgressiveConfig:
+    wager_cents: int = 100
+    meters: tuple[MeterSpec, ...] = (
+        MeterSpec("mega", 5_000_000, Fraction(10, 100)),
+        MeterSpec("major", 500_000, Fraction(4, 100)),
+        MeterSpec("minor", 50_000, Fraction(2, 100)),
+    )
+    #: hand -> meter name (100% of the meter)
+    meter_prizes: Mapping[LirHand, str] = field(
+        default_factory=lambda: {
+            LirHand.ROYAL_FLUSH: "mega",
+            LirHand.STRAIGHT_FLUSH: "major",
+            LirHand.QUADS: "minor",
+        }
+    )
+    #: hand -> fixed prize in cents ("$Y": the wager is not returned, R-0.3)
+    fixed_prizes_cents: Mapping[LirHand, int] = field(
+        default_factory=lambda: {
+            LirHand.FULL_HOUSE: 5_000,
+            LirHand.FLUSH: 4_000,
+            LirHand.STRAIGHT: 3_000,
+            LirHand.TRIPS: 900,
+        }
+    )
+    #: R-LIR-8: paid to every *other* progressive player when a player hits this hand
+    envy_cents: Mapping[LirHand, int] = field(
+        default_factory=lambda: {LirHand.ROYAL_FLUSH: 100_000, LirHand.STRAIGHT_FLUSH: 30_000}
+    )
+
+    def __post_init__(self) -> None:
+        if self.wager_cents <= 0:
+            raise RuleError("progressive wager must be a positive number of cents")
+        names = {m.name for m in self.meters}
+        for hand, meter in self.meter_prizes.items():
+            if meter not in names:
+                raise RuleError(f"progressive prize for {hand.name} names unknown meter {meter!r}")
+
+    def meter(self, name: str) -> MeterSpec:
+        for m in self.meters:
+            if m.name == name:
+                return m
+        raise KeyError(name)
+
+
+# --- rules object ------------------------------------------------------------------------------
+
+RULE_OPTIONS = ["bonus-paytable"]
+
+
+@dataclass(frozen=True)
+class LetItRideRules:
+    main_paytable: PayTable[LirHand] = MAIN_PAYTABLE
+    bonus_paytable: PayTable[BonusHand] = BONUS_PAYTABLES["seed"]
+    progressive: ProgressiveConfig = ProgressiveConfig()
+    cap_cents: int = AGGREGATE_CAP_CENTS
+
+    game = GAME
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, str] | None = None, paytable: str | None = None) -> LetItRideRules:
+        """Rules from ``--rule NAME=VALUE`` options and an optional main ``--paytable`` (preset or TOML)."""
+        options = dict(options or {})
+        check_known_options(GAME, options, RULE_OPTIONS)
+        bonus = BONUS_PAYTABLES["seed"]
+        if "bonus-paytable" in options:
+            bonus = choose("bonus-paytable", options["bonus-paytable"], BONUS_PAYTABLES)
+        rules = cls(bonus_paytable=bonus)
+        if paytable is not None:
+            rules = rules.with_paytable_file(paytable)
+        return rules
+
+    def with_paytable_file(self, path: str | Path) -> LetItRideRules:
+        """Replace pay tables from a TOML file with ``[main]`` and/or ``[bonus]`` tables of hand = odds."""
+        if str(path) in ("standard", "seed"):
+            return self
+        data = load_toml(path)
+        unknown = set(data) - {"main", "bonus", "game", "name"}
+        if unknown:
+            raise RuleError(f"{path}: unknown sections {sorted(unknown)}; use [main] and/or [bonus]")
+        if data.get("game", GAME) != GAME:
+            raise RuleError(f"{path}: pay table is for {data.get('game')!r}, not {GAME}")
+        name = str(data.get("name", Path(path).stem))
+        main, bonus = self.main_paytable, self.bonus_paytable
+        if isinstance(data.get("main"), dict):
+            main = paytable_from_mapping(name, LirHand, data["main"])  # type: ignore[arg-type]
+        if isinstance(data.get("bonus"), dict):
+            bonus = paytable_from_mapping(name, BonusHand, data["bonus"])  # type: ignore[arg-type]
+        return LetItRideRules(main, bonus, self.progressive, self.cap_cents)
+
+    def describe(self) -> dict[str, str]:
+        return {"bonus-paytable": self.bonus_paytable.name, "paytable": self.main_paytable.name}
+
+
+# --- published basic strategy (Wizard of Odds / Grochowski) -------------------------------------
+
+HIGH = 10  # ten through ace are "high cards" in the strategy
+
+
+def _sf_draw(ranks: Sequence[int]) -> tuple[int, int] | None:
+    """For suited distinct ranks, the (gaps, high cards) of the best straight-flush window, or None."""
+    best: tuple[int, int] | None = None
+    rs = set(ranks)
+    for low in range(1, 11):  # windows A-5 (low=1) .. T-A (low=10)
+        window = {14 if r == 1 else r for r in range(low, low + 5)}
+        if rs <= window:
+            span = sorted(1 if (r == 14 and low == 1) else r for r in rs)
+            gaps = span[-1] - span[0] + 1 - len(span)
+            highs = sum(1 for r in ranks if r >= HIGH and not (r == 14 and low == 1))
+            cand = (gaps, highs)
+            if best is None or (cand[0], -cand[1]) < (best[0], -best[1]):
+                best = cand
+    return best
+
+
+def ride_first(cards: Sequence[int]) -> bool:
+    """Let bet 1 ride on these three cards? (the published strategy)
+
+    Ride with: a paying hand (pair of tens or better, trips); three to a royal flush; three suited in a
+    row except 2-3-4 and A-2-3; three to a straight flush with one gap and at least one high card; three to
+    a straight flush with two gaps and at least two high cards.
+
+    >>> from tablegames.cards import parse_cards
+    >>> [ride_first(parse_cards(h)) for h in ("Th Tc 2d", "9h 9c 2d", "3s 4s 5s", "2s 3s 4s", "9s Js Kd", "9s Js Qs")]
+    [True, False, True, False, False, True]
+    """
+    ranks, flush = ranks_and_flush(cards)
+    if pair_rank(ranks) >= 10 or len(set(ranks)) == 1:
+        return True
+    if not flush or len(set(ranks)) != 3:
+        return False
+    if min(ranks) >= 10:
+        return True  # three to a royal
+    if is_straight(ranks):
+        return sorted(ranks) not in ([2, 3, 4], [2, 3, 14])
+    draw = _sf_draw(ranks)
+    if draw is None:
+        return False
+    gaps, highs = draw
+    return (gaps == 1 and highs >= 1) or (gaps == 2 and highs >= 2)
+
+
+def ride_second(cards: Sequence[int]) -> bool:
+    """Let bet 2 ride on the three cards plus the first community card? (the published strategy)
+
+    Ride with: a paying hand; four to a flush; four to an outside straight with at least one high card.
+    The published chart also lets it ride on four to an outside straight with no high card and on four to
+    an inside straight with four high cards; both are worth exactly zero, so by the cautious tie-break of
+    RULES.md ("where two choices have exactly equal value ... pull the wager") they are pulled.
+
+    >>> from tablegames.cards import parse_cards
+    >>> [ride_second(parse_cards(h)) for h in ("2h 5h 9h Kh", "8c 9d Th Js", "4c 5d 6h 7s", "Tc Jd Qh As", "2c 2d 5h 9s")]
+    [True, True, False, False, False]
+    """
+    ranks, flush = ranks_and_flush(cards)
+    counts = sorted((ranks.count(r) for r in set(ranks)), reverse=True)
+    if counts[0] >= 3 or counts[:2] == [2, 2] or pair_rank(ranks) >= 10:
+        return True
+    if flush:
+        return True
+    if len(set(ranks)) != 4:
+        return False
+    srt = sorted(ranks)
+    outside = srt[-1] - srt[0] == 3 and srt[-1] <= 13  # open-ended: no ace at either end
+    return outside and srt[-1] >= HIGH
