@@ -49,6 +49,9 @@ class PayTable(Generic[E]):
                     f"pay table {self.name!r}: pays for {enum_key(hand)} must be a whole number >= 0, got {odds!r}"
                 )
 
+    def __hash__(self) -> int:  # the dict field is not hashable; rules objects key caches (lru_cache)
+        return hash((self.name, self.hands, frozenset(self.pays.items())))
+
     def odds(self, hand: E) -> int | None:
         """``X`` of "X to 1" for ``hand``, or ``None`` when the hand loses."""
         return self.pays.get(hand)

@@ -210,6 +210,17 @@ class ProgressiveConfig:
             if meter not in names:
                 raise RuleError(f"progressive prize for {hand.name} names unknown meter {meter!r}")
 
+    def __hash__(self) -> int:  # dict fields are not hashable; rules objects key caches (lru_cache)
+        return hash(
+            (
+                self.wager_cents,
+                self.meters,
+                frozenset(self.meter_prizes.items()),
+                frozenset(self.fixed_prizes_cents.items()),
+                frozenset(self.envy_cents.items()),
+            )
+        )
+
     def meter(self, name: str) -> MeterSpec:
         for m in self.meters:
             if m.name == name:

@@ -215,6 +215,10 @@ class JackpotConfig:
         if not 0 <= self.share < 1:
             raise RuleError("jackpot share must be in [0, 1)")
 
+    def __hash__(self) -> int:  # the dict field is not hashable; rules objects key caches (lru_cache)
+        prizes = frozenset(self.fixed_prizes_cents.items())
+        return hash((self.wager_cents, self.reset_cents, self.share, prizes))
+
 
 class FlipKind(Enum):
     VALUE = "value"
