@@ -117,9 +117,7 @@ def parse_card(token: str) -> Card:
         suit = _SUIT_TOKENS.get(text[-1].lower())
         if rank is not None and suit is not None:
             return Card.of(rank, suit)
-    raise CardParseError(
-        f"not a card: {token!r} (expected rank 2-10/T/J/Q/K/A then suit c/d/h/s or ♣♦♥♠)"
-    )
+    raise CardParseError(f"not a card: {token!r} (expected rank 2-10/T/J/Q/K/A then suit c/d/h/s or ♣♦♥♠)")
 
 
 def parse_cards(text: str | Iterable[str]) -> list[Card]:

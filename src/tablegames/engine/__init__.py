@@ -1,1 +1,70 @@
-"""engine layer."""
+"""The round engine: tables, rounds, events, typed errors, bots and hints.
+
+One shared shape for every game::
+
+    table = Table(make_rules("one-eyed-flush"), seats=2, source=SeededRandom(1))
+    rnd = table.new_round()
+    rnd.place_wager(1, "main", 500)          # -> WagerPlaced event
+    rnd.deal()                               # -> the CardDealt events
+    rnd.to_act, rnd.legal_actions(1)         # whose turn, and what they may do
+    rnd.act(1, "discard 2")                  # -> ActionTaken; dealer play and settlement follow automatically
+    rnd.history                              # every event: enough to replay the round exactly
+
+Wagers by game: Let It Ride ``bets`` (each of the three equal bets; costs 3x), ``bonus``, ``progressive``
+(fixed); One Eyed Flush ``main``, ``jackpot`` (fixed), ``flip`` (option: 1-9, ``ten-value``, ``one-eyed``);
+Final Count ``main``.
+
+>>> from tablegames.rules import make_rules
+>>> from tablegames.randomness import SeededRandom
+>>> t = Table(make_rules("final-count"), seats=1, source=SeededRandom(3), bankrolls={1: 10_000})
+>>> r = t.new_round(); _ = r.place_wager(1, "main", 500); _ = r.deal()
+>>> while not r.is_over: _ = r.act(r.to_act, Bot().choose(r, r.to_act))
+>>> t.bankrolls[1] + t.house_net == 10_000
+True
+"""
+
+from tablegames.engine.actions import PULL, RIDE, STAND, TURN, Action, discard
+from tablegames.engine.base import MAX_SEATS, Phase, Round, SeatState, Table, WagerSpec
+from tablegames.engine.bots import Advisor, Bot, Hint, best_action, rule_of_thumb
+from tablegames.engine.errors import (
+    BadIndex,
+    BadWager,
+    IllegalAction,
+    InsufficientFunds,
+    SideBetWithoutMain,
+    UnknownAction,
+    WrongPhase,
+    WrongSeat,
+)
+from tablegames.engine.games import FinalCountRound, LetItRideRound, OneEyedFlushRound
+
+__all__ = [
+    "MAX_SEATS",
+    "PULL",
+    "RIDE",
+    "STAND",
+    "TURN",
+    "Action",
+    "Advisor",
+    "BadIndex",
+    "BadWager",
+    "Bot",
+    "FinalCountRound",
+    "Hint",
+    "IllegalAction",
+    "InsufficientFunds",
+    "LetItRideRound",
+    "OneEyedFlushRound",
+    "Phase",
+    "Round",
+    "SeatState",
+    "SideBetWithoutMain",
+    "Table",
+    "UnknownAction",
+    "WagerSpec",
+    "WrongPhase",
+    "WrongSeat",
+    "best_action",
+    "discard",
+    "rule_of_thumb",
+]

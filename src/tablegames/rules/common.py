@@ -107,7 +107,10 @@ def parse_rule_options(pairs: list[str] | None) -> dict[str, str]:
     return out
 
 
-def choose(option: str, value: str, allowed: Mapping[str, E]) -> E:
+T = TypeVar("T")
+
+
+def choose(option: str, value: str, allowed: Mapping[str, T]) -> T:
     """Look ``value`` up in ``allowed`` or raise a RuleError listing the choices."""
     try:
         return allowed[value]

@@ -43,7 +43,9 @@ class FinalCountRules:
     game = GAME
 
     @classmethod
-    def from_options(cls, options: Mapping[str, str] | None = None, paytable: str | None = None) -> FinalCountRules:
+    def from_options(
+        cls, options: Mapping[str, str] | None = None, paytable: str | None = None
+    ) -> FinalCountRules:
         options = dict(options or {})
         check_known_options(GAME, options, RULE_OPTIONS)
         return cls(face_value=choose("face-value", options.get("face-value", "10"), _FACE))
@@ -94,10 +96,11 @@ def showdown(player_total: int | None, dealer_total: int) -> int:
 
 
 def rule_of_thumb_turn(two_card_total: int, dealer_up_total: int) -> bool:
-    """A simple documented strategy for an even two-card total: turn when the two-card total is below the
-    dealer's two up cards plus 6 (the dealer's average third card is about 6.5), otherwise stand.
+    """A simple documented strategy for an even two-card total: stand, unless the two-card total is 4 or less
+    and the dealer already shows 16 or more (turning risks losing at once half the time, while a standing
+    player still wins whenever the dealer busts).
 
-    >>> rule_of_thumb_turn(4, 12), rule_of_thumb_turn(18, 4)
-    (True, False)
+    >>> rule_of_thumb_turn(4, 16), rule_of_thumb_turn(18, 4), rule_of_thumb_turn(8, 20)
+    (True, False, False)
     """
-    return two_card_total < dealer_up_total + 6
+    return two_card_total <= 4 and dealer_up_total >= 16

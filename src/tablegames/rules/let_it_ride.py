@@ -123,7 +123,9 @@ MAIN_PAYTABLE = PayTable(
 """R-LIR-4."""
 
 
-def _bonus(name: str, mini: int, sf: int, trips: int, straight: int, flush: int, pair: int) -> PayTable[BonusHand]:
+def _bonus(
+    name: str, mini: int, sf: int, trips: int, straight: int, flush: int, pair: int
+) -> PayTable[BonusHand]:
     return PayTable(
         name,
         BonusHand,
@@ -243,7 +245,9 @@ class LetItRideRules:
     game = GAME
 
     @classmethod
-    def from_options(cls, options: Mapping[str, str] | None = None, paytable: str | None = None) -> LetItRideRules:
+    def from_options(
+        cls, options: Mapping[str, str] | None = None, paytable: str | None = None
+    ) -> LetItRideRules:
         """Rules from ``--rule NAME=VALUE`` options and an optional main ``--paytable`` (preset or TOML)."""
         options = dict(options or {})
         check_known_options(GAME, options, RULE_OPTIONS)

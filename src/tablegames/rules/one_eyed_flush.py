@@ -349,8 +349,11 @@ def rule_of_thumb_discard(cards: Sequence[int], flip_card: int) -> int | None:
     if hand.category == Category.PAIR:
         if hand.key <= 4:
             return None
-        return next(i for i, c in enumerate(cards) if point_value(c) == hand.key and
-                    [_rank_key(x) for x in cards].count(_rank_key(c)) == 1)
+        return next(
+            i
+            for i, c in enumerate(cards)
+            if point_value(c) == hand.key and [_rank_key(x) for x in cards].count(_rank_key(c)) == 1
+        )
     if hand.category == Category.NO_PAIR:
         if hand.key <= BUST_LIMIT:
             return None

@@ -96,7 +96,11 @@ def three_card_category_of(ranks: Sequence[int], flush: bool) -> ThreeCardCatego
         return ThreeCardCategory.PAIR
     straight = is_straight(ranks)
     if straight and flush:
-        return ThreeCardCategory.MINI_ROYAL if sorted(ranks) == [12, 13, 14] else ThreeCardCategory.STRAIGHT_FLUSH
+        return (
+            ThreeCardCategory.MINI_ROYAL
+            if sorted(ranks) == [12, 13, 14]
+            else ThreeCardCategory.STRAIGHT_FLUSH
+        )
     if straight:
         return ThreeCardCategory.STRAIGHT
     if flush:

@@ -1,0 +1,268 @@
+"""What the three exact analyses share: the result objects, their JSON form and small helpers.
+
+Every probability is an exact :class:`~fractions.Fraction` of integer combination counts; only the standard
+deviation (a square root) is a float.
+
+>>> rows = [Outcome("win", 3, Fraction(1)), Outcome("loss", 1, Fraction(-1))]
+>>> a = Analysis("demo", {}, 4, rows, average_wager=Fraction(1))
+>>> a.expected_value, a.house_edge, a.p_win, a.p_loss
+(Fraction(1, 2), Fraction(-1, 2), Fraction(3, 4), Fraction(1, 4))
+>>> sum(o.contribution(a.total) for o in a.outcomes) == a.expected_value
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import comb
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from tablegames.cards import format_cards
+
+ASSUMPTIONS: tuple[str, ...] = (
+    "One player heads-up against the dealer, one full 52-card deck (R-0.1), card removal included.",
+    "Every deal is enumerated exactly (no sampling); probabilities are exact fractions of combination counts.",
+    "The player follows the strategy of maximum expected value for the main wager; on exactly equal values "
+    "the more cautious choice is taken (pull the wager, stand, do not draw).",
+    "The Flip Card and the up cards are known to the player when deciding; nothing else is.",
+    "House edge = expected loss / initial main wager; element of risk = expected loss / average total wager.",
+)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One row of a return table: a final outcome, how many deals end in it and its net result per unit.
+
+    ``combinations`` counts equally likely (ordered) deals; ``payout`` is the net result in units of the
+    initial main wager (one of Let It Ride's three wagers).
+    """
+
+    name: str
+    combinations: int
+    payout: Fraction
+    wagered: Fraction = Fraction(1)  # total amount wagered in this outcome, in units
+
+    def probability(self, total: int) -> Fraction:
+        return Fraction(self.combinations, total)
+
+    def contribution(self, total: int) -> Fraction:
+        return self.payout * self.probability(total)
+
+
+@dataclass
+class SideBet:
+    """A side wager's exact return: ``return_`` is the expected amount paid back per unit wagered (the wager
+    itself included for "to 1" pays), so house edge = 1 - return."""
+
+    name: str
+    total: int
+    outcomes: list[Outcome]
+    notes: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def expected_value(self) -> Fraction:
+        return sum((o.contribution(self.total) for o in self.outcomes), Fraction(0))
+
+    @property
+    def house_edge(self) -> Fraction:
+        return -self.expected_value
+
+    @property
+    def return_(self) -> Fraction:
+        return 1 + self.expected_value
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "house_edge": float(self.house_edge),
+            "house_edge_exact": str(self.house_edge),
+            "return": float(self.return_),
+            "total_combinations": self.total,
+            "outcomes": [outcome_json(o, self.total) for o in self.outcomes],
+            "notes": list(self.notes),
+        }
+        out.update(self.extra)
+        return out
+
+
+@dataclass
+class Analysis:
+    """Exact figures of a game's main wager, its strategy and its side bets."""
+
+    game: str
+    rules: Mapping[str, str]
+    total: int
+    outcomes: list[Outcome]
+    average_wager: Fraction
+    strategy: dict[str, Any] = field(default_factory=dict)
+    strategy_summary: list[str] = field(default_factory=list)
+    side_bets: dict[str, SideBet] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    unit_cents: int | None = None
+
+    def __post_init__(self) -> None:
+        counted = sum(o.combinations for o in self.outcomes)
+        if counted != self.total:
+            raise AssertionError(f"{self.game}: outcomes count {counted} deals, expected {self.total}")
+
+    @property
+    def expected_value(self) -> Fraction:
+        return sum((o.contribution(self.total) for o in self.outcomes), Fraction(0))
+
+    @property
+    def house_edge(self) -> Fraction:
+        return -self.expected_value
+
+    @property
+    def element_of_risk(self) -> Fraction:
+        return -self.expected_value / self.average_wager
+
+    @property
+    def second_moment(self) -> Fraction:
+        return sum((o.payout * o.payout * o.probability(self.total) for o in self.outcomes), Fraction(0))
+
+    @property
+    def std_dev(self) -> float:
+        return math.sqrt(self.second_moment - self.expected_value**2)
+
+    def _p(self, sign: int) -> Fraction:
+        n = sum(o.combinations for o in self.outcomes if (o.payout > 0) - (o.payout < 0) == sign)
+        return Fraction(n, self.total)
+
+    @property
+    def p_win(self) -> Fraction:
+        return self._p(1)
+
+    @property
+    def p_push(self) -> Fraction:
+        return self._p(0)
+
+    @property
+    def p_loss(self) -> Fraction:
+        return self._p(-1)
+
+    def net_distribution(self) -> dict[Fraction, Fraction]:
+        """Net result per round (units) -> exact probability."""
+        dist: dict[Fraction, Fraction] = {}
+        for o in self.outcomes:
+            dist[o.payout] = dist.get(o.payout, Fraction(0)) + o.probability(self.total)
+        return dict(sorted(dist.items()))
+
+    def to_json(self, full_strategy: bool = True) -> dict[str, Any]:
+        strategy = dict(self.strategy)
+        if not full_strategy:
+            strategy.pop("table", None)
+        return {
+            "game": self.game,
+            "rules": dict(self.rules),
+            "assumptions": list(ASSUMPTIONS),
+            "unit_cents": self.unit_cents,
+            "house_edge": float(self.house_edge),
+            "house_edge_exact": str(self.house_edge),
+            "expected_value": float(self.expected_value),
+            "element_of_risk": float(self.element_of_risk),
+            "average_wager": float(self.average_wager),
+            "average_wager_exact": str(self.average_wager),
+            "std_dev": self.std_dev,
+            "p_win": float(self.p_win),
+            "p_push": float(self.p_push),
+            "p_loss": float(self.p_loss),
+            "p_exact": {"win": str(self.p_win), "push": str(self.p_push), "loss": str(self.p_loss)},
+            "total_combinations": self.total,
+            "outcomes": [outcome_json(o, self.total) for o in self.outcomes],
+            "strategy": {"summary": list(self.strategy_summary), **strategy},
+            "side_bets": {name: bet.to_json() for name, bet in self.side_bets.items()},
+            "notes": list(self.notes),
+        }
+
+
+def outcome_json(o: Outcome, total: int) -> dict[str, Any]:
+    return {
+        "outcome": o.name,
+        "combinations": o.combinations,
+        "probability": float(o.probability(total)),
+        "payout": float(o.payout),
+        "contribution": float(o.contribution(total)),
+        "contribution_exact": str(o.contribution(total)),
+    }
+
+
+# --- combinatorics ------------------------------------------------------------------------------
+
+
+def combinations_array(n: int, k: int) -> npt.NDArray[np.int64]:
+    """All k-subsets of range(n) as increasing rows, in colexicographic order (row i has colex rank i).
+
+    >>> combinations_array(4, 2).tolist()
+    [[0, 1], [0, 2], [1, 2], [0, 3], [1, 3], [2, 3]]
+    >>> len(combinations_array(52, 5)) == comb(52, 5)
+    True
+    """
+    # Start from the largest element and prepend every smaller one, k-1 times: that is colex order.
+    rows = np.arange(n, dtype=np.int64).reshape(-1, 1)
+    for _ in range(k - 1):
+        first = rows[:, 0]
+        counts = first  # we may prepend any of 0..first-1
+        rep = np.repeat(rows, counts, axis=0)
+        starts = np.cumsum(counts) - counts
+        prepend = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(starts, counts)
+        rows = np.concatenate([prepend.reshape(-1, 1), rep], axis=1)
+    return rows
+
+
+def colex_index(sorted_cards: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Colexicographic rank of each row of strictly increasing cards: sum of C(c_i, i+1).
+
+    >>> colex_index(np.array([[0, 1, 2], [0, 1, 3], [49, 50, 51]])).tolist()
+    [0, 1, 22099]
+    """
+    k = sorted_cards.shape[1]
+    table = np.array([[comb(c, i + 1) for c in range(52)] for i in range(k)], dtype=np.int64)
+    out = np.zeros(sorted_cards.shape[0], dtype=np.int64)
+    for i in range(k):
+        out += table[i][sorted_cards[:, i]]
+    return out
+
+
+def colex_of(cards: Iterable[int]) -> int:
+    """Colexicographic rank of one set of cards (any order).
+
+    >>> colex_of([2, 1, 0]), colex_of([51, 50, 49])
+    (0, 22099)
+    """
+    return sum(comb(c, i + 1) for i, c in enumerate(sorted(int(c) for c in cards)))
+
+
+def canonical_key(cards: Sequence[int]) -> tuple[int, ...]:
+    """The smallest sorted card tuple among the 24 suit relabellings: one key per strategically equal hand.
+
+    >>> canonical_key([51, 47]) == canonical_key([50, 46])
+    True
+    """
+    from itertools import permutations
+
+    best: tuple[int, ...] | None = None
+    for perm in permutations(range(4)):
+        key = tuple(sorted((c // 4) * 4 + perm[c % 4] for c in cards))
+        if best is None or key < best:
+            best = key
+    assert best is not None
+    return best
+
+
+def cards_text(cards: Iterable[int]) -> str:
+    return format_cards(list(cards))
+
+
+def fraction_str(x: Fraction, digits: int = 6) -> str:
+    return f"{float(x):.{digits}f}"
+
+
+def pct(x: Fraction | float, digits: int = 4) -> str:
+    return f"{100 * float(x):.{digits}f}%"

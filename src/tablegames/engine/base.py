@@ -1,0 +1,464 @@
+"""The shared shape of every game's round: a table of 1-7 seats, wagers, the deal, decisions in seat order,
+the dealer's play and settlement in integer cents. Game modules fill in the game-specific steps.
+
+Every applied action returns an immutable event and appends it (and the automatic steps it triggers) to the
+round's ``history``. An illegal action raises an :class:`~tablegames.engine.errors.IllegalAction` subclass
+before anything is changed.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from tablegames.cards import CARDS, check_distinct
+from tablegames.engine.actions import Action
+from tablegames.engine.errors import (
+    BadWager,
+    InsufficientFunds,
+    SideBetWithoutMain,
+    UnknownAction,
+    WrongPhase,
+    WrongSeat,
+)
+from tablegames.engine.events import (
+    PUBLIC,
+    ActionTaken,
+    CardDealt,
+    Event,
+    JackpotContribution,
+    JackpotHit,
+    RoundEnded,
+    RoundStarted,
+    Settled,
+    WagerPlaced,
+    seat_name,
+)
+from tablegames.randomness import RandomSource, SeededRandom, shuffle_deck
+from tablegames.rules import GameRules
+
+MAX_SEATS = 7
+
+
+class Phase(Enum):
+    BETTING = "betting"
+    DECIDING = "deciding"
+    SETTLED = "settled"
+
+
+@dataclass(frozen=True)
+class WagerSpec:
+    """A wager a seat may place: its name, whether it is the main wager, a fixed amount if any, and whether
+    it needs an option (the Flip Card outcome)."""
+
+    name: str
+    main: bool = False
+    fixed_cents: int | None = None
+    needs_option: bool = False
+
+
+@dataclass(frozen=True)
+class MeterState:
+    """A jackpot meter's parameters (reset value and contribution share)."""
+
+    name: str
+    reset_cents: int
+
+
+@dataclass
+class SeatState:
+    seat: int
+    wagers: dict[str, int] = field(default_factory=dict)
+    options: dict[str, str] = field(default_factory=dict)
+    cards: list[int] = field(default_factory=list)
+    initial_cards: tuple[int, ...] = ()
+    decided: bool = False
+    out: bool = False  # busted or lost early (R-0.4): settled, nothing later changes it
+    staked: int = 0
+    returned: int = 0
+    settled: set[str] = field(default_factory=set)
+
+    @property
+    def playing(self) -> bool:
+        return bool(self.wagers)
+
+
+def validate_cents(amount: object, what: str) -> int:
+    """A wager amount must be a positive whole number of cents."""
+    if isinstance(amount, bool) or not isinstance(amount, int):
+        raise BadWager(f"{what} must be a whole number of cents, got {amount!r}")
+    if amount <= 0:
+        raise BadWager(f"{what} must be positive, got {amount}")
+    return amount
+
+
+class Table:
+    """Seats, the rules, the random source and the jackpot meters that persist across rounds.
+
+    ``bankrolls`` (optional) are seat balances in cents: wagers are refused beyond them and settlements
+    are credited to them.
+    """
+
+    def __init__(
+        self,
+        rules: GameRules,
+        seats: int = 1,
+        source: RandomSource | None = None,
+        bankrolls: Mapping[int, int] | None = None,
+        meters: Mapping[str, int] | None = None,
+    ) -> None:
+        if not 1 <= seats <= MAX_SEATS:
+            raise ValueError(f"a table has 1-{MAX_SEATS} seats, got {seats}")
+        self.rules = rules
+        self.seats = seats
+        self.source: RandomSource = source if source is not None else SeededRandom(0)
+        self.bankrolls: dict[int, int] | None = dict(bankrolls) if bankrolls is not None else None
+        from tablegames.engine.games import meter_specs
+
+        self.meter_specs: dict[str, MeterState] = {m.name: m for m in meter_specs(rules)}
+        self.meters: dict[str, int] = {name: m.reset_cents for name, m in self.meter_specs.items()}
+        if meters:
+            for name, value in meters.items():
+                if name not in self.meters:
+                    raise ValueError(f"unknown meter {name!r}")
+                self.meters[name] = value
+        self.round_no = 0
+        self.house_net = 0
+        self.current: Round | None = None
+
+    @property
+    def game(self) -> str:
+        return self.rules.game
+
+    def _round_source(self) -> RandomSource:
+        if isinstance(self.source, SeededRandom):
+            return self.source.child(self.round_no)
+        return self.source
+
+    def new_round(self, deck: Sequence[int] | None = None) -> Round:
+        """Start the next round. ``deck`` (52 distinct cards) overrides the shuffle, for replays and tests."""
+        if self.current is not None and self.current.phase != Phase.SETTLED:
+            raise WrongPhase(f"round {self.current.round_no} is not finished")
+        from tablegames.engine.games import ROUND_CLASSES
+
+        self.round_no += 1
+        if deck is None:
+            source = self._round_source()
+            order: list[int] = [int(c) for c in shuffle_deck(source)]
+            source_name = repr(source)
+        else:
+            order = [int(c) for c in deck]
+            if len(order) != 52 or any(not 0 <= c < 52 for c in order):
+                raise ValueError("a deck needs 52 cards")
+            check_distinct(order)
+            source_name = "given deck"
+        rnd = ROUND_CLASSES[self.game](self, order, self.round_no, source_name)
+        self.current = rnd
+        return rnd
+
+
+class Round(ABC):
+    """One round of a game at a table. Subclasses define the wagers and the game's steps."""
+
+    def __init__(self, table: Table, deck: list[int], round_no: int, source_name: str) -> None:
+        self.table = table
+        self.rules: Any = table.rules
+        self.deck = deck
+        self.next_card = 0
+        self.round_no = round_no
+        self.phase = Phase.BETTING
+        self.seats: dict[int, SeatState] = {s: SeatState(s) for s in range(1, table.seats + 1)}
+        self.dealer: list[int] = []
+        self.history: list[Event] = []
+        self.meters_before = dict(table.meters)
+        self._record(
+            RoundStarted(table.game, round_no, dict(self.rules.describe()), tuple(self.seats), source_name)
+        )
+
+    # --- helpers ---------------------------------------------------------------------------------
+
+    def _record(self, event: Event) -> Event:
+        self.history.append(event)
+        return event
+
+    def _draw(self, to: str, visible_to: str) -> int:
+        card = self.deck[self.next_card]
+        self._record(CardDealt(to, self.next_card, card, visible_to))
+        self.next_card += 1
+        return card
+
+    def wager_specs(self) -> tuple[WagerSpec, ...]:
+        """The wagers a seat may place in this game (the main one first)."""
+        raise NotImplementedError
+
+    def _spec(self, wager: str) -> WagerSpec:
+        for spec in self.wager_specs():
+            if spec.name == wager:
+                return spec
+        names = ", ".join(s.name for s in self.wager_specs())
+        raise BadWager(f"unknown wager {wager!r} for {self.table.game}; wagers: {names}")
+
+    def _seat(self, seat: object) -> SeatState:
+        if isinstance(seat, bool) or not isinstance(seat, int) or seat not in self.seats:
+            raise WrongSeat(f"no seat {seat!r} at this table (seats 1-{self.table.seats})")
+        return self.seats[seat]
+
+    @property
+    def active_seats(self) -> list[SeatState]:
+        return [s for s in self.seats.values() if s.playing]
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == Phase.SETTLED
+
+    # --- wagers ----------------------------------------------------------------------------------
+
+    def main_wager(self) -> str:
+        return next(s.name for s in self.wager_specs() if s.main)
+
+    def wager_cost(self, wager: str, amount: int) -> int:
+        """Cents the wager takes from the player's balance (Let It Ride's main wager is three bets)."""
+        return amount
+
+    def check_wager(self, seat: int, wager: str, amount: object, option: str | None = None) -> int:
+        """Validate a wager without placing it; returns the amount. Raises an IllegalAction subclass."""
+        if self.phase != Phase.BETTING:
+            raise WrongPhase(f"wagers are closed: the round is {self.phase.value}")
+        state = self._seat(seat)
+        spec = self._spec(wager)
+        cents = validate_cents(amount, f"the {wager} wager")
+        if wager in state.wagers:
+            raise BadWager(f"seat {seat} already placed the {wager} wager")
+        if not spec.main and self.main_wager() not in state.wagers:
+            raise SideBetWithoutMain(f"the {wager} side bet needs the {self.main_wager()} wager first")
+        if spec.fixed_cents is not None and cents != spec.fixed_cents:
+            raise BadWager(f"the {wager} wager is fixed at {spec.fixed_cents} cents, got {cents}")
+        if spec.needs_option:
+            self.check_option(wager, option)
+        elif option is not None:
+            raise BadWager(f"the {wager} wager takes no option")
+        bank = self.table.bankrolls
+        if bank is not None and bank.get(seat, 0) < self.wager_cost(wager, cents):
+            raise InsufficientFunds(
+                f"seat {seat} has {bank.get(seat, 0)} cents; the {wager} wager needs {self.wager_cost(wager, cents)}"
+            )
+        return cents
+
+    def check_option(self, wager: str, option: str | None) -> None:
+        raise BadWager(f"the {wager} wager takes no option")
+
+    def place_wager(self, seat: int, wager: str, amount: int, option: str | None = None) -> WagerPlaced:
+        cents = self.check_wager(seat, wager, amount, option)
+        state = self.seats[seat]
+        cost = self.wager_cost(wager, cents)
+        state.wagers[wager] = cents
+        if option is not None:
+            state.options[wager] = option
+        state.staked += cost
+        if self.table.bankrolls is not None:
+            self.table.bankrolls[seat] -= cost
+        event = WagerPlaced(seat, wager, cents, option)
+        self._record(event)
+        return event
+
+    # --- the deal and decisions ------------------------------------------------------------------
+
+    def deal(self) -> list[Event]:
+        """Close wagers and deal (R-0.2: seat 1..N then dealer, one card at a time)."""
+        if self.phase != Phase.BETTING:
+            raise WrongPhase(f"cannot deal: the round is {self.phase.value}")
+        if not self.active_seats:
+            raise BadWager("no seat has placed the main wager")
+        start = len(self.history)
+        self.phase = Phase.DECIDING
+        self._contribute()
+        self._deal_cards()
+        for s in self.active_seats:
+            s.initial_cards = tuple(s.cards)
+        self._advance()
+        return self.history[start:]
+
+    def _contribute(self) -> None:
+        """Add jackpot contributions for every side wager that feeds a meter."""
+        for seat in self.active_seats:
+            for meter, amount in self.contributions(seat):
+                self.table.meters[meter] += amount
+                self._record(JackpotContribution(seat.seat, meter, amount, self.table.meters[meter]))
+
+    def contributions(self, seat: SeatState) -> list[tuple[str, int]]:
+        return []
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat whose decision is awaited, or None."""
+        if self.phase != Phase.DECIDING:
+            return None
+        for s in self.active_seats:
+            if not s.decided and not s.out:
+                return s.seat
+        return None
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """The actions ``seat`` may take now (empty when it is not that seat's turn)."""
+        if seat not in self.seats or self.to_act != seat:
+            return []
+        return self._legal(self.seats[seat])
+
+    def act(self, seat: int, action: Action | str, by: str = "player") -> ActionTaken:
+        """Apply one decision. Raises (changing nothing) when it is not legal now."""
+        if self.phase != Phase.DECIDING:
+            raise WrongPhase(f"no decisions now: the round is {self.phase.value}")
+        state = self._seat(seat)
+        if self.to_act != seat:
+            raise WrongSeat(f"it is not seat {seat}'s turn (waiting for seat {self.to_act})")
+        if isinstance(action, str):
+            try:
+                action = Action.parse(action)
+            except ValueError as exc:
+                raise UnknownAction(str(exc)) from None
+        legal = self._legal(state)
+        if action not in legal:
+            self._explain_illegal(state, action, legal)
+        event = ActionTaken(seat, str(action), by)
+        self._record(event)
+        self._apply(state, action)
+        self._advance()
+        return event
+
+    def _explain_illegal(self, state: SeatState, action: Action, legal: list[Action]) -> None:
+        names = {a.name for a in legal}
+        listing = ", ".join(str(a) for a in legal)
+        if action.name in names:
+            from tablegames.engine.errors import BadIndex
+
+            raise BadIndex(f"{action} is out of range; legal now: {listing}")
+        raise UnknownAction(f"{action} is not a legal action now; legal: {listing}")
+
+    def _advance(self) -> None:
+        """Run automatic steps until a seat must decide or the round is settled."""
+        while self.phase == Phase.DECIDING:
+            if self._auto_step():
+                continue
+            if self.to_act is None:
+                self._finish()
+                return
+            return
+
+    def _auto_step(self) -> bool:
+        """Take one automatic step (e.g. turning cards) before the next decision; True if something happened."""
+        return False
+
+    def _finish(self) -> None:
+        self._dealer_play()
+        self._settle_all()
+        self.phase = Phase.SETTLED
+        net = {s.seat: s.returned - s.staked for s in self.active_seats}
+        delta_meters = sum(self.table.meters.values()) - sum(self.meters_before.values())
+        house = -sum(net.values()) - delta_meters
+        self.table.house_net += house
+        self._record(RoundEnded(net, house, dict(self.table.meters)))
+
+    # --- settlement helpers ----------------------------------------------------------------------
+
+    def settle(
+        self, state: SeatState, wager: str, staked: int, returned: int, outcome: str, detail: str = ""
+    ) -> None:
+        if wager in state.settled:
+            raise AssertionError(f"{wager} of seat {state.seat} settled twice")
+        state.settled.add(wager)
+        state.returned += returned
+        if self.table.bankrolls is not None:
+            self.table.bankrolls[state.seat] += returned
+        self._record(Settled(state.seat, wager, staked, returned, outcome, detail))
+
+    def hit_meter(self, state: SeatState, meter: str) -> int:
+        """Pay 100% of ``meter`` to ``state`` and reset it; returns the amount paid."""
+        amount = self.table.meters[meter]
+        reset = self.table.meter_specs[meter].reset_cents
+        self.table.meters[meter] = reset
+        self._record(JackpotHit(state.seat, meter, amount, reset))
+        return amount
+
+    # --- views -----------------------------------------------------------------------------------
+
+    def visible_history(self, seat: int | None) -> list[dict[str, Any]]:
+        """The history as ``seat`` may see it now (hidden cards as ``None``)."""
+        if self.phase == Phase.SETTLED:
+            return [e.to_dict() for e in self.history]
+        return [e.for_viewer(seat) for e in self.history]
+
+    def card_visible(self, event: CardDealt, seat: int | None) -> bool:
+        if self.phase == Phase.SETTLED or event.visible_to == PUBLIC:
+            return True
+        return seat is not None and event.visible_to == seat_name(seat)
+
+    def view(self, seat: int | None = None) -> dict[str, Any]:
+        """What ``seat`` may see now, as a JSON-ready dict: never a card it may not see."""
+        shown: dict[int, bool] = {}
+        for e in self.history:
+            if isinstance(e, CardDealt):
+                shown[e.card] = self.card_visible(e, seat)
+        revealed = self._revealed_cards()
+
+        def cards(cs: Sequence[int]) -> list[str | None]:
+            return [str(CARDS[c]) if shown.get(c) or c in revealed else None for c in cs]
+
+        return {
+            "game": self.table.game,
+            "round_no": self.round_no,
+            "phase": self.phase.value,
+            "to_act": self.to_act,
+            "legal_actions": [str(a) for a in self.legal_actions(seat)] if seat is not None else [],
+            "seats": [
+                {
+                    "seat": s.seat,
+                    "wagers": dict(s.wagers),
+                    "options": dict(s.options),
+                    "cards": cards(s.cards),
+                    "out": s.out,
+                    "decided": s.decided,
+                    "staked": s.staked,
+                    "returned": s.returned if s.settled else None,
+                }
+                for s in self.seats.values()
+            ],
+            "dealer": cards(self.dealer),
+            "meters": dict(self.table.meters),
+            **self._extra_view(cards),
+        }
+
+    def _revealed_cards(self) -> set[int]:
+        from tablegames.engine.events import CardsRevealed
+
+        out: set[int] = set()
+        for e in self.history:
+            if isinstance(e, CardsRevealed):
+                out.update(e.cards)
+        return out
+
+    def _extra_view(self, cards: Any) -> dict[str, Any]:
+        return {}
+
+    # --- game-specific steps ---------------------------------------------------------------------
+
+    @abstractmethod
+    def _deal_cards(self) -> None: ...
+
+    @abstractmethod
+    def _legal(self, state: SeatState) -> list[Action]: ...
+
+    @abstractmethod
+    def _apply(self, state: SeatState, action: Action) -> None: ...
+
+    @abstractmethod
+    def _dealer_play(self) -> None: ...
+
+    @abstractmethod
+    def _settle_all(self) -> None: ...
+
+    @abstractmethod
+    def decision_context(self, seat: int) -> dict[str, Any]:
+        """What a bot or hint needs for ``seat``'s decision (only what that seat may see)."""

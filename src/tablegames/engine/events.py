@@ -1,0 +1,236 @@
+"""Immutable event records: every applied action and every automatic step of a round.
+
+The list of a round's events is its history: it says every card as dealt (with its deck position and who
+may see it), every wager, decision, jackpot contribution, hit, Envy payment and settlement.  Events can be
+turned into JSON-ready dicts, and redacted for one viewer (never a card that viewer may not see yet).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, ClassVar
+
+from tablegames.cards import CARDS
+
+DEALER = "dealer"
+COMMUNITY = "community"
+BURN = "burn"
+PUBLIC = "all"
+
+
+def seat_name(seat: int) -> str:
+    return f"seat {seat}"
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base of all events. ``kind`` names the event type in JSON."""
+
+    kind: ClassVar[str] = "event"
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"type": self.kind}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            data[f.name] = _jsonable(value)
+        return data
+
+    def for_viewer(self, seat: int | None) -> dict[str, Any]:
+        """This event as ``seat`` may see it now (``None``: an onlooker who sees only public cards)."""
+        return self.to_dict()
+
+
+def _jsonable(value: object) -> object:
+    if isinstance(value, tuple | list):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, frozenset):
+        return sorted(_jsonable(v) for v in value)  # type: ignore[type-var]
+    return value
+
+
+@dataclass(frozen=True)
+class RoundStarted(Event):
+    kind: ClassVar[str] = "round_started"
+    game: str
+    round_no: int
+    rules: dict[str, str]
+    seats: tuple[int, ...]
+    source: str
+
+
+@dataclass(frozen=True)
+class WagerPlaced(Event):
+    kind: ClassVar[str] = "wager_placed"
+    seat: int
+    wager: str
+    amount: int
+    option: str | None = None
+
+
+@dataclass(frozen=True)
+class JackpotContribution(Event):
+    kind: ClassVar[str] = "jackpot_contribution"
+    seat: int
+    meter: str
+    amount: int
+    meter_after: int
+
+
+@dataclass(frozen=True)
+class CardDealt(Event):
+    """One card from deck position ``position`` to ``to`` (``seat N``, dealer, community, burn).
+
+    ``visible_to`` is ``"all"`` for a face-up card, else the one seat name that may look at it (``""``: nobody).
+    """
+
+    kind: ClassVar[str] = "card_dealt"
+    to: str
+    position: int
+    card: int
+    visible_to: str
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        d["card"] = str(CARDS[self.card])
+        return d
+
+    def for_viewer(self, seat: int | None) -> dict[str, Any]:
+        d = self.to_dict()
+        if not (self.visible_to == PUBLIC or (seat is not None and self.visible_to == seat_name(seat))):
+            d["card"] = None
+        return d
+
+
+@dataclass(frozen=True)
+class CardsRevealed(Event):
+    """Cards turned face up for everyone."""
+
+    kind: ClassVar[str] = "cards_revealed"
+    owner: str
+    cards: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        d["cards"] = [str(CARDS[c]) for c in self.cards]
+        return d
+
+
+@dataclass(frozen=True)
+class ActionTaken(Event):
+    """A decision: by the player, a bot, or the server's timeout default (``by``)."""
+
+    kind: ClassVar[str] = "action"
+    seat: int
+    action: str
+    by: str = "player"
+
+
+@dataclass(frozen=True)
+class BetPulled(Event):
+    kind: ClassVar[str] = "bet_pulled"
+    seat: int
+    wager: str
+    returned: int
+
+
+@dataclass(frozen=True)
+class CardDiscarded(Event):
+    """A card put aside face down (One Eyed Flush discard before a draw)."""
+
+    kind: ClassVar[str] = "card_discarded"
+    owner: str
+    card: int
+    visible_to: str
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        d["card"] = str(CARDS[self.card])
+        return d
+
+    def for_viewer(self, seat: int | None) -> dict[str, Any]:
+        d = self.to_dict()
+        if not (self.visible_to == PUBLIC or (seat is not None and self.visible_to == seat_name(seat))):
+            d["card"] = None
+        return d
+
+
+@dataclass(frozen=True)
+class HandResult(Event):
+    """The evaluated hand of a seat or the dealer, when it becomes public."""
+
+    kind: ClassVar[str] = "hand"
+    owner: str
+    hand: str
+
+
+@dataclass(frozen=True)
+class Settled(Event):
+    """One wager settled: ``returned`` cents go back to the player (0 on a loss)."""
+
+    kind: ClassVar[str] = "settled"
+    seat: int
+    wager: str
+    staked: int
+    returned: int
+    outcome: str
+    detail: str = ""
+
+    @property
+    def net(self) -> int:
+        return self.returned - self.staked
+
+
+@dataclass(frozen=True)
+class JackpotHit(Event):
+    kind: ClassVar[str] = "jackpot_hit"
+    seat: int
+    meter: str
+    amount: int
+    reset_to: int
+
+
+@dataclass(frozen=True)
+class EnvyPaid(Event):
+    kind: ClassVar[str] = "envy_paid"
+    seat: int
+    from_seat: int
+    hand: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class RoundEnded(Event):
+    kind: ClassVar[str] = "round_ended"
+    net_by_seat: dict[int, int] = field(default_factory=dict)
+    house_net: int = 0
+    meters: dict[str, int] = field(default_factory=dict)
+
+
+def event_dict(event: Event) -> dict[str, Any]:
+    return event.to_dict()
+
+
+__all__ = [
+    "BURN",
+    "COMMUNITY",
+    "DEALER",
+    "PUBLIC",
+    "ActionTaken",
+    "BetPulled",
+    "CardDealt",
+    "CardDiscarded",
+    "CardsRevealed",
+    "EnvyPaid",
+    "Event",
+    "HandResult",
+    "JackpotContribution",
+    "JackpotHit",
+    "RoundEnded",
+    "RoundStarted",
+    "Settled",
+    "WagerPlaced",
+    "asdict",
+    "seat_name",
+]
