@@ -1,0 +1,565 @@
+"""Provably fair rounds: commitment, HMAC-SHA256 deck derivation, the round record and its verification.
+
+The protocol (an option of the table; see ``docs/compliance-gli19.md``):
+
+1. Before the deal the server draws a **server seed**, 32 bytes from :mod:`secrets`
+   (:meth:`ServerSeed.generate`), and publishes its **commitment**: the SHA-256 of those 32 bytes, in hex.
+2. The player may supply a **client seed** (any string of 1–256 characters). If they do not, it defaults to
+   :func:`default_client_seed` of the commitment — which is verifiable but gives no protection against a
+   server that tries many server seeds; a player who wants that protection supplies their own.
+3. The **nonce** is the round number (an int ≥ 0).
+4. Byte stream: ``block_k = HMAC-SHA256(key=server_seed, msg=UTF-8(client_seed) + ":" + nonce + ":" + k)``
+   for k = 0, 1, 2, … (nonce and k in decimal ASCII), concatenated.
+5. Bounded integer ``randbelow(n)``: 0 if n = 1; else b = (n-1).bit_length(), read ceil(b/8) bytes of the
+   stream as a big-endian integer, keep its low b bits; if the value is < n it is the result, else read again
+   (rejection: unbiased).
+6. Deck: start from index order 2c 2d 2h 2s 3c … As; for i = 51 down to 1, j = randbelow(i+1), swap
+   positions i and j (Fisher–Yates, R-0.1). The result is the deal order.
+7. After the round the server reveals the server seed. Anyone can recompute the commitment and the deck:
+   ``tablegames verify ROUND.json``.
+
+>>> seed = ServerSeed(bytes(range(32)))
+>>> seed.commitment
+'630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd'
+>>> " ".join(map(str, derive_deck(seed, "player", 1)[:8]))
+'2s Ac 8h 2h 9c 6c 9h 4h'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Final, final
+
+from tablegames.cards import CARDS, Card, CardParseError, parse_card
+from tablegames.randomness.sources import RandomSource, shuffle_deck
+
+SEED_BYTES: Final = 32
+ALGORITHM: Final = "hmac-sha256-fisher-yates/1"
+RECORD_FORMAT: Final = "tablegames.round/1"
+MAX_CLIENT_SEED: Final = 256
+
+_FRESH: Final = object()
+
+
+def commitment_of(server_seed: bytes) -> str:
+    """The published commitment: SHA-256 of the server seed's bytes, lower-case hex."""
+    return hashlib.sha256(server_seed).hexdigest()
+
+
+def default_client_seed(commitment: str) -> str:
+    """The client seed used when the player gives none: the first 16 hex digits of the commitment."""
+    return commitment[:16]
+
+
+@final
+class ServerSeed:
+    """A 32-byte server seed.
+
+    Only :meth:`generate` makes a *secret* seed (fresh bytes from :mod:`secrets`, never shown until
+    :meth:`reveal`). A seed built from given bytes (for verification or replay) is not secret, and a
+    :class:`ProvablyFairRandom` built from it is refused by ``require_live``.
+
+    >>> s = ServerSeed.generate()
+    >>> s.secret, len(s.commitment)
+    (True, 64)
+    >>> _ = s.reveal(); s.secret
+    False
+    """
+
+    __slots__ = ("_fresh", "_revealed", "_value")
+
+    def __init__(self, value: bytes, *, _origin: object = None) -> None:
+        if not isinstance(value, bytes | bytearray) or len(value) != SEED_BYTES:
+            raise ValueError(f"a server seed is exactly {SEED_BYTES} bytes")
+        self._value = bytes(value)
+        self._fresh = _origin is _FRESH
+        self._revealed = False
+
+    @classmethod
+    def generate(cls) -> ServerSeed:
+        """A fresh secret seed: 32 bytes from the OS cryptographic source."""
+        return cls(secrets.token_bytes(SEED_BYTES), _origin=_FRESH)
+
+    @classmethod
+    def from_hex(cls, text: str) -> ServerSeed:
+        """A (revealed, not secret) seed from 64 hex digits."""
+        try:
+            value = bytes.fromhex(text)
+        except (ValueError, TypeError):
+            raise ValueError(f"server seed is not hex: {text!r}") from None
+        if len(value) != SEED_BYTES:
+            raise ValueError(f"server seed must be {2 * SEED_BYTES} hex digits, got {len(text)}")
+        return cls(value)
+
+    @property
+    def value(self) -> bytes:
+        """The seed's bytes (the HMAC key). Secret until revealed: never log it before the round ends."""
+        return self._value
+
+    @property
+    def hex(self) -> str:
+        return self._value.hex()
+
+    @property
+    def commitment(self) -> str:
+        return commitment_of(self._value)
+
+    @property
+    def secret(self) -> bool:
+        """True while this seed came from :meth:`generate` and has not been revealed."""
+        return self._fresh and not self._revealed
+
+    def reveal(self) -> str:
+        """Mark the seed as revealed (it can no longer deal a live round) and return its hex."""
+        self._revealed = True
+        return self.hex
+
+    def __repr__(self) -> str:
+        state = "secret" if self.secret else self.hex
+        return f"ServerSeed(commitment={self.commitment[:16]}…, {state})"
+
+
+def _server_seed(value: ServerSeed | bytes | str) -> ServerSeed:
+    if isinstance(value, ServerSeed):
+        return value
+    if isinstance(value, str):
+        return ServerSeed.from_hex(value)
+    return ServerSeed(value)
+
+
+def _check_client_seed(client_seed: object) -> str:
+    if not isinstance(client_seed, str) or not 1 <= len(client_seed) <= MAX_CLIENT_SEED:
+        raise ValueError(f"client seed must be a string of 1-{MAX_CLIENT_SEED} characters")
+    return client_seed
+
+
+def _check_nonce(nonce: object) -> int:
+    if isinstance(nonce, bool) or not isinstance(nonce, int) or nonce < 0:
+        raise ValueError(f"nonce (round number) must be an integer >= 0, got {nonce!r}")
+    return nonce
+
+
+class ProvablyFairRandom(RandomSource):
+    """The deterministic byte stream of a provably fair round (steps 4–5 of the protocol above).
+
+    ``shuffle_deck(ProvablyFairRandom(server_seed, client_seed, nonce))`` is the round's deck. It is its own
+    kind of source (``kind == "provably-fair"``): deterministic like a seeded generator, and allowed for live
+    play **only** while its server seed is secret — built by :meth:`ServerSeed.generate` and not yet revealed.
+    ``require_live`` refuses it otherwise (e.g. when built from hex to verify or replay a round).
+    """
+
+    kind: ClassVar[str] = "provably-fair"
+
+    def __init__(self, server_seed: ServerSeed | bytes | str, client_seed: str, nonce: int) -> None:
+        self.server_seed = _server_seed(server_seed)
+        self.client_seed = _check_client_seed(client_seed)
+        self.nonce = _check_nonce(nonce)
+        self._prefix = f"{client_seed}:{nonce}:".encode()
+        self._counter = 0
+        self._buffer = b""
+
+    @property
+    def live(self) -> bool:
+        return self.server_seed.secret
+
+    def _read(self, count: int) -> bytes:
+        while len(self._buffer) < count:
+            block = hmac.new(
+                self.server_seed.value, self._prefix + str(self._counter).encode(), hashlib.sha256
+            ).digest()
+            self._buffer += block
+            self._counter += 1
+        out, self._buffer = self._buffer[:count], self._buffer[count:]
+        return out
+
+    def getrandbits(self, k: int) -> int:
+        if k <= 0:
+            return 0
+        return int.from_bytes(self._read((k + 7) // 8), "big") & ((1 << k) - 1)
+
+    def randbelow(self, n: int) -> int:
+        if n <= 0:
+            raise ValueError(f"randbelow needs n > 0, got {n}")
+        if n == 1:
+            return 0
+        b = (n - 1).bit_length()
+        while True:
+            r = self.getrandbits(b)
+            if r < n:
+                return r
+
+    def __repr__(self) -> str:
+        return (
+            f"ProvablyFairRandom(commitment={self.server_seed.commitment[:16]}…, "
+            f"client_seed={self.client_seed!r}, nonce={self.nonce})"
+        )
+
+
+def derive_deck(server_seed: ServerSeed | bytes | str, client_seed: str, nonce: int) -> tuple[Card, ...]:
+    """The deck (deal order) that the seeds produce."""
+    return shuffle_deck(ProvablyFairRandom(server_seed, client_seed, nonce))
+
+
+class ProvablyFair:
+    """One provably fair round, from commitment to reveal.
+
+    >>> pf = ProvablyFair(nonce=7)           # fresh secret server seed
+    >>> published = pf.commitment            # show this before the deal
+    >>> pf.set_client_seed("lucky")          # optional, before the deal
+    >>> deck = pf.deck()                     # deal from this order
+    >>> rec = pf.record(game="final-count", round_id="r7", deck=deck, dealt=[(0, "seat 1"), (1, "dealer")])
+    >>> verify_record(RoundRecord.from_json(rec)).ok, rec["fairness"]["commitment"] == published
+    (True, True)
+    """
+
+    def __init__(
+        self, nonce: int, client_seed: str | None = None, server_seed: ServerSeed | None = None
+    ) -> None:
+        self.server_seed = server_seed if server_seed is not None else ServerSeed.generate()
+        self.nonce = _check_nonce(nonce)
+        self._client_seed = None if client_seed is None else _check_client_seed(client_seed)
+        self._dealt = False
+
+    @property
+    def commitment(self) -> str:
+        return self.server_seed.commitment
+
+    @property
+    def client_seed(self) -> str:
+        return self._client_seed if self._client_seed is not None else default_client_seed(self.commitment)
+
+    def set_client_seed(self, client_seed: str) -> None:
+        """The player's seed; only before the deal."""
+        if self._dealt:
+            raise RuntimeError("the client seed cannot change after the deal")
+        self._client_seed = _check_client_seed(client_seed)
+
+    def source(self) -> ProvablyFairRandom:
+        """The round's random source (pass it through ``require_live`` at a live table)."""
+        self._dealt = True
+        return ProvablyFairRandom(self.server_seed, self.client_seed, self.nonce)
+
+    def deck(self) -> tuple[Card, ...]:
+        return shuffle_deck(self.source())
+
+    def reveal(self) -> str:
+        """Reveal the server seed (after the round); returns its hex."""
+        return self.server_seed.reveal()
+
+    def record(
+        self,
+        *,
+        game: str,
+        round_id: str | int,
+        deck: Sequence[int],
+        dealt: Iterable[DealtCard | tuple[int, str] | tuple[int, int | str, str] | Mapping[str, Any]],
+    ) -> dict[str, Any]:
+        """The round record (reveals the server seed); see :func:`fairness_record`."""
+        return fairness_record(
+            game=game,
+            round_id=round_id,
+            server_seed=self.server_seed,
+            client_seed=self.client_seed,
+            nonce=self.nonce,
+            deck=deck,
+            dealt=dealt,
+        )
+
+
+# --------------------------------------------------------------------------------------------- the record
+
+CARD_PATTERN: Final = "^[2-9TJQKA][cdhs]$"
+
+ROUND_RECORD_SCHEMA: Final[dict[str, Any]] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "https://tablegames.example/schemas/round-record-1.json",
+    "title": "tablegames provably fair round record",
+    "description": (
+        "One dealt round: the seeds that determine its deck and the cards it dealt. Deal order = deck order: "
+        "the card at deck position p is the p-th card dealt (burns and draws included)."
+    ),
+    "type": "object",
+    "required": ["game", "round_id", "fairness", "deck", "dealt"],
+    "properties": {
+        "format": {"const": RECORD_FORMAT},
+        "game": {"type": "string", "minLength": 1},
+        "round_id": {"type": ["string", "integer"]},
+        "fairness": {
+            "type": "object",
+            "required": ["commitment", "server_seed", "client_seed", "nonce"],
+            "additionalProperties": False,
+            "properties": {
+                "algorithm": {"const": ALGORITHM},
+                "commitment": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                "server_seed": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                "client_seed": {"type": "string", "minLength": 1, "maxLength": MAX_CLIENT_SEED},
+                "nonce": {"type": "integer", "minimum": 0},
+            },
+        },
+        "deck": {
+            "type": "array",
+            "minItems": 52,
+            "maxItems": 52,
+            "uniqueItems": True,
+            "items": {"type": "string", "pattern": CARD_PATTERN},
+        },
+        "dealt": {
+            "type": "array",
+            "maxItems": 52,
+            "items": {
+                "type": "object",
+                "required": ["position", "card", "to"],
+                "properties": {
+                    "position": {"type": "integer", "minimum": 0, "maximum": 51},
+                    "card": {"type": "string", "pattern": CARD_PATTERN},
+                    "to": {"type": "string", "minLength": 1},
+                },
+            },
+        },
+    },
+}
+"""JSON schema of a round record (``tablegames verify --schema`` prints it). Extra top-level keys and extra keys
+in ``dealt`` entries are allowed (e.g. ``"face": "up"``); the ``fairness`` object is closed."""
+
+
+class RecordFormatError(ValueError):
+    """A round record that cannot be read: the message names the problem."""
+
+
+@dataclass(frozen=True)
+class FairnessInfo:
+    """The revealed seeds of a round."""
+
+    commitment: str
+    server_seed: str
+    client_seed: str
+    nonce: int
+
+
+@dataclass(frozen=True)
+class DealtCard:
+    """One dealt card: its deck position (0 = first card dealt), the card, and who got it."""
+
+    position: int
+    card: Card
+    to: str
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    """A provably fair round as given by game recall (JSON: :data:`ROUND_RECORD_SCHEMA`).
+
+    ``deck`` is the full 52-card order used (deal order = deck order); ``dealt`` lists the cards that were
+    actually dealt, each at its position in ``deck``. Other top-level keys of the JSON are allowed and ignored.
+    """
+
+    game: str
+    round_id: str | int
+    fairness: FairnessInfo
+    deck: tuple[Card, ...]
+    dealt: tuple[DealtCard, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": RECORD_FORMAT,
+            "game": self.game,
+            "round_id": self.round_id,
+            "fairness": {
+                "algorithm": ALGORITHM,
+                "commitment": self.fairness.commitment,
+                "server_seed": self.fairness.server_seed,
+                "client_seed": self.fairness.client_seed,
+                "nonce": self.fairness.nonce,
+            },
+            "deck": [str(c) for c in self.deck],
+            "dealt": [{"position": d.position, "card": str(d.card), "to": d.to} for d in self.dealt],
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> RoundRecord:
+        """Validate (schema, then cross-field checks) and build; :class:`RecordFormatError` names the problem."""
+        import jsonschema  # type: ignore[import-untyped]  # lazily: only verify needs it
+
+        validator = jsonschema.Draft202012Validator(ROUND_RECORD_SCHEMA)
+        errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
+        if errors:
+            err = errors[0]
+            where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
+            raise RecordFormatError(f"{where}: {err.message}")
+        fair = data["fairness"]
+        try:
+            deck = tuple(parse_card(c) for c in data["deck"])
+            dealt = tuple(DealtCard(d["position"], parse_card(d["card"]), d["to"]) for d in data["dealt"])
+        except CardParseError as exc:  # pragma: no cover - the schema pattern already rejects these
+            raise RecordFormatError(str(exc)) from None
+        positions = [d.position for d in dealt]
+        if len(set(positions)) != len(positions):
+            dup = next(p for p in positions if positions.count(p) > 1)
+            raise RecordFormatError(f"dealt: position {dup} is listed more than once")
+        return cls(
+            game=data["game"],
+            round_id=data["round_id"],
+            fairness=FairnessInfo(
+                fair["commitment"], fair["server_seed"], fair["client_seed"], fair["nonce"]
+            ),
+            deck=deck,
+            dealt=dealt,
+        )
+
+
+def _dealt_entry(entry: object, deck: Sequence[Card]) -> DealtCard:
+    if isinstance(entry, DealtCard):
+        return entry
+    if isinstance(entry, Mapping):
+        position = int(entry["position"])
+        card = entry.get("card", deck[position])
+        return DealtCard(position, card if isinstance(card, Card) else _card(card), str(entry["to"]))
+    if isinstance(entry, tuple) and len(entry) == 2:
+        position = int(entry[0])
+        return DealtCard(position, deck[position], str(entry[1]))
+    if isinstance(entry, tuple) and len(entry) == 3:
+        return DealtCard(int(entry[0]), _card(entry[1]), str(entry[2]))
+    raise TypeError(
+        f"a dealt entry is DealtCard, (position, to), (position, card, to) or a mapping: {entry!r}"
+    )
+
+
+def _card(value: object) -> Card:
+    if isinstance(value, Card):
+        return value
+    if isinstance(value, int):
+        return CARDS[value]
+    return parse_card(str(value))
+
+
+def fairness_record(
+    *,
+    game: str,
+    round_id: str | int,
+    server_seed: ServerSeed | bytes | str,
+    client_seed: str,
+    nonce: int,
+    deck: Sequence[int],
+    dealt: Iterable[DealtCard | tuple[int, str] | tuple[int, int | str, str] | Mapping[str, Any]],
+    commitment: str | None = None,
+) -> dict[str, Any]:
+    """Build the JSON round record that game recall shows and ``tablegames verify`` checks.
+
+    ``deck`` is the full order used; each ``dealt`` entry is ``(position, to)`` (card taken from the deck),
+    ``(position, card, to)``, a :class:`DealtCard` or a mapping with those keys. A :class:`ServerSeed` passed
+    here is marked revealed (the record publishes it). ``commitment``, if given, must be the published one.
+    The result validates against :data:`ROUND_RECORD_SCHEMA`.
+    """
+    seed = _server_seed(server_seed)
+    if commitment is not None and commitment != seed.commitment:
+        raise ValueError("the commitment given is not the SHA-256 of this server seed")
+    cards = tuple(_card(c) for c in deck)
+    if sorted(cards) != list(CARDS):
+        raise ValueError("deck must be the full 52-card order used (each card once)")
+    entries = tuple(_dealt_entry(e, cards) for e in dealt)
+    record = RoundRecord(
+        game=game,
+        round_id=round_id,
+        fairness=FairnessInfo(
+            seed.commitment, seed.reveal(), _check_client_seed(client_seed), _check_nonce(nonce)
+        ),
+        deck=cards,
+        dealt=entries,
+    )
+    return RoundRecord.from_json(record.to_json()).to_json()  # round-trip: the record always validates
+
+
+# ------------------------------------------------------------------------------------------ verification
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """The outcome of :func:`verify_record`: ``ok`` or a list of problems (first difference first)."""
+
+    record: RoundRecord
+    derived_deck: tuple[Card, ...]
+    commitment_ok: bool
+    first_deck_difference: int | None
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def verify_record(record: RoundRecord) -> VerifyReport:
+    """Prove the record's cards are exactly what its seeds produce, or say where they differ."""
+    fair = record.fairness
+    problems: list[str] = []
+    seed = ServerSeed.from_hex(fair.server_seed)
+    commitment_ok = hmac.compare_digest(seed.commitment, fair.commitment)
+    if not commitment_ok:
+        problems.append(
+            f"commitment mismatch: SHA-256 of the revealed server seed is {seed.commitment}, "
+            f"but the published commitment is {fair.commitment}"
+        )
+    derived = derive_deck(seed, fair.client_seed, fair.nonce)
+    diffs = [p for p in range(52) if record.deck[p] != derived[p]]
+    first = diffs[0] if diffs else None
+    if first is not None:
+        problems.append(
+            f"deck differs first at position {first}: the record has {record.deck[first]}, "
+            f"the seeds give {derived[first]} ({len(diffs)} of 52 positions differ)"
+        )
+    for n, d in enumerate(record.dealt):
+        if d.card != derived[d.position]:
+            problems.append(
+                f"dealt card #{n} ({d.card} to {d.to}) sits at position {d.position}, "
+                f"where the seeds put {derived[d.position]}"
+            )
+        elif d.card != record.deck[d.position]:
+            problems.append(
+                f"dealt card #{n} ({d.card} to {d.to}) is not the record's own deck card at position "
+                f"{d.position} ({record.deck[d.position]})"
+            )
+    return VerifyReport(record, derived, commitment_ok, first, tuple(problems))
+
+
+def load_record(path: str | Path) -> RoundRecord:
+    """Read and validate a round record file; :class:`RecordFormatError` names what is wrong."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RecordFormatError(f"cannot read {p}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise RecordFormatError(f"{p} is not UTF-8 text") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordFormatError(
+            f"{p} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
+    return RoundRecord.from_json(data)
+
+
+__all__ = [
+    "ALGORITHM",
+    "RECORD_FORMAT",
+    "ROUND_RECORD_SCHEMA",
+    "DealtCard",
+    "FairnessInfo",
+    "ProvablyFair",
+    "ProvablyFairRandom",
+    "RecordFormatError",
+    "RoundRecord",
+    "ServerSeed",
+    "VerifyReport",
+    "commitment_of",
+    "default_client_seed",
+    "derive_deck",
+    "fairness_record",
+    "load_record",
+    "verify_record",
+]
