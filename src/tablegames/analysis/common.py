@@ -196,8 +196,9 @@ def outcome_json(o: Outcome, total: int) -> dict[str, Any]:
 # --- combinatorics ------------------------------------------------------------------------------
 
 
-def combinations_array(n: int, k: int) -> npt.NDArray[np.int64]:
-    """All k-subsets of range(n) as increasing rows, in colexicographic order (row i has colex rank i).
+def combinations_array(n: int, k: int) -> npt.NDArray[np.int8]:
+    """All k-subsets of range(n) (n <= 128) as increasing rows of int8, in colexicographic order: row i has
+    colex rank i.
 
     >>> combinations_array(4, 2).tolist()
     [[0, 1], [0, 2], [1, 2], [0, 3], [1, 3], [2, 3]]
@@ -205,18 +206,17 @@ def combinations_array(n: int, k: int) -> npt.NDArray[np.int64]:
     True
     """
     # Start from the largest element and prepend every smaller one, k-1 times: that is colex order.
-    rows = np.arange(n, dtype=np.int64).reshape(-1, 1)
+    cols = [np.arange(n, dtype=np.int8)]
     for _ in range(k - 1):
-        first = rows[:, 0]
-        counts = first  # we may prepend any of 0..first-1
-        rep = np.repeat(rows, counts, axis=0)
+        counts = cols[0].astype(np.int64)
+        idx = np.repeat(np.arange(len(counts)), counts)
         starts = np.cumsum(counts) - counts
-        prepend = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(starts, counts)
-        rows = np.concatenate([prepend.reshape(-1, 1), rep], axis=1)
-    return rows
+        prepend = (np.arange(int(counts.sum())) - np.repeat(starts, counts)).astype(np.int8)
+        cols = [prepend, *(c[idx] for c in cols)]
+    return np.stack(cols, axis=1)
 
 
-def colex_index(sorted_cards: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+def colex_index(sorted_cards: npt.NDArray[np.integer[Any]]) -> npt.NDArray[np.int64]:
     """Colexicographic rank of each row of strictly increasing cards: sum of C(c_i, i+1).
 
     >>> colex_index(np.array([[0, 1, 2], [0, 1, 3], [49, 50, 51]])).tolist()

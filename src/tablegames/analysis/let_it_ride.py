@@ -1,0 +1,605 @@
+"""Exact analysis of Let It Ride (RULES.md §1): optimal strategy, return table, 3-Card Bonus, Progressive.
+
+Every hand class comes from the rule functions: the base-game class of each sorted rank pattern (with and
+without a flush) is computed once by :func:`~tablegames.rules.let_it_ride.lir_hand_of`, the 3-Card Bonus class
+by :func:`~tablegames.rules.poker.three_card_category_of`, and NumPy looks them up for all 2,598,960 five-card
+hands. From these:
+
+* ``hist4[q, h]``: for each 4-card set ``q`` (player's three + first community card, colex index), how many
+  of the 48 possible last cards make base hand ``h``;
+* the second decision (R-LIR-3) for each 4-card set and each state of wager 1, then the first decision
+  (R-LIR-2) for each 3-card hand by summing over its 49 possible first community cards.
+
+All sums are integers (cents when ``--bet`` applies the aggregate cap of R-LIR-5), so every figure is an exact
+fraction of the 22,100 x 49 x 48 = 51,979,200 equally likely ordered deals. The dealer's burn card is unseen,
+so it does not change the distribution of the community cards.
+
+>>> from tablegames.cards import parse_cards
+>>> s = optimal_strategy(LetItRideRules())
+>>> s.best(parse_cards("Ts Js Qs")), s.best(parse_cards("9h 9c 2d"))
+(Action(name='ride', index=None), Action(name='pull', index=None))
+>>> s.second(parse_cards("4c 5d 6h 7s"))[RIDE]  - s.second(parse_cards("4c 5d 6h 7s"))[PULL]
+Fraction(0, 1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from itertools import combinations_with_replacement
+from math import comb
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from tablegames.analysis.common import (
+    Analysis,
+    Outcome,
+    SideBet,
+    colex_of,
+    combinations_array,
+)
+from tablegames.cards import CARDS, format_cards
+from tablegames.engine.actions import PULL, RIDE, Action
+from tablegames.rules.common import PayTable, enum_key
+from tablegames.rules.let_it_ride import (
+    BONUS_PAYTABLES,
+    BonusHand,
+    LetItRideRules,
+    LirHand,
+    lir_hand_of,
+    ride_first,
+    ride_second,
+)
+from tablegames.rules.poker import three_card_category_of
+
+IntArray = npt.NDArray[np.int64]
+
+N3 = comb(52, 3)  # 22,100 player hands
+N4 = comb(52, 4)  # 270,725 player hand + first community card sets
+PER_HAND = 49 * 48  # ordered community cards per player hand
+TOTAL_DEALS = N3 * PER_HAND
+NH = len(LirHand)
+
+
+# --- lookup tables built from the rule functions -------------------------------------------------
+
+
+def _rank_key(ranks: Sequence[int]) -> int:
+    """Base-13 key of a sorted list of ranks 0..12 (rank - 2), first rank least significant."""
+    key = 0
+    for r in reversed(ranks):
+        key = key * 13 + r
+    return key
+
+
+@lru_cache(maxsize=1)
+def five_card_tables() -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
+    """``LirHand`` by base-13 key of the sorted ranks, without and with a flush, from ``lir_hand_of``."""
+    plain = np.full(13**5, -1, dtype=np.int8)
+    flush = np.full(13**5, -1, dtype=np.int8)
+    for pattern in combinations_with_replacement(range(13), 5):
+        if pattern[0] == pattern[4]:
+            continue  # five of a rank
+        ranks = [r + 2 for r in pattern]
+        key = _rank_key(pattern)
+        plain[key] = lir_hand_of(ranks, False)
+        if len(set(pattern)) == 5:
+            flush[key] = lir_hand_of(ranks, True)
+    return plain, flush
+
+
+_RANK_W = [((np.arange(52) // 4) * 13**i).astype(np.int32) for i in range(5)]
+_SUIT_BIT = (1 << (np.arange(52) % 4)).astype(np.uint8)
+
+
+def _ranks_suits(hands: npt.NDArray[np.int8]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.bool_]]:
+    """Base-13 rank keys and flush flags of rows of increasing cards (rank order = card order)."""
+    keys = np.zeros(len(hands), dtype=np.int32)
+    bits = np.full(len(hands), 15, dtype=np.uint8)
+    for i in range(hands.shape[1]):
+        col = hands[:, i]
+        keys += _RANK_W[i][col]
+        bits &= _SUIT_BIT[col]
+    return keys, bits != 0
+
+
+@lru_cache(maxsize=8)
+def combos(n: int, k: int) -> npt.NDArray[np.int8]:
+    """Cached :func:`combinations_array` (read-only)."""
+    out = combinations_array(n, k)
+    out.flags.writeable = False
+    return out
+
+
+@lru_cache(maxsize=1)
+def pattern_hist() -> npt.NDArray[np.int64]:
+    """``[13**4 * 2, 10]``: for a 4-card set with sorted ranks of base-13 key ``k`` and suited flag ``f`` (row
+    ``2k + f``), how many of its 48 completions make each base hand.
+
+    A completion of rank ``r`` is one of the ``4 - count(r)`` cards of that rank left; when the four cards are
+    suited, exactly one card of each rank not among them shares their suit and makes a flush-type hand.
+    """
+    plain, flush = five_card_tables()
+    out = np.zeros((13**4 * 2, NH), dtype=np.int64)
+    for pattern in combinations_with_replacement(range(13), 4):
+        key = _rank_key(pattern)
+        distinct = len(set(pattern)) == 4
+        for r in range(13):
+            left = 4 - pattern.count(r)
+            if left == 0:
+                continue
+            key5 = _rank_key(sorted((*pattern, r)))
+            out[2 * key, plain[key5]] += left
+            if distinct:
+                if r in pattern:
+                    out[2 * key + 1, plain[key5]] += left
+                else:
+                    out[2 * key + 1, plain[key5]] += left - 1
+                    out[2 * key + 1, flush[key5]] += 1
+    return out
+
+
+@lru_cache(maxsize=1)
+def hist4() -> npt.NDArray[np.int64]:
+    """``[270725, 10]``: for each 4-card set (colex index), the base-hand classes over its 48 completions."""
+    keys, suited = _ranks_suits(combos(52, 4))
+    return pattern_hist()[keys.astype(np.int64) * 2 + suited]
+
+
+_COMB = [np.array([comb(c, i + 1) for c in range(52)], dtype=np.int32) for i in range(5)]
+
+
+def _drop_index(hands: npt.NDArray[np.int8], drop: int) -> npt.NDArray[np.int32]:
+    """Colex index of each row with column ``drop`` removed."""
+    cols = [j for j in range(hands.shape[1]) if j != drop]
+    out = np.zeros(len(hands), dtype=np.int32)
+    for i, j in enumerate(cols):
+        out += _COMB[i][hands[:, j]]
+    return out
+
+
+@lru_cache(maxsize=1)
+def three_of_four() -> IntArray:
+    """``[4, 270725]``: colex index of each 4-card set's 3-card subsets (dropping card j)."""
+    fours = combos(52, 4)
+    return np.stack([_drop_index(fours, d) for d in range(4)]).astype(np.int64)
+
+
+# --- the solution ----------------------------------------------------------------------------------
+
+
+def win_table(paytable: PayTable[LirHand], bet_cents: int, cap_cents: int | None) -> IntArray:
+    """``W[k, h]``: the base game's net result in cents with ``k`` wagers of ``bet_cents`` up and final hand
+    ``h`` (R-LIR-4), the win capped at ``cap_cents`` (R-LIR-5)."""
+    w = np.zeros((4, NH), dtype=np.int64)
+    for h in LirHand:
+        odds = paytable.odds(h)
+        for k in (1, 2, 3):
+            if odds is None:
+                w[k, h] = -k * bet_cents
+            else:
+                win = odds * k * bet_cents
+                w[k, h] = win if cap_cents is None else min(win, cap_cents)
+    return w
+
+
+@dataclass(frozen=True, eq=False)
+class _Solution:
+    unit: int  # cents of one wager (1 when the cap does not apply)
+    win: IntArray  # [4, NH]
+    sums4: IntArray  # [N4, 4]: sum over the 48 completions of W[k]
+    ride2: npt.NDArray[np.bool_]  # [2, N4]: ride wager 2, given wager 1 pulled (0) / up (1)
+    value3: IntArray  # [2, N3]: sum over the 49*48 community cards, wager 1 pulled (0) / ridden (1)
+    ride1: npt.NDArray[np.bool_]  # [N3]
+
+
+@lru_cache(maxsize=32)
+def _solve(rules: LetItRideRules, bet_cents: int | None) -> _Solution:
+    unit = 1 if bet_cents is None else bet_cents
+    cap = None if bet_cents is None else rules.cap_cents
+    w = win_table(rules.main_paytable, unit, cap)
+    sums4 = hist4() @ w.T  # [N4, 4]
+    ride2 = np.stack([sums4[:, s + 2] > sums4[:, s + 1] for s in (0, 1)])  # cautious: ride only if better
+    v4 = np.stack([np.where(ride2[s], sums4[:, s + 2], sums4[:, s + 1]) for s in (0, 1)])
+    idx3 = three_of_four()
+    value3 = np.zeros((2, N3), dtype=np.int64)
+    for s in (0, 1):
+        # float64 bincount is exact here: every partial sum is far below 2**53 (checked).
+        if np.abs(v4[s]).max() * PER_HAND >= 2**53:
+            raise OverflowError("bet too large for exact float64 accumulation")
+        value3[s] = np.rint(np.bincount(idx3.ravel(), weights=np.tile(v4[s], 4), minlength=N3)).astype(
+            np.int64
+        )
+    ride1 = value3[1] > value3[0]
+    return _Solution(unit, w, sums4, ride2, value3, ride1)
+
+
+@dataclass(frozen=True, eq=False)
+class LetItRideStrategy:
+    """The optimal strategy with the exact EV of both options at both decisions.
+
+    EVs are in units of one base wager and cover the whole remaining hand (all wagers still up, the ``$``
+    wager included). Cautious tie-break: on exactly equal EVs the wager is pulled.
+    """
+
+    rules: LetItRideRules
+    bet_cents: int | None
+    _sol: _Solution = field(repr=False)
+
+    def first(self, cards3: Sequence[int]) -> dict[Action, Fraction]:
+        """EVs of pulling / riding wager 1 on the player's three cards (R-LIR-2)."""
+        idx = _index(cards3, 3)
+        d = PER_HAND * self._sol.unit
+        return {
+            PULL: Fraction(int(self._sol.value3[0, idx]), d),
+            RIDE: Fraction(int(self._sol.value3[1, idx]), d),
+        }
+
+    def second(self, cards4: Sequence[int], bet1_up: bool | None = None) -> dict[Action, Fraction]:
+        """EVs of pulling / riding wager 2 on the three cards plus the first community card (R-LIR-3).
+
+        ``bet1_up``: whether wager 1 rides; by default, what the optimal first decision on ``cards4[:3]`` did.
+        """
+        idx = _index(cards4, 4)
+        s = int(self.rides_first(cards4[:3]) if bet1_up is None else bet1_up)
+        d = 48 * self._sol.unit
+        sums = self._sol.sums4[idx]
+        return {PULL: Fraction(int(sums[s + 1]), d), RIDE: Fraction(int(sums[s + 2]), d)}
+
+    def rides_first(self, cards3: Sequence[int]) -> bool:
+        return bool(self._sol.ride1[_index(cards3, 3)])
+
+    def best(self, cards: Sequence[int], bet1_up: bool | None = None) -> Action:
+        """The optimal action for three cards (wager 1) or four cards (wager 2)."""
+        if len(cards) == 3:
+            return RIDE if self.rides_first(cards) else PULL
+        idx = _index(cards, 4)
+        s = int(self.rides_first(cards[:3]) if bet1_up is None else bet1_up)
+        return RIDE if self._sol.ride2[s, idx] else PULL
+
+
+def _index(cards: Sequence[int], n: int) -> int:
+    cs = [int(c) for c in cards]
+    if len(cs) != n or len(set(cs)) != n or not all(0 <= c < 52 for c in cs):
+        raise ValueError(f"need {n} distinct cards, got {cards!r}")
+    return colex_of(cs)
+
+
+@lru_cache(maxsize=32)
+def optimal_strategy(rules: LetItRideRules, bet_cents: int | None = None) -> LetItRideStrategy:
+    """The cached optimal strategy for ``rules`` (and, when given, the wager size that applies the cap)."""
+    return LetItRideStrategy(rules, bet_cents, _solve(rules, bet_cents))
+
+
+# --- the analysis ------------------------------------------------------------------------------------
+
+
+def outcome_counts(sol: _Solution) -> IntArray:
+    """``[4, NH]``: ordered deals ending with ``k`` wagers up and base hand ``h`` under the strategy."""
+    h4 = hist4()
+    idx3 = three_of_four()
+    counts = np.zeros((4, NH), dtype=np.int64)
+    for j in range(4):
+        s = sol.ride1[idx3[j]].astype(np.int64)
+        r2 = np.where(s == 1, sol.ride2[1], sol.ride2[0]).astype(np.int64)
+        k = 1 + s + r2
+        for kk in (1, 2, 3):
+            counts[kk] += h4[k == kk].sum(axis=0)
+    return counts
+
+
+def _hand_name(h: LirHand) -> str:
+    return enum_key(h)
+
+
+def bonus_side_bet(paytable: PayTable[BonusHand]) -> SideBet:
+    """3-Card Bonus (R-LIR-6) on the player's first three cards, from ``three_card_category_of``."""
+    counts = bonus_counts()
+    outcomes = []
+    for h in sorted(BonusHand, reverse=True):
+        odds = paytable.odds(h)
+        outcomes.append(Outcome(enum_key(h), counts[h], Fraction(-1 if odds is None else odds)))
+    return SideBet(f"3-card-bonus {paytable.name}", N3, outcomes)
+
+
+@lru_cache(maxsize=1)
+def bonus_counts() -> dict[BonusHand, int]:
+    table: dict[tuple[int, bool], BonusHand] = {}
+    for pattern in combinations_with_replacement(range(13), 3):
+        ranks = [r + 2 for r in pattern]
+        table[(_rank_key(pattern), False)] = three_card_category_of(ranks, False)
+        if len(set(pattern)) == 3:
+            table[(_rank_key(pattern), True)] = three_card_category_of(ranks, True)
+    keys, is_flush = _ranks_suits(combos(52, 3))
+    out = dict.fromkeys(BonusHand, 0)
+    uniq, n = np.unique(keys * 2 + is_flush, return_counts=True)
+    for u, c in zip(uniq.tolist(), n.tolist(), strict=True):
+        out[table[(u // 2, bool(u % 2))]] += c
+    return out
+
+
+@lru_cache(maxsize=1)
+def five_card_counts() -> dict[LirHand, int]:
+    """Base hands over all C(52,5) five-card hands (each is a completion of five 4-card sets)."""
+    counts = hist4().sum(axis=0) // 5
+    return {h: int(counts[h]) for h in LirHand}
+
+
+def progressive_side_bet(rules: LetItRideRules, meters_cents: Mapping[str, int] | None = None) -> SideBet:
+    """Progressive (R-LIR-7) and Envy Bonus (R-LIR-8) on the final five-card hand (all C(52,5) equally likely).
+
+    Fixed prizes and meter prizes pay "for 1" (R-0.3): the net result is prize - wager.
+    """
+    cfg = rules.progressive
+    wager = cfg.wager_cents
+    counts = five_card_counts()
+    total = comb(52, 5)
+    resets = {m.name: m.reset_cents for m in cfg.meters}
+    meters = dict(resets)
+    meters.update(meters_cents or {})
+
+    def prize(h: LirHand, meter_values: Mapping[str, int]) -> int:
+        if h in cfg.meter_prizes:
+            return meter_values[cfg.meter_prizes[h]]
+        return cfg.fixed_prizes_cents.get(h, 0)
+
+    def ret(meter_values: Mapping[str, int], fixed_only: bool = False) -> Fraction:
+        paid = 0
+        for h in LirHand:
+            if fixed_only and h in cfg.meter_prizes:
+                continue
+            paid += counts[h] * prize(h, meter_values)
+        return Fraction(paid, total * wager)
+
+    outcomes = []
+    for h in sorted(LirHand, reverse=True):
+        p = prize(h, meters)
+        outcomes.append(Outcome(_hand_name(h), counts[h], Fraction(p - wager, wager) if p else Fraction(-1)))
+    mega_hand = next((h for h, m in cfg.meter_prizes.items() if m == "mega"), None)
+    break_even: Fraction | None = None
+    if mega_hand is not None and counts[mega_hand]:
+        others = ret({**meters, "mega": 0})
+        break_even = (1 - others) * total * wager / counts[mega_hand]
+    envy = Fraction(sum(counts[h] * c for h, c in cfg.envy_cents.items()), total * wager)
+    shares = sum((m.share for m in cfg.meters), Fraction(0))
+    extra: dict[str, Any] = {
+        "wager_cents": wager,
+        "meters_cents": meters,
+        "return_fixed_prizes": float(ret(meters, fixed_only=True)),
+        "return_at_reset": float(ret(resets)),
+        "return_at_meters": float(ret(meters)),
+        "break_even_mega_cents": None if break_even is None else float(break_even),
+        "envy_value_per_extra_player": float(envy),
+        "meter_shares": float(shares),
+        "long_run_return_at_reset": float(ret(resets) + shares),
+    }
+    notes = [
+        f"Return of the fixed prizes alone: {float(ret(meters, fixed_only=True)):.6f} per unit.",
+        f"Return at the meters {', '.join(f'{k}=${v / 100:,.2f}' for k, v in meters.items())}: "
+        f"{float(ret(meters)):.6f} (house edge {float(1 - ret(meters)):.6f}).",
+        "Break-even Mega meter (other meters as given): "
+        + ("n/a" if break_even is None else f"${float(break_even) / 100:,.2f}"),
+        f"Envy Bonus (R-LIR-8) adds {float(envy):.6f} per unit wagered for every other Progressive player.",
+        f"Long run, the meter shares ({float(shares):.0%} of every wager) also return to players: "
+        f"{float(ret(resets) + shares):.6f} at reset values.",
+    ]
+    return SideBet("progressive", total, outcomes, notes, extra)
+
+
+def analyze(
+    rules: LetItRideRules,
+    bet_cents: int | None = None,
+    meters_cents: Mapping[str, int] | None = None,
+    full_strategy: bool = False,
+) -> Analysis:
+    """Exact figures of Let It Ride under the optimal strategy (optionally at a wager size, for the cap)."""
+    sol = _solve(rules, bet_cents)
+    counts = outcome_counts(sol)
+    outcomes: list[Outcome] = []
+    wagered = 0
+    for k in (3, 2, 1):
+        for h in sorted(LirHand, reverse=True):
+            n = int(counts[k, h])
+            wagered += n * k
+            outcomes.append(
+                Outcome(f"{_hand_name(h)}, {k} up", n, Fraction(int(sol.win[k, h]), sol.unit), Fraction(k))
+            )
+    ev = Fraction(int(np.maximum(sol.value3[0], sol.value3[1]).sum()), TOTAL_DEALS * sol.unit)
+    analysis = Analysis(
+        game="let-it-ride",
+        rules=dict(rules.describe()),
+        total=TOTAL_DEALS,
+        outcomes=outcomes,
+        average_wager=Fraction(wagered, TOTAL_DEALS),
+        unit_cents=bet_cents,
+    )
+    if analysis.expected_value != ev:
+        raise AssertionError("return table does not sum to the strategy's expected value")
+    strategy, summary = strategy_description(rules, sol, full_strategy)
+    analysis.strategy = strategy
+    analysis.strategy_summary = summary
+    names = dict(BONUS_PAYTABLES)
+    names[rules.bonus_paytable.name] = rules.bonus_paytable
+    for table in names.values():
+        bet = bonus_side_bet(table)
+        analysis.side_bets[bet.name] = bet
+    analysis.side_bets["progressive"] = progressive_side_bet(rules, meters_cents)
+    if bet_cents is None:
+        analysis.notes.append(
+            "Figures per unit wager; the aggregate cap (R-LIR-5) is not applied (use --bet)."
+        )
+    else:
+        analysis.notes.append(
+            f"Wagers of {bet_cents} cents each; the base-game win is capped at {rules.cap_cents} cents (R-LIR-5)."
+        )
+    return analysis
+
+
+def bet1_figures(sol: _Solution) -> dict[str, Fraction]:
+    """Figures of the first decision: probability of riding and the EV of wager 1."""
+    ride = sol.ride1
+    # EV of wager 1 alone when it rides: value3[1] - value3[0] is exactly wager 1's contribution when the
+    # second decision does not depend on wager 1 (always true without the cap).
+    gain = (sol.value3[1] - sol.value3[0]).astype(object)
+    ridden = int(ride.sum())
+    ev_ride_total = sum(gain[ride].tolist(), 0)
+    return {
+        "p_ride_bet1": Fraction(ridden, N3),
+        "ev_bet1": Fraction(ev_ride_total, TOTAL_DEALS * sol.unit),
+        "ev_bet1_when_ridden": Fraction(ev_ride_total, ridden * PER_HAND * sol.unit)
+        if ridden
+        else Fraction(0),
+    }
+
+
+def bet2_figures(sol: _Solution) -> dict[str, Fraction]:
+    """Probability of riding wager 2 and its EV, over all ordered deals under the strategy."""
+    idx3 = three_of_four()
+    n_ride = 0
+    ev = 0
+    for j in range(4):
+        s = sol.ride1[idx3[j]]
+        r2 = np.where(s, sol.ride2[1], sol.ride2[0])
+        n_ride += int(r2.sum()) * 48
+        gain = np.where(s, sol.sums4[:, 3] - sol.sums4[:, 2], sol.sums4[:, 2] - sol.sums4[:, 1])
+        ev += int(gain[r2].sum())
+    return {"p_ride_bet2": Fraction(n_ride, TOTAL_DEALS), "ev_bet2": Fraction(ev, TOTAL_DEALS * sol.unit)}
+
+
+@lru_cache(maxsize=1)
+def _published_tables() -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """The published strategy (``ride_first``/``ride_second`` of the rules module) for every 3- and 4-card
+    set, by calling the rule functions once per rank pattern and flush flag."""
+    out = []
+    for n, fn in ((3, ride_first), (4, ride_second)):
+        hands = combos(52, n)
+        keys, is_flush = _ranks_suits(hands)
+        code = keys * 2 + is_flush
+        uniq, inverse = np.unique(code, return_inverse=True)
+        first = np.zeros(len(uniq), dtype=np.int64)
+        first[inverse[::-1]] = np.arange(len(hands))[::-1]
+        decisions = np.array([fn([int(c) for c in hands[i]]) for i in first.tolist()], dtype=bool)
+        out.append(decisions[inverse])
+    return out[0], out[1]
+
+
+def _group(hands: npt.NDArray[np.int8], limit: int = 12) -> list[str]:
+    from tablegames.analysis.common import canonical_key
+
+    groups: dict[tuple[int, ...], int] = {}
+    for row in hands.tolist():
+        key = canonical_key(row)
+        groups[key] = groups.get(key, 0) + 1
+    items = sorted(groups.items(), key=lambda kv: (-kv[1], kv[0]))
+    text = [f"{format_cards(k)} (and {n - 1} suit variants)" if n > 1 else format_cards(k) for k, n in items]
+    return text[:limit] + ([f"... {len(text) - limit} more classes"] if len(text) > limit else [])
+
+
+def strategy_description(
+    rules: LetItRideRules, sol: _Solution, full: bool
+) -> tuple[dict[str, Any], list[str]]:
+    pub1, pub2 = _published_tables()
+    b1, b2 = bet1_figures(sol), bet2_figures(sol)
+    summary = [
+        "Wager 1 (three cards): ride with a paying pair (tens or better) or trips, three to a royal flush, three "
+        "suited in a row except 2-3-4 and A-2-3, three to a straight flush with one gap and at least one high "
+        "card (ten or better), or with two gaps and at least two high cards; otherwise pull.",
+        "Wager 2 (four cards): ride with a paying hand (tens or better, two pair, trips, ...), four to a flush, "
+        "or four to an outside straight with at least one high card; otherwise pull.",
+    ]
+    d1 = np.nonzero(pub1 != sol.ride1)[0]
+    d2 = np.nonzero(pub2 != sol.ride2[0])[0]
+    zero2 = sol.sums4[:, 2] == sol.sums4[:, 1]
+    if len(d1) == 0:
+        summary.append("The exact first decision equals this published rule on all 22,100 three-card hands.")
+    else:
+        summary.append(f"The exact first decision differs from the published rule on {len(d1)} hands:")
+        summary.extend("  " + s for s in _group(combos(52, 3)[d1]))
+    if len(d2) == 0:
+        summary.append("The exact second decision equals this published rule on all 270,725 four-card sets.")
+    else:
+        tied = int(zero2[d2].sum())
+        summary.append(
+            f"The exact second decision differs from the published rule on {len(d2)} four-card sets "
+            f"({tied} of them have riding worth exactly 0 and are pulled by the cautious tie-break):"
+        )
+        summary.extend("  " + s for s in _group(combos(52, 4)[d2]))
+    if bool((sol.ride2[0] != sol.ride2[1]).any()):
+        summary.append("With the cap, the second decision also depends on whether wager 1 rides.")
+    summary.append(
+        f"P(ride wager 1) = {float(b1['p_ride_bet1']):.5f}, P(ride wager 2) = {float(b2['p_ride_bet2']):.5f}; "
+        f"EV of wager 1 when ridden = {float(b1['ev_bet1_when_ridden']):+.5f}."
+    )
+    data: dict[str, Any] = {
+        "p_ride_bet1": float(b1["p_ride_bet1"]),
+        "p_ride_bet2": float(b2["p_ride_bet2"]),
+        "ev_bet1": float(b1["ev_bet1"]),
+        "ev_bet1_when_ridden": float(b1["ev_bet1_when_ridden"]),
+        "ev_bet2": float(b2["ev_bet2"]),
+        "differences_from_published": {"bet1": len(d1), "bet2": len(d2)},
+    }
+    if full:
+        data["table"] = full_table(sol)
+    return data, summary
+
+
+def full_table(sol: _Solution) -> dict[str, list[dict[str, Any]]]:
+    """Every decision, one entry per suit-isomorphism class: the EVs of pull and ride (remaining hand)."""
+    threes = combos(52, 3)
+    keys3 = canonical_keys(threes)
+    _, first3, count3 = np.unique(keys3, return_index=True, return_counts=True)
+    first_rows = []
+    for i, n in zip(first3.tolist(), count3.tolist(), strict=True):
+        pull, ride = (int(sol.value3[s, i]) / (PER_HAND * sol.unit) for s in (0, 1))
+        first_rows.append(
+            {
+                "cards": format_cards([int(c) for c in threes[i]]),
+                "hands": n,
+                "pull": round(pull, 6),
+                "ride": round(ride, 6),
+                "best": "ride" if sol.ride1[i] else "pull",
+            }
+        )
+    fours = combos(52, 4)
+    keys4 = canonical_keys(fours)
+    _, first4, count4 = np.unique(keys4, return_index=True, return_counts=True)
+    second_rows = []
+    d = 48 * sol.unit
+    for i, n in zip(first4.tolist(), count4.tolist(), strict=True):
+        row = sol.sums4[i] / d
+        second_rows.append(
+            {
+                "cards": format_cards([int(c) for c in fours[i]]),
+                "sets": n,
+                "bet1_pulled": {"pull": round(float(row[1]), 6), "ride": round(float(row[2]), 6)},
+                "bet1_up": {"pull": round(float(row[2]), 6), "ride": round(float(row[3]), 6)},
+                "best": "ride" if sol.ride2[0, i] else "pull",
+                "best_bet1_up": "ride" if sol.ride2[1, i] else "pull",
+            }
+        )
+    return {"bet1": first_rows, "bet2": second_rows}
+
+
+def canonical_keys(hands: npt.NDArray[np.int8]) -> IntArray:
+    """One key per suit-isomorphism class: the smallest base-52 code over the 24 suit relabellings."""
+    from itertools import permutations
+
+    ranks = (hands // 4).astype(np.int64)
+    suits = (hands % 4).astype(np.int64)
+    best = np.full(len(hands), np.iinfo(np.int64).max, dtype=np.int64)
+    n = hands.shape[1]
+    for perm in permutations(range(4)):
+        cards = np.sort(ranks * 4 + np.array(perm)[suits], axis=1)
+        code = np.zeros(len(hands), dtype=np.int64)
+        for i in range(n):
+            code = code * 52 + cards[:, i]
+        np.minimum(best, code, out=best)
+    return best
+
+
+def card_text(c: int) -> str:
+    return str(CARDS[c])
