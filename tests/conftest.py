@@ -11,3 +11,19 @@ settings.register_profile(
 )
 settings.register_profile("dev", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+import pytest  # noqa: E402
+
+from tablegames.cards import parse_cards  # noqa: E402
+
+
+def stacked_deck(cards: str) -> list[int]:
+    """A full 52-card deck whose first cards (in deal order) are ``cards``; the rest follow in index order."""
+    head = [int(c) for c in parse_cards(cards)]
+    return head + [c for c in range(52) if c not in head]
+
+
+@pytest.fixture
+def deck() -> object:
+    return stacked_deck

@@ -147,12 +147,12 @@ class Table:
         self.round_no += 1
         if deck is None:
             source = self._round_source()
-            order: list[int] = [int(c) for c in shuffle_deck(source)]
+            order: list[int] = list(shuffle_deck(source))
             source_name = repr(source)
         else:
-            order = [int(c) for c in deck]
-            if len(order) != 52 or any(not 0 <= c < 52 for c in order):
+            if len(deck) != 52 or any(not 0 <= int(c) < 52 for c in deck):
                 raise ValueError("a deck needs 52 cards")
+            order = [CARDS[int(c)] for c in deck]
             check_distinct(order)
             source_name = "given deck"
         rnd = ROUND_CLASSES[self.game](self, order, self.round_no, source_name)
