@@ -46,6 +46,7 @@ def play(deck: list[int], seats: int = 1, actions: tuple[str, str] = ("ride", "r
 
 
 def test_R_LIR_1_three_equal_wagers_and_optional_side_bets(deck: Deck) -> None:
+    """R-LIR-1: three equal wagers and optional side bets."""
     t = Table(LetItRideRules(), seats=1, bankrolls={1: 10_000})
     r = t.new_round(deck=deck("2c"))
     with pytest.raises(SideBetWithoutMain):
@@ -61,6 +62,7 @@ def test_R_LIR_1_three_equal_wagers_and_optional_side_bets(deck: Deck) -> None:
 
 
 def test_R_LIR_2_and_3_burn_then_community_cards_and_pulls(deck: Deck) -> None:
+    """R-LIR-2, R-LIR-3: burn then community cards and pulls."""
     # deal order seat 1, dealer x3 (R-0.2): player 2c 7d 9h; dealer Ks (burn), 4c, Jd
     r = play(deck("2c Ks 7d 4c 9h Jd"), actions=("pull", "pull"))
     reveals = [e for e in r.history if isinstance(e, CardsRevealed) and e.owner == "community"]
@@ -72,6 +74,7 @@ def test_R_LIR_2_and_3_burn_then_community_cards_and_pulls(deck: Deck) -> None:
 
 
 def test_R_LIR_3_dollar_bet_cannot_be_withdrawn(deck: Deck) -> None:
+    """R-LIR-3: dollar bet cannot be withdrawn."""
     t = Table(LetItRideRules())
     r = t.new_round(deck=deck("2c Ks 7d 4c 9h Jd"))
     r.place_wager(1, "bets", 500)
@@ -101,10 +104,12 @@ def test_R_LIR_3_dollar_bet_cannot_be_withdrawn(deck: Deck) -> None:
     ],
 )
 def test_R_LIR_4_hand_classes(hand: str, expected: LirHand) -> None:
+    """R-LIR-4: hand classes."""
     assert lir_hand(parse_cards(hand)) == expected
 
 
 def test_R_LIR_4_each_bet_up_paid_by_the_table(deck: Deck) -> None:
+    """R-LIR-4: each bet up paid by the table."""
     # player Th Tc 2d, community 5s 9h: pair of tens pays 1 to 1 on every bet still up
     r = play(deck("Th Ks Tc 5s 2d 9h"), actions=("ride", "pull"))
     s = settled(r, 1)
@@ -113,6 +118,7 @@ def test_R_LIR_4_each_bet_up_paid_by_the_table(deck: Deck) -> None:
 
 
 def test_R_LIR_5_aggregate_cap_on_base_game_only(deck: Deck) -> None:
+    """R-LIR-5: aggregate cap on base game only."""
     # royal flush with three $25 bets: 3 x 2,500 x 1000 = $75,000 capped at $50,000
     t = Table(LetItRideRules(), seats=1)
     r = t.new_round(deck=deck("Ah 2c Kh Qh Jh Th"))
@@ -139,10 +145,12 @@ def test_R_LIR_5_aggregate_cap_on_base_game_only(deck: Deck) -> None:
     ],
 )
 def test_R_LIR_6_three_card_bonus_hands(cards: str, expected: BonusHand) -> None:
+    """R-LIR-6: three card bonus hands."""
     assert bonus_hand(parse_cards(cards)) == expected
 
 
 def test_R_LIR_6_pay_tables_by_name() -> None:
+    """R-LIR-6: pay tables by name."""
     seed = BONUS_PAYTABLES["seed"]
     assert seed.odds(BonusHand.MINI_ROYAL) == seed.odds(BonusHand.STRAIGHT_FLUSH) == 50  # counted as a SF
     assert [seed.odds(h) for h in (BonusHand.TRIPS, BonusHand.STRAIGHT, BonusHand.FLUSH, BonusHand.PAIR)] == [
@@ -159,11 +167,13 @@ def test_R_LIR_6_pay_tables_by_name() -> None:
 
 
 def test_R_LIR_6_bonus_is_on_first_three_cards_independent_of_base(deck: Deck) -> None:
+    """R-LIR-6: bonus is on first three cards independent of base."""
     r = play(deck("7c Ks 7d 4c 7h Jd"), actions=("pull", "pull"), bonus=100)
     assert settled(r, 1)["bonus"].returned == 100 * 41  # trips 40 to 1 (seed table)
 
 
 def test_R_LIR_7_progressive_meters_fixed_prizes_and_resets(deck: Deck) -> None:
+    """R-LIR-7: progressive meters fixed prizes and resets."""
     t = Table(LetItRideRules(), seats=2, meters={"mega": 6_000_000})
     # deal order s1 s2 dealer x3; community Jh Th: seat 1 royal (Ah Kh Qh), seat 2 straight flush (9h 8h 7h)
     r = t.new_round(deck=deck("Ah 9h 2c Kh 8h Jh Qh 7h Th"))
@@ -184,6 +194,7 @@ def test_R_LIR_7_progressive_meters_fixed_prizes_and_resets(deck: Deck) -> None:
 
 
 def test_R_LIR_7_meter_hit_pays_meter_and_resets(deck: Deck) -> None:
+    """R-LIR-7: meter hit pays meter and resets."""
     t = Table(LetItRideRules(), seats=1, meters={"minor": 70_000})
     r = t.new_round(deck=deck("9h 2c 9s 9c 3d 9d"))
     r.place_wager(1, "bets", 500)
@@ -197,11 +208,13 @@ def test_R_LIR_7_meter_hit_pays_meter_and_resets(deck: Deck) -> None:
 
 
 def test_R_LIR_7_fixed_prize_full_house(deck: Deck) -> None:
+    """R-LIR-7: fixed prize full house."""
     r = play(deck("9h 2c 9s 9c 3d 3h"), actions=("ride", "ride"), progressive=100)
     assert settled(r, 1)["progressive"].returned == 5_000
 
 
 def test_R_LIR_8_envy_to_every_other_progressive_player(deck: Deck) -> None:
+    """R-LIR-8: envy to every other progressive player."""
     t = Table(LetItRideRules(), seats=3)
     # seat1 royal: Ah Kh Qh + community Jh Th; seat2 has progressive, seat3 has none
     r = t.new_round(deck=deck("Ah 2c 3c 4c Kh 5d 6d Jh Qh 8s 9s Th"))
@@ -233,6 +246,7 @@ def test_published_basic_strategy_examples() -> None:
 
 
 def test_R_LIR_7_two_hits_of_one_meter_paid_in_seat_order_second_from_reset(deck: Deck) -> None:
+    """R-LIR-7: two hits of one meter paid in seat order second from reset."""
     # community 9c Kc: seat 1 holds 9h 9s 9d, seat 2 holds Kh Ks Kd -> both four of a kind (minor meter)
     t = Table(LetItRideRules(), seats=2, meters={"minor": 70_000})
     r = t.new_round(deck=deck("9h Kh 2c 9s Ks 9c 9d Kd Kc"))

@@ -40,6 +40,7 @@ def settled(rnd: Any, seat: int) -> dict[str, Settled]:
 
 
 def test_R_OEF_1_wilds_and_point_values() -> None:
+    """R-OEF-1: wilds and point values."""
     assert {str(c) for c in WILD_CARDS} == {"Jh", "Js", "Kd"}
     assert [point_value(c) for c in parse_cards("Ac 2c 9d Tc Jd Qs Kh")] == [1, 2, 9, 10, 10, 10, 10]
     assert ev("Tc Qs 2d").category == Category.NO_PAIR  # pairs by rank, not by value
@@ -62,11 +63,13 @@ def test_R_OEF_1_wilds_and_point_values() -> None:
     ],
 )
 def test_R_OEF_2_categories(cards: str, category: Category, key: int) -> None:
+    """R-OEF-2: categories."""
     h = ev(cards)
     assert (h.category, h.key) == (category, key)
 
 
 def test_R_OEF_2_category_counts_over_all_22100_hands() -> None:
+    """R-OEF-2: category counts over all 22100 hands."""
     counts: dict[Category, int] = {}
     for hand in combinations(range(52), 3):
         c = evaluate(hand).category
@@ -79,6 +82,7 @@ def test_R_OEF_2_category_counts_over_all_22100_hands() -> None:
 
 
 def test_R_OEF_3_worked_comparisons() -> None:
+    """R-OEF-3: worked comparisons."""
     assert compare(ev("J♥ 5♣ 9♦"), ev("8♠ 8♦ 2♣")) == 1  # pair with a wild beats a natural pair
     assert compare(ev("J♠ K♦ 4♣"), ev("J♥ 7♣ 7♦")) == 0  # trips with a wild: standoff
     assert compare(ev("7c 7d 7h"), ev("9c 9d 9h")) == 0  # natural trips: standoff
@@ -92,6 +96,7 @@ def test_R_OEF_3_worked_comparisons() -> None:
 
 
 def test_R_OEF_4_flip_card_is_dealers_second_card_and_public(deck: Deck) -> None:
+    """R-OEF-4: flip card is dealers second card and public."""
     t = Table(OneEyedFlushRules(), seats=1)
     r = t.new_round(deck=deck("2c 9s 3d 7h 4c Qc"))
     r.place_wager(1, "main", 500)
@@ -103,6 +108,7 @@ def test_R_OEF_4_flip_card_is_dealers_second_card_and_public(deck: Deck) -> None
 
 
 def test_R_OEF_5_one_discard_and_draw_at_most(deck: Deck) -> None:
+    """R-OEF-5: one discard and draw at most."""
     t = Table(OneEyedFlushRules(), seats=1)
     r = t.new_round(deck=deck("2c 9s 3d 7h 9c Qc 4d"))
     r.place_wager(1, "main", 500)
@@ -116,6 +122,7 @@ def test_R_OEF_5_one_discard_and_draw_at_most(deck: Deck) -> None:
 
 
 def test_R_OEF_6_bust_only_after_draw_by_default() -> None:
+    """R-OEF-6: bust only after draw by default."""
     fifteen = ev("5c 4d 6h")
     assert fifteen.key == 15
     assert is_bust(fifteen, drew=True)
@@ -125,6 +132,7 @@ def test_R_OEF_6_bust_only_after_draw_by_default() -> None:
 
 
 def test_R_OEF_6_drawn_no_pair_of_15_busts_in_a_round(deck: Deck) -> None:
+    """R-OEF-6: drawn no pair of 15 busts in a round."""
     t = Table(OneEyedFlushRules(), seats=1)
     # player 5c 4d Ac; draws 6h for the ace -> 5+4+6 = 15 after drawing: busts at once
     r = t.new_round(deck=deck("5c 9s 4d 7h Ac Qc 6h"))
@@ -136,6 +144,7 @@ def test_R_OEF_6_drawn_no_pair_of_15_busts_in_a_round(deck: Deck) -> None:
 
 
 def test_R_OEF_6_undrawn_15_does_not_bust_unless_variant(deck: Deck) -> None:
+    """R-OEF-6: undrawn 15 does not bust unless variant."""
     for rules, outcome in ((OneEyedFlushRules(), "lose"), (OneEyedFlushRules(bust=BustRule.ALWAYS), "bust")):
         t = Table(rules, seats=1)
         # player 5c 4d 6h (15) stands; dealer 9s 7h 2c -> No Pair 18, draws for the 9 (value >= 7): gets Ac
@@ -173,6 +182,7 @@ def test_R_OEF_7_dealer_draw_policy(
 
 
 def test_R_OEF_7_dealer_draws_against_a_player_wild_in_a_round(deck: Deck) -> None:
+    """R-OEF-7: dealer draws against a player wild in a round."""
     # player Js 2c 3d (pair with a wild, remaining 2), dealer Jh 5c 9d -> draws for 9d: gets 4h -> remaining 4
     t = Table(OneEyedFlushRules(), seats=1)
     r = t.new_round(deck=deck("Js Jh 2c 5c 3d 9d 4h"))
@@ -184,6 +194,7 @@ def test_R_OEF_7_dealer_draws_against_a_player_wild_in_a_round(deck: Deck) -> No
 
 
 def test_R_OEF_8_main_wager_even_money_and_push(deck: Deck) -> None:
+    """R-OEF-8: main wager even money and push."""
     t = Table(OneEyedFlushRules(), seats=1)
     r = t.new_round(deck=deck("7c 9c 7d 9d 7h 9h"))  # trips vs trips: standoff
     r.place_wager(1, "main", 500)
@@ -194,6 +205,7 @@ def test_R_OEF_8_main_wager_even_money_and_push(deck: Deck) -> None:
 
 
 def test_R_OEF_9_jackpot_on_first_three_cards(deck: Deck) -> None:
+    """R-OEF-9: jackpot on first three cards."""
     t = Table(OneEyedFlushRules(), seats=1, meters={"one-eyed-flush": 600_000})
     r = t.new_round(deck=deck("Jh 2c Js 3c Kd 4c"))
     r.place_wager(1, "main", 500)
@@ -210,6 +222,7 @@ def test_R_OEF_9_jackpot_on_first_three_cards(deck: Deck) -> None:
     [("Jh 7c 7d", None, 2_000), ("7c 7d 7h", None, 3_000), ("Jh 5c 9d", None, 100), ("5c 5d 9h", None, 0)],
 )
 def test_R_OEF_9_fixed_prizes(deck: Deck, first: str, draw: str | None, paid: int) -> None:
+    """R-OEF-9: fixed prizes."""
     a, b, c = first.split()
     t = Table(OneEyedFlushRules(), seats=1)
     r = t.new_round(deck=deck(f"{a} 2s {b} 3s {c} 4s"))
@@ -221,6 +234,7 @@ def test_R_OEF_9_fixed_prizes(deck: Deck, first: str, draw: str | None, paid: in
 
 
 def test_R_OEF_9_jackpot_ignores_the_draw(deck: Deck) -> None:
+    """R-OEF-9: jackpot ignores the draw."""
     t = Table(OneEyedFlushRules(), seats=1)
     r = t.new_round(deck=deck("7c 2s 7d 3s 9h 4s 7h"))  # draws 7h for 9h: trips after the draw only
     r.place_wager(1, "main", 500)
@@ -231,6 +245,7 @@ def test_R_OEF_9_jackpot_ignores_the_draw(deck: Deck) -> None:
 
 
 def test_R_OEF_10_flip_card_wager() -> None:
+    """R-OEF-10: flip card wager."""
     seven, ten, queen, jh, kd = parse_cards("7c Th Qc Jh Kd")
     assert flip_odds(FlipBet.parse("7"), seven) == 11
     assert flip_odds(FlipBet.parse("8"), seven) is None
@@ -242,6 +257,7 @@ def test_R_OEF_10_flip_card_wager() -> None:
 
 
 def test_R_OEF_10_flip_wager_in_a_round_and_bad_outcomes(deck: Deck) -> None:
+    """R-OEF-10: flip wager in a round and bad outcomes."""
     t = Table(OneEyedFlushRules(), seats=1)
     r = t.new_round(deck=deck("2c 9s 3d Js 4c Qc"))
     r.place_wager(1, "main", 500)
