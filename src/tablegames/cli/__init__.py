@@ -14,6 +14,12 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
+@app.callback()
+def _root() -> None:
+    """Casino table card games: play them, prove their math, simulate them fast."""
+
+
 for _module in (play, analyze, simulate, serve, rng):
     _module.register(app)
 
