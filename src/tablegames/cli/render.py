@@ -1,0 +1,347 @@
+"""Rich rendering for the terminal game: cards, seats, wagers, meters, event lines and results.
+
+Everything here draws from what one seat may see: a ``Round.view(seat)`` dict and the round's
+``visible_history(seat)`` (hidden cards arrive as ``None`` and are drawn as a card back ``[##]``).
+
+>>> money(123456), money(-5), signed(250), signed(-250), signed(0)
+('$1,234.56', '-$0.05', '+$2.50', '-$2.50', '$0.00')
+>>> card_text("Ah").plain, card_text(None).plain
+('[A♥]', '[##]')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table as RichTable
+from rich.text import Text
+
+from tablegames.cards import parse_card
+from tablegames.rules import final_count as fc
+from tablegames.rules import let_it_ride as lir
+from tablegames.rules import one_eyed_flush as oef
+from tablegames.rules.common import enum_key
+
+BACK = "[##]"
+RED = "bold red"
+BLACK = "bold"
+WILD = "bold magenta"
+
+GAME_TITLES = {lir.GAME: "Let It Ride", oef.GAME: "One Eyed Flush", fc.GAME: "Final Count"}
+WAGER_NAMES = {
+    "bets": "bets",
+    "bonus": "3-Card Bonus",
+    "progressive": "Progressive",
+    "main": "main",
+    "jackpot": "Jackpot",
+    "flip": "Flip Card",
+    "base": "bets",
+}
+METER_NAMES = {"mega": "Mega", "major": "Major", "minor": "Minor", "one-eyed-flush": "One Eyed Flush jackpot"}
+
+
+# --- money ---------------------------------------------------------------------------------------
+
+
+def money(cents: int) -> str:
+    """Cents as dollars, e.g. ``$1,234.50`` (negative: ``-$5.00``)."""
+    sign = "-" if cents < 0 else ""
+    dollars, rest = divmod(abs(cents), 100)
+    return f"{sign}${dollars:,}.{rest:02d}"
+
+
+def signed(cents: int) -> str:
+    """A net amount with its sign: ``+$5.00``, ``-$5.00``, ``$0.00``."""
+    return ("+" if cents > 0 else "") + money(cents)
+
+
+# --- cards ---------------------------------------------------------------------------------------
+
+
+def card_text(card: str | None, game: str = "") -> Text:
+    """One card as ``[A♥]`` (red suits in red; One Eyed Flush wilds marked ``*``), or a back ``[##]``."""
+    if card is None:
+        return Text(BACK, style="dim")
+    c = parse_card(card)
+    label = c.pretty
+    style = RED if c.suit.is_red else BLACK
+    if game == oef.GAME and oef.is_wild(c):
+        return Text.assemble("[", (label, style), ("*", WILD), "]")
+    return Text.assemble("[", (label, style), "]")
+
+
+def cards_text(cards: Sequence[str | None], game: str = "") -> Text:
+    return Text(" ").join(card_text(c, game) for c in cards) if cards else Text("-", style="dim")
+
+
+def plain_cards(cards: Sequence[str | None]) -> str:
+    """Cards for a sentence: ``A♥ 7♣`` (hidden ones as ``##``)."""
+    return " ".join(parse_card(c).pretty if c is not None else "##" for c in cards)
+
+
+# --- hands ---------------------------------------------------------------------------------------
+
+
+def hand_label(game: str, cards: Sequence[str | None], rules: Any) -> str:
+    """What a (partly) visible hand is, for the person's own information; '' if nothing can be said."""
+    known = [int(parse_card(c)) for c in cards if c is not None]
+    if game == oef.GAME and len(known) == 3:
+        return str(oef.evaluate(known))
+    if game == fc.GAME and known:
+        total = sum(rules.value(c) for c in known)
+        return f"{'total' if len(known) == 3 else 'showing'} {total} ({'odd' if total % 2 else 'even'})"
+    if game == lir.GAME and len(known) == 3 and len(cards) == 3:
+        return "3-Card Bonus: " + enum_key(lir.bonus_hand(known)).replace("-", " ")
+    return ""
+
+
+def pretty_hand(name: str) -> str:
+    """Engine hand keys (``tens-or-better``) as words (``tens or better``)."""
+    return name.replace("-", " ")
+
+
+# --- the table -----------------------------------------------------------------------------------
+
+
+def wagers_text(game: str, seat: Mapping[str, Any], pulled: set[str]) -> str:
+    """A seat's wagers, e.g. ``bets 1 2 $ × $5.00 · 3-Card Bonus $1.00``."""
+    wagers: Mapping[str, int] = seat["wagers"]
+    options: Mapping[str, str] = seat["options"]
+    parts: list[str] = []
+    for name, amount in wagers.items():
+        if name == "bets":
+            up = " ".join(b for b in ("1", "2", "$") if f"bet {b}" not in pulled)
+            parts.append(f"bets {up} × {money(amount)}")
+        elif name == "flip":
+            parts.append(f"Flip Card {money(amount)} on {options.get('flip', '?')}")
+        else:
+            parts.append(f"{WAGER_NAMES.get(name, name)} {money(amount)}")
+    return " · ".join(parts) if parts else "sitting out"
+
+
+def meters_text(meters: Mapping[str, int]) -> str:
+    return " · ".join(f"{METER_NAMES.get(k, k)} {money(v)}" for k, v in meters.items())
+
+
+def pulled_bets(events: Sequence[Mapping[str, Any]]) -> dict[int, set[str]]:
+    """Let It Ride bets pulled so far, by seat (from the visible history)."""
+    out: dict[int, set[str]] = {}
+    for e in events:
+        if e["type"] == "settled" and e["outcome"] == "pulled":
+            out.setdefault(e["seat"], set()).add(e["wager"])
+    return out
+
+
+def hand_results(events: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Evaluated hands made public (owner -> hand)."""
+    return {e["owner"]: e["hand"] for e in events if e["type"] == "hand"}
+
+
+def table_view(
+    view: Mapping[str, Any],
+    events: Sequence[Mapping[str, Any]],
+    balances: Mapping[int, int],
+    rules: Any,
+    you: int = 1,
+) -> RenderableType:
+    """The table as ``you`` sees it: dealer / community / Flip Card, every seat's cards and wagers, meters."""
+    game = view["game"]
+    settled = view["phase"] == "settled"
+    hands = hand_results(events) if settled else {}
+    pulled = pulled_bets(events)
+    grid = RichTable.grid(padding=(0, 2))
+    grid.add_column(no_wrap=True)
+    grid.add_column(no_wrap=True)
+    grid.add_column()
+    if game == lir.GAME:
+        grid.add_row(Text("Community", style="bold"), cards_text(_community(view)), Text(""))
+    elif game == oef.GAME:
+        dealer_note = hands.get("dealer", "")
+        grid.add_row(Text("Dealer", style="bold"), cards_text(view["dealer"], game), Text(dealer_note))
+        if view.get("flip_card"):
+            flip = parse_card(view["flip_card"])
+            grid.add_row(
+                Text("Flip Card", style="bold"),
+                card_text(view["flip_card"], game),
+                Text(f"value {oef.point_value(flip)}" + (", one-eyed (wild)" if oef.is_wild(flip) else "")),
+            )
+    else:
+        note = hand_label(game, view["dealer"], rules)
+        if settled and "dealer" in hands:
+            total = int(hands["dealer"])
+            note = f"total {total}" + (" - odd: dealer busts" if total % 2 else " (even)")
+        grid.add_row(Text("Dealer", style="bold"), cards_text(view["dealer"], game), Text(note))
+    for seat in view["seats"]:
+        n = seat["seat"]
+        who = "you" if n == you else "bot"
+        name = Text(f"Seat {n} {who}", style="bold cyan" if n == you else "")
+        if not seat["wagers"]:
+            grid.add_row(name, Text("-", style="dim"), Text(f"sitting out · balance {money(balances[n])}"))
+            continue
+        note = wagers_text(game, seat, pulled.get(n, set()))
+        label = hands.get(f"seat {n}")
+        if label is None and (n == you or game == fc.GAME):
+            label = hand_label(game, seat["cards"], rules)
+        extra = []
+        if label:
+            extra.append(pretty_hand(label) if game == lir.GAME else _fc_hand(game, label))
+        if seat["out"]:
+            extra.append("out")
+        line = Text(note, style="dim" if seat["out"] else "")
+        if extra:
+            line.append("  (" + ", ".join(extra) + ")", style="italic")
+        grid.add_row(name, cards_text(seat["cards"], game), line)
+    meters = view["meters"]
+    parts: list[RenderableType] = [grid]
+    if meters:
+        parts.append(Text("Meters: " + meters_text(meters), style="yellow"))
+    return Group(*parts)
+
+
+def _fc_hand(game: str, label: str) -> str:
+    if game == fc.GAME and label.lstrip("-").isdigit():
+        return f"final total {label}"
+    return label
+
+
+def _community(view: Mapping[str, Any]) -> list[str | None]:
+    shown: list[str | None] = list(view.get("community", []))
+    return shown + [None] * (2 - len(shown))
+
+
+# --- events as they happen -----------------------------------------------------------------------
+
+
+def action_words(game: str, action: str) -> str:
+    """An engine action as a person reads it (discard indexes counted from 1)."""
+    parts = action.split()
+    if parts[0] == "discard" and len(parts) == 2:
+        return f"discards card {int(parts[1]) + 1} and draws"
+    if game == lir.GAME:
+        return {"ride": "lets it ride", "pull": "pulls the bet"}.get(action, action)
+    return {"stand": "stands", "turn": "turns the third card"}.get(action, action)
+
+
+def event_lines(game: str, events: Sequence[Mapping[str, Any]], you: int = 1) -> list[Text]:
+    """One line per notable event in play order: decisions, community cards, turned cards, busts, the dealer.
+
+    ``events`` are redacted for ``you`` (``visible_history``); seats' own final reveals and settlements are
+    left to :func:`results_view`.
+    """
+    lines: list[Text] = []
+    pending_discard: str | None = None
+    for e in events:
+        kind = e["type"]
+        if kind == "action":
+            who = _who(e["seat"], you)
+            lines.append(Text(f"{who}: {action_words(game, e['action'])}"))
+        elif kind == "cards_revealed" and e["owner"] == "community":
+            lines.append(Text.assemble("Community card: ", cards_text(e["cards"], game)))
+        elif kind == "cards_revealed" and e["owner"] == "dealer":
+            lines.append(Text.assemble("Dealer shows: ", cards_text(e["cards"], game)))
+        elif kind == "cards_revealed" and game == fc.GAME and e["owner"].startswith("seat"):
+            who = _who(int(e["owner"].split()[1]), you)
+            lines.append(Text.assemble(f"{who}: third card turned ", cards_text(e["cards"], game)))
+        elif kind == "card_discarded" and e["owner"] == "dealer":
+            pending_discard = e["card"]
+        elif kind == "card_dealt" and e["to"] == "dealer" and pending_discard is not None:
+            lines.append(
+                Text.assemble(
+                    "Dealer discards ",
+                    card_text(pending_discard, game),
+                    " and draws ",
+                    card_text(e["card"], game),
+                )
+            )
+            pending_discard = None
+        elif kind == "hand" and e["owner"] == "dealer":
+            label = e["hand"]
+            if game == fc.GAME:
+                total = int(label)
+                label = f"total {total}" + (" - odd: the dealer busts" if total % 2 else "")
+            lines.append(Text(f"Dealer: {label}", style="bold"))
+        elif kind == "settled" and e["outcome"] == "bust":
+            lines.append(Text(f"{_who(e['seat'], you)} busts: {e['detail']}", style="red"))
+        elif kind == "settled" and e["outcome"] == "lose" and game == fc.GAME and "odd" in e["detail"]:
+            lines.append(Text(f"{_who(e['seat'], you)} loses at once: {e['detail']}", style="red"))
+    return lines
+
+
+def _who(seat: int, you: int) -> str:
+    return "You" if seat == you else f"Seat {seat} (bot)"
+
+
+# --- results -------------------------------------------------------------------------------------
+
+
+def results_view(
+    game: str,
+    events: Sequence[Mapping[str, Any]],
+    balances: Mapping[int, int],
+    you: int = 1,
+) -> RenderableType:
+    """Every wager's result per seat, jackpot hits, Envy payments, each seat's round net and balance."""
+    table = RichTable(title="Results", title_justify="left", box=None, padding=(0, 1), show_edge=False)
+    for col, justify in (
+        ("seat", "left"),
+        ("wager", "left"),
+        ("staked", "right"),
+        ("paid", "right"),
+        ("net", "right"),
+        ("result", "left"),
+    ):
+        table.add_column(col, justify=justify, no_wrap=col != "result")  # type: ignore[arg-type]
+    hits = {(e["seat"], e["meter"]): e["amount"] for e in events if e["type"] == "jackpot_hit"}
+    flip = next((e["card"] for e in events if e["type"] == "card_dealt" and e["visible_to"] == "all"), None)
+    rows = sorted((e for e in events if e["type"] in ("settled", "envy_paid")), key=lambda e: int(e["seat"]))
+    for e in rows:
+        if e["type"] == "settled":
+            net = e["returned"] - e["staked"]
+            result = e["outcome"]
+            detail = pretty_hand(e["detail"]) if e["detail"] else ""
+            if e["wager"] == "flip" and flip is not None:
+                detail = f"called {e['detail']}, Flip Card {plain_cards([flip])}"
+            if e["wager"] == "progressive" or e["wager"] == "jackpot":
+                hit = [m for (s, m), _ in hits.items() if s == e["seat"]]
+                if hit:
+                    detail += f" - hits the {METER_NAMES.get(hit[0], hit[0])} meter"
+            style = "green" if net > 0 else "red" if net < 0 and result != "pulled" else ""
+            table.add_row(
+                _seat_name(e["seat"], you),
+                WAGER_NAMES.get(e["wager"], e["wager"]),
+                money(e["staked"]),
+                money(e["returned"]),
+                Text(signed(net), style=style),
+                f"{result}" + (f": {detail}" if detail else ""),
+            )
+        elif e["type"] == "envy_paid":
+            table.add_row(
+                _seat_name(e["seat"], you),
+                "Envy Bonus",
+                money(0),
+                money(e["amount"]),
+                Text(signed(e["amount"]), style="green"),
+                f"seat {e['from_seat']} made a {pretty_hand(e['hand'])}",
+            )
+    nets: dict[int, int] = {}
+    for e in events:
+        if e["type"] == "round_ended":
+            nets = {int(k): v for k, v in e["net_by_seat"].items()}
+    totals = RichTable.grid(padding=(0, 2))
+    totals.add_column()
+    totals.add_column(justify="right")
+    totals.add_column(justify="right")
+    for seat, balance in balances.items():
+        net = nets.get(seat)
+        totals.add_row(
+            _seat_name(seat, you),
+            "round " + (signed(net) if net is not None else "-"),
+            f"balance {money(balance)}",
+        )
+    return Group(table, Text(""), totals)
+
+
+def _seat_name(seat: int, you: int) -> str:
+    return f"{seat} (you)" if seat == you else str(seat)
