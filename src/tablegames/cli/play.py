@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +30,7 @@ import typer
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from tablegames.engine import Action, Round, Table
+    from tablegames.engine import Action, Advisor, Round, Table
 
 YOU = 1
 DEFAULT_BANKROLL = "1000"
@@ -74,6 +74,47 @@ def parse_seed(text: str) -> int | str:
     return int(t) if re.fullmatch(r"-?\d+", t) else t
 
 
+def exact_advisor(rnd: Round, seat: int) -> Advisor | None:
+    """Exact expected values from the analysis layer where it has the game's optimal strategy (Let It Ride,
+    Final Count), for hints; ``None`` (the documented rule of thumb) otherwise."""
+    from fractions import Fraction
+
+    from tablegames.rules.final_count import FinalCountRules
+    from tablegames.rules.let_it_ride import LetItRideRules
+
+    rules = rnd.table.rules
+    try:
+        if isinstance(rules, LetItRideRules):
+            from tablegames.analysis.let_it_ride import optimal_strategy as lir_strategy
+
+            lir = lir_strategy(rules, rnd.seats[seat].wagers["bets"])
+            pulled = {
+                e["wager"]
+                for e in rnd.visible_history(seat)
+                if e["type"] == "settled" and e["seat"] == seat and e["outcome"] == "pulled"
+            }
+
+            def lir_values(context: Mapping[str, Any]) -> dict[Action, Fraction]:
+                cards = list(context["cards"])
+                if context["stage"] == 1:
+                    return lir.first(cards[:3])
+                return lir.second(cards[:4], bet1_up="bet 1" not in pulled)
+
+            return lir_values
+        if isinstance(rules, FinalCountRules):
+            from tablegames.analysis.final_count import optimal_strategy as fc_strategy
+
+            fc = fc_strategy(rules)
+
+            def fc_values(context: Mapping[str, Any]) -> dict[Action, Fraction]:
+                return fc.options(context["player_up"], context["dealer_up"])
+
+            return fc_values
+    except (ImportError, AttributeError, ValueError, OverflowError):
+        return None
+    return None
+
+
 # --- the game loop -------------------------------------------------------------------------------
 
 
@@ -106,7 +147,6 @@ class TerminalGame:
         self.last_side: dict[str, int | None] = {}
         self.last_flip: str | None = None
         self.bot = Bot()
-        self.hinter = Bot()
         self.rounds_played = 0
         self.quitting = False
         self._read = read if read is not None else self._terminal_read
@@ -390,6 +430,9 @@ class TerminalGame:
             if text.lower() in ("h", "hint", "?"):
                 self.show_hint(rnd)
                 continue
+            if not text:
+                self.refuse("type one of the actions in the prompt (h for a hint, q to quit)")
+                continue
             try:
                 rnd.act(self.you, self.to_action(text))
             except IllegalAction as exc:
@@ -399,8 +442,9 @@ class TerminalGame:
 
     def show_hint(self, rnd: Round) -> None:
         from tablegames.cli.render import action_words
+        from tablegames.engine import Bot
 
-        hint = self.hinter.hint(rnd, self.you)
+        hint = Bot(exact_advisor(rnd, self.you)).hint(rnd, self.you)
         game = self.table.game
         best = self.person_message(str(hint.best))
         if hint.values is None:
@@ -409,7 +453,7 @@ class TerminalGame:
                 style="bold green",
             )
             return
-        self.say(f"Hint: {best} (the best action by exact expected value)", style="bold green")
+        self.say(f"Hint: {best} (best by exact expected value, in units of one wager)", style="bold green")
         for action in sorted(hint.values, key=lambda a: -hint.values[a] if hint.values else 0):
             cost = hint.cost(action) or 0.0
             self.say(
