@@ -300,7 +300,7 @@ class RngTestSuite:
         worst = np.unravel_index(np.argmax(np.abs(self.position - expected)), self.position.shape)
         add(
             "position",
-            f"Card × position ({n}×{n})",
+            f"Card × position {n}×{n}",
             adj,
             _chi2_sf(adj, dof),
             f"chi-square, X²·{n - 1}/{n}, {dof} dof",
@@ -318,7 +318,7 @@ class RngTestSuite:
             if groups == cells
             else f"{groups} colex blocks of {cells // groups} hands"
         )
-        add("hand3", "First three cards as a hand", stat, _chi2_sf(stat, dof), f"chi-square, {dof} dof", how)
+        add("hand3", "First 3 cards as a hand", stat, _chi2_sf(stat, dof), f"chi-square, {dof} dof", how)
         # 4. runs
         n1 = n2 = n // 2
         mu = 1 + 2 * n1 * n2 / n
@@ -326,7 +326,7 @@ class RngTestSuite:
         z = (self.runs_total - big_n * mu) / math.sqrt(big_n * var)
         add(
             "runs",
-            "Runs (high/low) within decks",
+            "Runs (high/low)",
             z,
             _normal_two_sided(z),
             "Wald–Wolfowitz, normal z",
@@ -338,10 +338,10 @@ class RngTestSuite:
         corr = (self.serial_total / big_n) / ((n * n - 1) / 3 * n)
         add(
             "serial",
-            "Serial correlation within decks (lag 1)",
+            "Serial correlation in deck",
             z,
             _normal_two_sided(z),
-            "circular lag-1, exact permutation moments, normal z",
+            "circular lag 1, exact moments, normal z",
             f"mean lag-1 correlation {corr:+.5f} (exact {float(smean) / ((n * n - 1) / 3 * n):+.5f})",
         )
         # 6. serial correlation between rounds: lag-1 autocorrelation of the first cards, centred on their own
@@ -357,10 +357,10 @@ class RngTestSuite:
         z = (r + 1 / big_n) * math.sqrt(big_n)
         add(
             "between-rounds",
-            "Serial correlation between rounds (first cards)",
+            "Serial correlation, rounds",
             z,
             _normal_two_sided(z),
-            "lag-1 autocorrelation of consecutive decks' first cards, normal z",
+            "first cards, lag 1, normal z",
             f"correlation {r:+.5f}",
         )
         # 7. adjacent pairs
@@ -371,7 +371,7 @@ class RngTestSuite:
             if groups == cells
             else f"{groups} blocks of {cells // groups} pairs"
         )
-        add("pairs", "Adjacent pairs (ordered)", stat, _chi2_sf(stat, dof), f"chi-square, {dof} dof", how)
+        add("pairs", "Adjacent pairs", stat, _chi2_sf(stat, dof), f"chi-square, {dof} dof", how)
         # 8. successions
         expected_k = [big_n * float(p) for p in succession_pmf(n)]
         cut = max(1, next((k_ for k_ in range(n) if expected_k[k_] < MIN_EXPECTED), n))
@@ -383,10 +383,10 @@ class RngTestSuite:
         stat = sum((o - e) ** 2 / e for o, e in zip(obs, exp, strict=True))
         add(
             "successions",
-            "Successions (card then its fresh-deck neighbour)",
+            "Successions",
             stat,
             _chi2_sf(stat, len(obs) - 1),
-            f"chi-square vs exact distribution, {len(obs) - 1} dof",
+            f"chi-square vs exact law, {len(obs) - 1} dof",
             f"mean per deck {float((np.arange(n) * self.successions).sum()) / big_n:.4f} (exact {(n - 1) / n:.4f})",
         )
         # 9. full-deck repeats
@@ -397,9 +397,7 @@ class RngTestSuite:
         dups = big_n - distinct
         lam = big_n * (big_n - 1) / 2 / float(math.factorial(n))
         p = 1.0 if dups == 0 else float(stats.poisson.sf(dups - 1, lam))
-        add(
-            "repeats", "Repeats: duplicate full decks", float(dups), p, "count, Poisson", f"{dups} duplicates"
-        )
+        add("repeats", "Repeated decks", float(dups), p, "duplicates, Poisson", f"{dups} duplicates")
         # 10. prefix collisions (birthday test)
         prefixes = np.concatenate(self._prefixes).astype(np.int64)
         length, boxes = 1, n
@@ -416,14 +414,14 @@ class RngTestSuite:
             p = float(
                 min(1.0, 2 * min(stats.poisson.cdf(collisions, mean), stats.poisson.sf(collisions - 1, mean)))
             )
-            method = "birthday collisions, Poisson, two-sided"
+            method = "birthday test, Poisson"
         else:
             zc = (abs(collisions - mean) - 0.5) / math.sqrt(var)
             p = float(min(1.0, 2 * stats.norm.sf(max(zc, 0.0))))
-            method = "birthday collisions, normal, two-sided"
+            method = "birthday test, normal"
         add(
             "prefix-repeats",
-            f"Repeats: first {length} cards (birthday)",
+            f"Repeated {length}-card prefixes",
             float(collisions),
             p,
             method,
