@@ -1,0 +1,600 @@
+"""Exact analysis of One Eyed Flush (RULES.md §2): optimal draw strategy, return table, Jackpot, Flip Card.
+
+Heads-up, every deal is enumerated: the player's three cards, the dealer's Flip Card, the player's choice
+(stand or discard one card and draw), the dealer's two hidden cards and the dealer's draw, whose policy
+depends on whether the player's final hand holds a wild card (R-OEF-7).
+
+Symmetry: a card matters only through its *class*: one of the 13 natural ranks or "wild" (J♥ J♠ K♦ are
+interchangeable, R-OEF-2). The deck is 14 classes with multiplicities (two natural jacks, three natural kings,
+three wilds), and every sum is weighted by exact card counts, so the figures are those of the 52-card deck.
+For each player hand class and Flip Card class the dealer's final-hand distribution is computed once per
+possible draw and shared by the three discard options.
+
+Lookup tables built from the rule functions (:func:`~tablegames.rules.one_eyed_flush.evaluate`,
+:func:`~tablegames.rules.one_eyed_flush.compare`, :func:`~tablegames.rules.one_eyed_flush.is_bust`,
+:func:`~tablegames.rules.one_eyed_flush.dealer_discard`) on representative cards feed a Numba kernel.
+
+Every option's EV is an integer over ``D = 48 * 47 * 46 * 45`` (draw, two hidden dealer cards, dealer draw).
+
+>>> from tablegames.cards import parse_cards
+>>> s = optimal_strategy(OneEyedFlushRules())
+>>> s.best(parse_cards("J♥ J♠ K♦"), parse_cards("5c")[0])
+Action(name='stand', index=None)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from itertools import permutations
+from math import comb
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from tablegames.analysis.common import Analysis, Outcome, SideBet
+from tablegames.cards import CARDS, Rank
+from tablegames.engine.actions import STAND, Action, discard
+from tablegames.rules.common import enum_key
+from tablegames.rules.one_eyed_flush import (
+    ALL_FLIP_BETS,
+    WILD_CARDS,
+    Category,
+    Hand,
+    OneEyedFlushRules,
+    compare,
+    dealer_discard,
+    evaluate,
+    flip_odds,
+    is_bust,
+)
+
+IntArray = npt.NDArray[np.int64]
+NC = 14  # 13 natural ranks (rank - 2) and the wild class
+WILD = 13
+D = 48 * 47 * 46 * 45
+RESULTS = ("win", "push", "loss", "bust")
+NCAT = len(Category)
+
+
+def card_class(card: int) -> int:
+    return WILD if card in WILD_CARDS else int(CARDS[card].rank) - 2
+
+
+@lru_cache(maxsize=1)
+def class_cards() -> tuple[tuple[int, ...], ...]:
+    """The cards of each class (representatives for the rule functions)."""
+    out: list[list[int]] = [[] for _ in range(NC)]
+    for c in range(52):
+        out[card_class(c)].append(c)
+    return tuple(tuple(x) for x in out)
+
+
+def class_name(k: int) -> str:
+    return "W" if k == WILD else Rank(k + 2).letter
+
+
+@dataclass(frozen=True, eq=False)
+class _Tables:
+    counts: IntArray  # [NC]
+    hand_of: IntArray  # [NC, NC, NC] -> hand id (any order), -1 if impossible
+    hands: tuple[Hand, ...]  # id -> Hand
+    hand_cat: IntArray  # [H]
+    value: IntArray  # [H, H]: main-wager result for player id vs dealer id (+odds, 0, -1)
+    result: IntArray  # [H, H]: 0 win, 1 push, 2 loss
+    bust_stand: npt.NDArray[np.bool_]  # [H]
+    bust_draw: npt.NDArray[np.bool_]  # [H]
+    ddisc: IntArray  # [NC, NC, NC, 2]: position the dealer discards (w = player holds a wild), -1 stands
+    win_odds: IntArray  # [NCAT]
+
+
+def _rep(classes: Sequence[int]) -> list[int] | None:
+    """Distinct representative cards for a multiset of classes, in the given order, or None."""
+    cc = class_cards()
+    used: dict[int, int] = {}
+    out = []
+    for k in classes:
+        i = used.get(k, 0)
+        if i >= len(cc[k]):
+            return None
+        out.append(cc[k][i])
+        used[k] = i + 1
+    return out
+
+
+@lru_cache(maxsize=16)
+def _tables(rules: OneEyedFlushRules) -> _Tables:
+    cc = class_cards()
+    counts = np.array([len(x) for x in cc], dtype=np.int64)
+    hand_ids: dict[Hand, int] = {}
+    hand_of = np.full((NC, NC, NC), -1, dtype=np.int64)
+    ddisc = np.full((NC, NC, NC, 2), -1, dtype=np.int64)
+    for a in range(NC):
+        for b in range(a, NC):
+            for c in range(b, NC):
+                cards = _rep((a, b, c))
+                if cards is None:
+                    continue
+                hid = hand_ids.setdefault(evaluate(cards), len(hand_ids))
+                dropped = []
+                for w in (0, 1):
+                    i = dealer_discard(cards, bool(w), rules.dealer_wild_draw)
+                    dropped.append(None if i is None else (a, b, c)[i])
+                # every order of the same classes: same hand; the discarded class found at its position
+                for perm in set(permutations((a, b, c))):
+                    hand_of[perm] = hid
+                    for w in (0, 1):
+                        k = dropped[w]
+                        ddisc[(*perm, w)] = -1 if k is None else perm.index(k)
+    hands = tuple(sorted(hand_ids, key=hand_ids.__getitem__))
+    n = len(hands)
+    value = np.zeros((n, n), dtype=np.int64)
+    result = np.zeros((n, n), dtype=np.int64)
+    for i, hp in enumerate(hands):
+        for j, hd in enumerate(hands):
+            r = compare(hp, hd, rules.ties)
+            value[i, j] = rules.win_odds(hp.category) if r > 0 else (0 if r == 0 else -1)
+            result[i, j] = 0 if r > 0 else (1 if r == 0 else 2)
+    return _Tables(
+        counts=counts,
+        hand_of=hand_of,
+        hands=hands,
+        hand_cat=np.array([int(h.category) for h in hands], dtype=np.int64),
+        value=value,
+        result=result,
+        bust_stand=np.array([is_bust(h, False, rules.bust) for h in hands], dtype=np.bool_),
+        bust_draw=np.array([is_bust(h, True, rules.bust) for h in hands], dtype=np.bool_),
+        ddisc=ddisc,
+        win_odds=np.array([rules.win_odds(c) for c in Category], dtype=np.int64),
+    )
+
+
+# --- the kernel ----------------------------------------------------------------------------------------
+
+
+def _kernel_py(
+    counts: IntArray,
+    hand_of: IntArray,
+    hand_cat: IntArray,
+    result: IntArray,
+    bust_stand: npt.NDArray[np.bool_],
+    bust_draw: npt.NDArray[np.bool_],
+    ddisc: IntArray,
+    out: IntArray,
+) -> None:
+    """For every sorted player class triple (a, b, c) and Flip Card class f, the outcome tallies of each
+    option: ``out[a, b, c, f, option, category, result]`` with option 0 = stand, 1..3 = discard the card at
+    position 0..2 of the sorted triple, result 0 win / 1 push / 2 loss / 3 bust; each option's tallies sum
+    to D (impossible states stay 0)."""
+    nh = result.shape[0]
+    dist = np.zeros((2, nh), dtype=np.int64)
+    rem = np.zeros(NC, dtype=np.int64)
+    for a in range(NC):
+        for b in range(a, NC):
+            for c in range(b, NC):
+                if hand_of[a, b, c] < 0:
+                    continue
+                for f in range(NC):
+                    for k in range(NC):
+                        rem[k] = counts[k]
+                    rem[a] -= 1
+                    rem[b] -= 1
+                    rem[c] -= 1
+                    rem[f] -= 1
+                    if rem[a] < 0 or rem[b] < 0 or rem[c] < 0 or rem[f] < 0:
+                        continue
+                    # stand
+                    hp = hand_of[a, b, c]
+                    cat = hand_cat[hp]
+                    if bust_stand[hp]:
+                        out[a, b, c, f, 0, cat, 3] += D
+                    else:
+                        w = 1 if (a == WILD or b == WILD or c == WILD) else 0
+                        _dealer_dist(rem, f, 45, hand_of, ddisc, dist)
+                        for hd in range(nh):
+                            out[a, b, c, f, 0, cat, result[hp, hd]] += dist[w, hd]
+                    # draw: the player's new card y, then the dealer's hidden cards and draw
+                    for y in range(NC):
+                        ny = rem[y]
+                        if ny == 0:
+                            continue
+                        rem[y] -= 1
+                        _dealer_dist(rem, f, 1, hand_of, ddisc, dist)
+                        rem[y] += 1
+                        for pos in range(3):
+                            if pos == 0:
+                                k1, k2 = b, c
+                            elif pos == 1:
+                                k1, k2 = a, c
+                            else:
+                                k1, k2 = a, b
+                            if pos == 1 and b == a:
+                                continue
+                            if pos == 2 and c == b:
+                                continue
+                            hp = hand_of[k1, k2, y]
+                            cat = hand_cat[hp]
+                            if bust_draw[hp]:
+                                out[a, b, c, f, 1 + pos, cat, 3] += ny * 47 * 46 * 45
+                                continue
+                            w = 1 if (k1 == WILD or k2 == WILD or y == WILD) else 0
+                            for hd in range(nh):
+                                out[a, b, c, f, 1 + pos, cat, result[hp, hd]] += ny * dist[w, hd]
+                    # equal classes: copy the first position's tallies
+                    if b == a:
+                        out[a, b, c, f, 2] = out[a, b, c, f, 1]
+                    if c == b:
+                        out[a, b, c, f, 3] = out[a, b, c, f, 2]
+
+
+def _dealer_dist_py(
+    rem: IntArray, f: int, tail: int, hand_of: IntArray, ddisc: IntArray, dist: IntArray
+) -> None:
+    """Weights of the dealer's final hand ids, for w = 0 / 1, over the two hidden cards (ordered) from
+    ``rem`` and the dealer's draw from what is left; a dealer who stands takes the factor (left * tail)."""
+    dist[:, :] = 0
+    n = 0
+    for k in range(NC):
+        n += rem[k]
+    left = n - 2
+    for g in range(NC):
+        ng = rem[g]
+        if ng == 0:
+            continue
+        rem[g] -= 1
+        for h in range(NC):
+            nh2 = rem[h]
+            if nh2 == 0:
+                continue
+            wgh = ng * nh2
+            rem[h] -= 1
+            for w in range(2):
+                pos = ddisc[f, g, h, w]
+                if pos < 0:
+                    dist[w, hand_of[f, g, h]] += wgh * left * tail
+                    continue
+                if pos == 0:
+                    k1, k2 = g, h
+                elif pos == 1:
+                    k1, k2 = f, h
+                else:
+                    k1, k2 = f, g
+                for z in range(NC):
+                    nz = rem[z]
+                    if nz > 0:
+                        dist[w, hand_of[k1, k2, z]] += wgh * nz * tail
+            rem[h] += 1
+        rem[g] += 1
+
+
+_KERNEL: Any = None
+
+
+def _compiled() -> Any:
+    """The Numba-compiled kernel (cached on disk), or the plain Python one with TABLEGAMES_NO_NUMBA=1."""
+    global _KERNEL, _dealer_dist
+    if _KERNEL is None:
+        import os
+
+        if os.environ.get("TABLEGAMES_NO_NUMBA"):
+            _dealer_dist = _dealer_dist_py
+            _KERNEL = _kernel_py
+        else:
+            from numba import njit
+
+            _dealer_dist = njit(cache=True)(_dealer_dist_py)
+            _KERNEL = njit(cache=True)(_kernel_py)
+    return _KERNEL
+
+
+_dealer_dist: Any = _dealer_dist_py
+
+
+@dataclass(frozen=True, eq=False)
+class _Solution:
+    tables: _Tables
+    tallies: IntArray  # [NC, NC, NC, NC, 4, NCAT, 4]
+    ev: IntArray  # [NC, NC, NC, NC, 4] numerators over D (options impossible or absent: very negative)
+    best: IntArray  # [NC, NC, NC, NC]: chosen option
+    weight: IntArray  # [NC, NC, NC, NC]: deals (player card sets x flip cards) in the state
+
+
+NO_OPTION = -(10**15)
+
+
+@lru_cache(maxsize=16)
+def _solve(rules: OneEyedFlushRules) -> _Solution:
+    t = _tables(rules)
+    kernel = _compiled()
+    out = np.zeros((NC, NC, NC, NC, 4, NCAT, 4), dtype=np.int64)
+    kernel(t.counts, t.hand_of, t.hand_cat, t.result, t.bust_stand, t.bust_draw, t.ddisc, out)
+    pay = np.zeros((NCAT, 4), dtype=np.int64)
+    pay[:, 0] = t.win_odds
+    pay[:, 2] = -1
+    pay[:, 3] = -1
+    ev = np.einsum("abcdoks,ks->abcdo", out, pay)
+    present = out.sum(axis=(5, 6)) > 0
+    ev = np.where(present, ev, NO_OPTION)
+    # cautious tie-break: stand unless a draw is strictly better; among discards, the first position
+    best = np.argmax(ev, axis=4)
+    weight = np.zeros((NC, NC, NC, NC), dtype=np.int64)
+    counts = t.counts
+    for a in range(NC):
+        for b in range(a, NC):
+            for c in range(b, NC):
+                if t.hand_of[a, b, c] < 0:
+                    continue
+                ways = 1
+                for k in set((a, b, c)):
+                    ways *= comb(int(counts[k]), (a, b, c).count(k))
+                for f in range(NC):
+                    left = int(counts[f]) - (a, b, c).count(f)
+                    if left > 0 and present[a, b, c, f, 0]:
+                        weight[a, b, c, f] = ways * left
+    return _Solution(t, out, ev, best, weight)
+
+
+@dataclass(frozen=True, eq=False)
+class OneEyedFlushStrategy:
+    """The optimal draw strategy with the exact EV (units of the main wager) of every option."""
+
+    rules: OneEyedFlushRules
+    _sol: _Solution = field(repr=False)
+
+    def _state(self, cards3: Sequence[int], flip_card: int) -> tuple[tuple[int, ...], list[int], int]:
+        cards = [int(c) for c in cards3]
+        if len(cards) != 3 or len({*cards, int(flip_card)}) != 4:
+            raise ValueError("need three distinct player cards and a different Flip Card")
+        classes = [card_class(c) for c in cards]
+        key = tuple(sorted(classes))
+        positions = [key.index(k) for k in classes]
+        return key, positions, card_class(int(flip_card))
+
+    def options(self, cards3: Sequence[int], flip_card: int) -> dict[Action, Fraction]:
+        """EV of standing and of discarding each card (R-OEF-5), for the main wager."""
+        key, positions, f = self._state(cards3, flip_card)
+        ev = self._sol.ev[(*key, f)]
+        out = {STAND: Fraction(int(ev[0]), D)}
+        for i, pos in enumerate(positions):
+            out[discard(i)] = Fraction(int(ev[1 + pos]), D)
+        return out
+
+    def best(self, cards3: Sequence[int], flip_card: int) -> Action:
+        key, positions, f = self._state(cards3, flip_card)
+        opt = int(self._sol.best[(*key, f)])
+        return STAND if opt == 0 else discard(positions.index(opt - 1))
+
+
+@lru_cache(maxsize=16)
+def optimal_strategy(rules: OneEyedFlushRules) -> OneEyedFlushStrategy:
+    return OneEyedFlushStrategy(rules, _solve(rules))
+
+
+# --- side bets ---------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def first_three_counts() -> dict[Category, int]:
+    """Categories of the player's first three cards over all C(52,3) hands (``evaluate`` per class triple)."""
+    cc = class_cards()
+    out = dict.fromkeys(Category, 0)
+    for a in range(NC):
+        for b in range(a, NC):
+            for c in range(b, NC):
+                cards = _rep((a, b, c))
+                if cards is None:
+                    continue
+                ways = 1
+                for k in set((a, b, c)):
+                    ways *= comb(len(cc[k]), (a, b, c).count(k))
+                out[evaluate(cards).category] += ways
+    return out
+
+
+def jackpot_side_bet(rules: OneEyedFlushRules, meter_cents: int | None = None) -> SideBet:
+    """R-OEF-9: prizes "for 1" on the first three cards; the One Eyed Flush takes the meter."""
+    cfg = rules.jackpot
+    counts = first_three_counts()
+    meter = cfg.reset_cents if meter_cents is None else meter_cents
+    outcomes = []
+    for cat in sorted(Category, reverse=True):
+        prize = meter if cat == Category.ONE_EYED_FLUSH else cfg.fixed_prizes_cents.get(cat, 0)
+        payout = Fraction(prize - cfg.wager_cents, cfg.wager_cents) if prize else Fraction(-1)
+        outcomes.append(Outcome(enum_key(cat), counts[cat], payout))
+    total = comb(52, 3)
+    n_oef = counts[Category.ONE_EYED_FLUSH]
+    fixed = sum(counts[c] * p for c, p in cfg.fixed_prizes_cents.items())
+    break_even = Fraction(total * cfg.wager_cents - fixed, n_oef) if n_oef else None
+    bet = SideBet(f"jackpot (meter ${meter / 100:,.2f})", total, outcomes)
+    bet.extra = {
+        "meter_cents": meter,
+        "wager_cents": cfg.wager_cents,
+        "break_even_meter_cents": None if break_even is None else float(break_even),
+        "long_run_return_at_reset": float(bet.return_ + cfg.share) if meter_cents is None else None,
+    }
+    bet.notes = [
+        f"Break-even meter: ${float(break_even or 0) / 100:,.2f}.",
+        f"The meter's share ({float(cfg.share):.0%} of every wager) also returns to players in the long run.",
+    ]
+    return bet
+
+
+def flip_side_bets() -> dict[str, SideBet]:
+    """R-OEF-10: each named outcome of the Flip Card, over its 52 equally likely cards (``flip_odds``)."""
+    out = {}
+    for bet in ALL_FLIP_BETS:
+        hits: dict[int | None, int] = {}
+        for c in range(52):
+            o = flip_odds(bet, c)
+            hits[o] = hits.get(o, 0) + 1
+        rows = [
+            Outcome("hit" if o is not None else "miss", n, Fraction(-1 if o is None else o))
+            for o, n in sorted(hits.items(), key=lambda kv: kv[0] is None)
+        ]
+        out[f"flip-card {bet}"] = SideBet(f"flip-card {bet}", 52, rows)
+    return out
+
+
+# --- the analysis -----------------------------------------------------------------------------------
+
+
+def _action_text(key: tuple[int, ...], opt: int) -> str:
+    if opt == 0:
+        return "S"
+    return "D" + class_name(key[opt - 1])
+
+
+def strategy_chart(sol: _Solution) -> dict[str, dict[str, str]]:
+    """Hand class (evaluated first three cards) x Flip Card class -> majority action by deals:
+    ``S`` stand, ``D<x>`` discard the card of class x; a ``*`` marks cells where hands of the class differ."""
+    t = sol.tables
+    votes: dict[tuple[Hand, int], dict[str, int]] = {}
+    for a in range(NC):
+        for b in range(a, NC):
+            for c in range(b, NC):
+                hp = int(t.hand_of[a, b, c])
+                if hp < 0:
+                    continue
+                for f in range(NC):
+                    w = int(sol.weight[a, b, c, f])
+                    if not w:
+                        continue
+                    opt = int(sol.best[a, b, c, f])
+                    text = _role_text(t.hands[hp], (a, b, c), opt)
+                    v = votes.setdefault((t.hands[hp], f), {})
+                    v[text] = v.get(text, 0) + w
+    chart: dict[str, dict[str, str]] = {}
+    for (hand, f), v in sorted(votes.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+        top = max(v.items(), key=lambda kv: kv[1])[0]
+        chart.setdefault(str(hand), {})[class_name(f)] = top + ("*" if len(v) > 1 else "")
+    return chart
+
+
+def _role_text(hand: Hand, key: tuple[int, int, int], opt: int) -> str:
+    """The action by the role of the discarded card, readable across hands of one class."""
+    if opt == 0:
+        return "stand"
+    k = key[opt - 1]
+    if k == WILD:
+        return "discard wild"
+    # point value of the discarded natural card
+    card = class_cards()[k][0]
+    v = 1 if CARDS[card].rank == Rank.ACE else min(int(CARDS[card].rank), 10)
+    others = [x for i, x in enumerate(key) if i != opt - 1]
+    if hand.category == Category.PAIR and others[0] == others[1]:
+        return "discard remaining"
+    values = sorted(
+        (1 if CARDS[class_cards()[x][0]].rank == Rank.ACE else min(int(CARDS[class_cards()[x][0]].rank), 10))
+        for x in key
+        if x != WILD
+    )
+    if v == values[-1]:
+        return "discard highest"
+    if v == values[0]:
+        return "discard lowest"
+    return f"discard {v}"
+
+
+def strategy_summary(chart: dict[str, dict[str, str]]) -> list[str]:
+    lines = ["Draw strategy by the first three cards' class (columns: the dealer's Flip Card):"]
+    for hand, row in chart.items():
+        counts: dict[str, int] = {}
+        for cell in row.values():
+            counts[cell.rstrip("*")] = counts.get(cell.rstrip("*"), 0) + 1
+        main = max(counts.items(), key=lambda kv: kv[1])[0]
+        exceptions = [f"{f}: {cell}" for f, cell in row.items() if cell.rstrip("*") != main]
+        mixed = [f for f, cell in row.items() if cell.endswith("*")]
+        text = f"  {hand}: {main}"
+        if exceptions:
+            text += f" (but {', '.join(exceptions)})"
+        if mixed:
+            text += f" [depends on the exact cards vs {''.join(mixed)}]"
+        lines.append(text)
+    return lines
+
+
+def analyze(
+    rules: OneEyedFlushRules, jackpot_meter_cents: int | None = None, full_strategy: bool = False
+) -> Analysis:
+    sol = _solve(rules)
+    t = sol.tables
+    w = sol.weight
+    total_states = int(w.sum())
+    if total_states != comb(52, 3) * 49:
+        raise AssertionError(f"state weights sum to {total_states}")
+    chosen = np.take_along_axis(sol.tallies, sol.best[..., None, None, None], axis=4)[..., 0, :, :]
+    tallies = np.einsum("abcf,abcfks->ks", w, chosen)  # [category, result]
+    drew = np.where(sol.best > 0, w, 0)
+    stood = np.where(sol.best == 0, w, 0)
+    t_draw = np.einsum("abcf,abcfks->ks", drew, chosen)
+    t_stand = np.einsum("abcf,abcfks->ks", stood, chosen)
+    assert (t_draw + t_stand == tallies).all()
+    outcomes = []
+    for label, tab in (("stand", t_stand), ("draw", t_draw)):
+        for cat in sorted(Category, reverse=True):
+            for s, res in enumerate(RESULTS):
+                n = int(tab[cat, s])
+                if n == 0:
+                    continue
+                payout = Fraction(int(t.win_odds[cat])) if s == 0 else Fraction(0 if s == 1 else -1)
+                outcomes.append(Outcome(f"{label}, {enum_key(cat)}: {res}", n, payout))
+    total = comb(52, 3) * 49 * D
+    analysis = Analysis(
+        game="one-eyed-flush",
+        rules=dict(rules.describe()),
+        total=total,
+        outcomes=outcomes,
+        average_wager=Fraction(1),
+    )
+    best_ev = np.take_along_axis(sol.ev, sol.best[..., None], axis=4)[..., 0]
+    ev = Fraction(int((np.where(w > 0, best_ev, 0) * w).sum()), total)
+    if ev != analysis.expected_value:
+        raise AssertionError("return table does not sum to the strategy's expected value")
+    chart = strategy_chart(sol)
+    analysis.strategy_summary = strategy_summary(chart)
+    p_draw = Fraction(int(drew.sum()), int(w.sum()))
+    strategy: dict[str, Any] = {"chart": chart, "p_draw": float(p_draw)}
+    if full_strategy:
+        strategy["table"] = full_table(sol)
+    analysis.strategy = strategy
+    analysis.side_bets[f"jackpot (meter ${rules.jackpot.reset_cents / 100:,.2f})"] = jackpot_side_bet(rules)
+    if jackpot_meter_cents is not None:
+        bet = jackpot_side_bet(rules, jackpot_meter_cents)
+        analysis.side_bets[bet.name] = bet
+    analysis.side_bets.update(flip_side_bets())
+    return analysis
+
+
+def full_table(sol: _Solution) -> list[dict[str, Any]]:
+    """Every decision by card classes (natural rank or W for a wild): EV of each option."""
+    rows = []
+    for a in range(NC):
+        for b in range(a, NC):
+            for c in range(b, NC):
+                for f in range(NC):
+                    w = int(sol.weight[a, b, c, f])
+                    if not w:
+                        continue
+                    ev = sol.ev[a, b, c, f]
+                    key = (a, b, c)
+                    options = {"stand": round(int(ev[0]) / D, 6)}
+                    for pos in range(3):
+                        if pos == 0 or key[pos] != key[pos - 1]:
+                            options[f"discard {class_name(key[pos])}"] = round(int(ev[1 + pos]) / D, 6)
+                    rows.append(
+                        {
+                            "cards": "".join(class_name(k) for k in key),
+                            "flip": class_name(f),
+                            "deals": w,
+                            "options": options,
+                            "best": _action_text(key, int(sol.best[a, b, c, f])),
+                        }
+                    )
+    return rows
+
+
+def meters_from(meters: Mapping[str, int] | None) -> int | None:
+    return None if not meters else meters.get("jackpot")
