@@ -1,0 +1,114 @@
+// REST and WebSocket client for the table server (docs/protocol.md).
+
+const TOKEN_KEY = "tablegames.token";
+
+export function getToken() {
+  try {
+    return localStorage.getItem(TOKEN_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function setToken(token) {
+  if (token) localStorage.setItem(TOKEN_KEY, token);
+  else localStorage.removeItem(TOKEN_KEY);
+}
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message || code || `HTTP ${status}`);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export function requestId(prefix = "r") {
+  const rnd = crypto.getRandomValues(new Uint32Array(2));
+  return `${prefix}-${Date.now().toString(36)}-${rnd[0].toString(36)}${rnd[1].toString(36)}`;
+}
+
+/** Call a REST endpoint; JSON in and out; throws ApiError with the server's {code, message}. */
+export async function api(method, path, body) {
+  const headers = { Accept: "application/json" };
+  const token = getToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let data = null;
+  const text = await res.text();
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = { raw: text };
+    }
+  }
+  if (!res.ok) {
+    const err = (data && (data.error || data.detail)) || {};
+    const code = typeof err === "object" ? err.code : String(err);
+    const message = typeof err === "object" ? err.message || JSON.stringify(err) : String(err);
+    throw new ApiError(res.status, code, message);
+  }
+  return data;
+}
+
+/**
+ * One table's WebSocket with automatic reconnect. ``onMessage(msg)`` gets every server message;
+ * ``onStatus("open" | "closed" | "reconnecting")`` the connection state.
+ */
+export class TableSocket {
+  constructor(tableId, { onMessage, onStatus }) {
+    this.tableId = tableId;
+    this.onMessage = onMessage;
+    this.onStatus = onStatus || (() => {});
+    this.closed = false;
+    this.retry = 0;
+    this.queue = [];
+    this.connect();
+  }
+
+  url() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    return `${proto}//${location.host}/ws/tables/${this.tableId}?token=${encodeURIComponent(getToken() || "")}`;
+  }
+
+  connect() {
+    const ws = new WebSocket(this.url());
+    this.ws = ws;
+    ws.addEventListener("open", () => {
+      this.retry = 0;
+      this.onStatus("open");
+      for (const m of this.queue.splice(0)) ws.send(JSON.stringify(m));
+    });
+    ws.addEventListener("message", (ev) => {
+      let msg;
+      try {
+        msg = JSON.parse(ev.data);
+      } catch {
+        return;
+      }
+      this.onMessage(msg);
+    });
+    ws.addEventListener("close", (ev) => {
+      if (this.closed) return;
+      if (ev.code === 4401 || ev.code === 4404) {
+        this.onStatus("closed", ev.code);
+        return;
+      }
+      this.onStatus("reconnecting");
+      const wait = Math.min(5000, 300 * 2 ** this.retry++);
+      setTimeout(() => !this.closed && this.connect(), wait);
+    });
+  }
+
+  send(msg) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(msg));
+    else this.queue.push(msg);
+  }
+
+  close() {
+    this.closed = true;
+    if (this.ws) this.ws.close();
+  }
+}

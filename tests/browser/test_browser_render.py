@@ -1,0 +1,212 @@
+"""The felt drawn from the engine's ``Round.view(seat)``, without a server: cards, backs, chips, wild marks.
+
+A static file server serves ``server/static`` and a small harness page that imports ``table.js`` and draws one
+scene. The views come from real engine rounds on fixed decks, so what is checked is exactly what the server sends.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tablegames.cards import parse_cards
+from tablegames.engine import Table
+from tablegames.randomness import SeededRandom
+from tablegames.rules import make_rules
+
+pytestmark = pytest.mark.browser
+
+HARNESS = """<!doctype html><html><head><meta charset="utf-8">
+<link rel="icon" href="data:,"><link rel="stylesheet" href="/static/css/casino.css"></head>
+<body style="padding:16px"><div id="t" class="table-scene" style="width:1100px"></div>
+<script type="module">
+import { renderTable } from "/static/js/table.js";
+import { installSprite } from "/static/js/cards.js";
+installSprite();
+window.renderScene = (s) => renderTable(document.getElementById("t"),
+  Object.assign({ results: {}, players: {}, meters: {}, lastActions: {} }, s));
+window.harnessReady = true;
+</script></body></html>"""
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    def do_GET(self) -> None:
+        if self.path.startswith("/harness"):
+            body = HARNESS.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        if self.path.startswith("/static/"):
+            self.path = self.path[len("/static") :]
+        super().do_GET()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def static_url(static_dir: Path) -> Iterator[str]:
+    handler = functools.partial(_Handler, directory=str(static_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture()
+def harness(browser: Any, static_url: str, page_errors: Any) -> Iterator[tuple[Any, Any]]:
+    errors = page_errors
+    page = errors.watch(browser.new_page(viewport={"width": 1140, "height": 760}))
+    page.goto(static_url + "/harness.html")
+    page.wait_for_function("window.harnessReady === true")
+    yield page, errors
+    page.close()
+    assert errors.errors == []
+
+
+def deck(first: str) -> list[int]:
+    """A 52-card deck starting with the given cards (the rest in index order)."""
+    head = [int(c) for c in parse_cards(first)]
+    return head + [c for c in range(52) if c not in head]
+
+
+def draw(page: Any, scene: dict[str, Any], shot: Path | None = None) -> None:
+    page.evaluate("s => window.renderScene(s)", scene)
+    if shot is not None:
+        page.locator("#t").screenshot(path=str(shot))
+
+
+def faces(page: Any, selector: str) -> list[str | None]:
+    return page.eval_on_selector_all(
+        selector + " svg.card:not(.slot)", "els => els.map(e => e.dataset.card || null)"
+    )
+
+
+def test_one_eyed_flush_view_shows_only_what_seat_1_may_see(harness: Any, screenshots: Path) -> None:
+    """R-OEF-4: own cards face up, the other seat's face down, the Flip Card (dealer's 2nd card) face up."""
+    page, _ = harness
+    # deal order: seat1, seat2, dealer, seat1, seat2, dealer (Flip Card), ...
+    table = Table(make_rules("one-eyed-flush"), seats=3, source=SeededRandom(1))
+    rnd = table.new_round(deck("Jh 4c 2d 7s 9c Kd 3h Td 8s"))
+    rnd.place_wager(1, "main", 500)
+    rnd.place_wager(1, "jackpot", 100)
+    rnd.place_wager(1, "flip", 200, "one-eyed")
+    rnd.place_wager(2, "main", 2500)
+    rnd.deal()
+    view = rnd.view(1)
+    scene = {
+        "game": "one-eyed-flush",
+        "seatCount": 3,
+        "players": {"1": {"name": "ann"}, "2": {"name": "bob"}},
+        "mySeat": 1,
+        "round": view,
+        "meters": view["meters"],
+    }
+    draw(page, scene, screenshots / "render-one-eyed-flush.png")
+    assert faces(page, "#seat-1 .hand") == ["Jh", "7s", "3h"]
+    assert faces(page, "#seat-2 .hand") == [None, None, None]
+    assert faces(page, ".dealer-cards") == [None, "Kd", None]
+    # the one-eyed cards are marked wild (R-OEF-1): J♥ in seat 1's hand and the K♦ Flip Card
+    assert page.eval_on_selector_all("svg.card.wild", "els => els.map(e => e.dataset.card)") == ["Kd", "Jh"]
+    assert page.locator(".dealer-cards svg.card.flip-card").get_attribute("data-card") == "Kd"
+    # chips: main $5, jackpot $1, flip $2 with its outcome; seat 2 bets $25
+    spots = page.eval_on_selector_all(
+        "#seat-1 .spot",
+        "els => els.map(e => [e.dataset.wager, e.querySelector('.chip-stack')?.dataset.cents])",
+    )
+    assert spots == [["main", "500"], ["flip", "200"], ["jackpot", "100"]]
+    assert page.locator("#seat-1 .spot-option").inner_text() == "One-eyed"
+    assert page.locator("#seat-2 .spot[data-wager=main] .chip-stack").get_attribute("data-cents") == "2500"
+    assert page.locator(".meter-value").inner_text() == "$5,000.10"
+    # seat 1 is to act: highlighted; seat 3 is an open seat
+    assert "acting" in (page.locator("#seat-1").get_attribute("class") or "")
+    assert page.locator("#seat-3 .player-name").inner_text() == "open seat"
+
+
+def test_let_it_ride_community_cards_and_pulled_bet(harness: Any, screenshots: Path) -> None:
+    """R-LIR-2/3: the burn card is never shown; the community cards appear face up one at a time."""
+    page, _ = harness
+    table = Table(make_rules("let-it-ride"), seats=2, source=SeededRandom(1))
+    rnd = table.new_round(deck("Ah Kh 2c Qh Jh 3d Th 9s 4c"))
+    for seat in (1, 2):
+        rnd.place_wager(seat, "bets", 500)
+    rnd.place_wager(1, "progressive", 100)
+    rnd.place_wager(2, "bonus", 500)
+    rnd.deal()
+    rnd.act(1, "ride")
+    rnd.act(2, "pull")
+    view = rnd.view(1)
+    scene: dict[str, Any] = {
+        "game": "let-it-ride",
+        "seatCount": 2,
+        "players": {"1": {"name": "ann"}, "2": {"name": "bob"}},
+        "mySeat": 1,
+        "round": {**view, "seats": [{**s, "pulled": ["1"] if s["seat"] == 2 else []} for s in view["seats"]]},
+        "meters": view["meters"],
+    }
+    draw(page, scene)
+    assert faces(page, ".community-cards") == ["3d", None]
+    assert faces(page, "#seat-1 .hand") == ["Ah", "Qh", "Th"]
+    assert faces(page, "#seat-2 .hand") == [None, None, None]
+    # seat 2 pulled bet 1: its spot is empty, bets 2 and $ still hold $5 each
+    held = page.eval_on_selector_all(
+        "#seat-2 .spot",
+        "els => els.map(e => [e.dataset.wager, e.querySelector('.chip-stack')?.dataset.cents ?? null])",
+    )
+    assert held == [
+        ["bet 1", None],
+        ["bet 2", "500"],
+        ["bet $", "500"],
+        ["bonus", "500"],
+        ["progressive", None],
+    ]
+    rnd.act(1, "ride")
+    rnd.act(2, "ride")
+    view = rnd.view(1)
+    assert view["phase"] == "settled"
+    results = {
+        s["seat"]: {"net": s["returned"] - s["staked"], "hand": "flush", "outcomes": {}}
+        for s in view["seats"]
+    }
+    scene.update(round=view, results=results)
+    draw(page, scene, screenshots / "render-let-it-ride.png")
+    assert faces(page, ".community-cards") == ["3d", "4c"]
+    assert faces(page, "#seat-2 .hand") == ["Kh", "Jh", "9s"]
+    assert page.locator("#seat-1 .seat-status .net").inner_text() == "−$16"
+    assert page.locator(".meter").count() == 3
+
+
+def test_final_count_third_cards_face_down(harness: Any, screenshots: Path) -> None:
+    """R-FC-2: two up cards each, the third face down for everyone (even its owner)."""
+    page, _ = harness
+    table = Table(make_rules("final-count"), seats=7, source=SeededRandom(1))
+    rnd = table.new_round(deck("4c 6d 9h 8c As 2s 7c 9d Kh"))
+    rnd.place_wager(1, "main", 500)
+    rnd.place_wager(7, "main", 1000)
+    rnd.deal()
+    view = rnd.view(1)
+    players = {str(s): {"name": n} for s, n in [(1, "ann"), (3, "cy"), (5, "dee"), (7, "bob")]}
+    draw(
+        page,
+        {"game": "final-count", "seatCount": 7, "players": players, "mySeat": 1, "round": view},
+        screenshots / "render-final-count.png",
+    )
+    assert faces(page, "#seat-1 .hand") == ["4c", "8c", None]
+    assert faces(page, "#seat-7 .hand") == ["6d", "As", None]
+    assert faces(page, ".dealer-cards") == ["9h", "2s", None]
+    # no card is drawn for seats without a wager
+    assert page.locator("#seat-3 svg.card").count() == 0
+    assert page.locator(".meter").count() == 0
