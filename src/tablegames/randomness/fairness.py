@@ -306,7 +306,6 @@ ROUND_RECORD_SCHEMA: Final[dict[str, Any]] = {
             "type": "array",
             "minItems": 52,
             "maxItems": 52,
-            "uniqueItems": True,
             "items": {"type": "string", "pattern": CARD_PATTERN},
         },
         "dealt": {
@@ -325,7 +324,8 @@ ROUND_RECORD_SCHEMA: Final[dict[str, Any]] = {
     },
 }
 """JSON schema of a round record (``tablegames verify --schema`` prints it). Extra top-level keys and extra keys
-in ``dealt`` entries are allowed (e.g. ``"face": "up"``); the ``fairness`` object is closed."""
+in ``dealt`` entries are allowed (e.g. ``"face": "up"``); the ``fairness`` object is closed. A ``deck`` that
+repeats a card is well-formed but fails verification (it cannot be what the seeds deal)."""
 
 
 class RecordFormatError(ValueError):
@@ -511,6 +511,15 @@ def verify_record(record: RoundRecord) -> VerifyReport:
         problems.append(
             f"deck differs first at position {first}: the record has {record.deck[first]}, "
             f"the seeds give {derived[first]} ({len(diffs)} of 52 positions differ)"
+        )
+    seen: set[Card] = set()
+    repeated: list[Card] = []
+    for c in record.deck:
+        (repeated.append if c in seen else seen.add)(c)
+    if repeated:
+        problems.append(
+            f"the recorded deck is not 52 distinct cards: {', '.join(map(str, repeated))} repeated, "
+            f"{', '.join(str(c) for c in CARDS if c not in seen)} missing"
         )
     for n, d in enumerate(record.dealt):
         if d.card != derived[d.position]:
