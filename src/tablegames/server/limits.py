@@ -1,0 +1,406 @@
+"""Bounds against floods, oversized input and slow clients: one pure ASGI middleware in front of the app.
+
+``HardeningMiddleware(app, Limits(...))`` (registered with one line in ``create_app``) enforces, without
+touching the routes:
+
+HTTP
+  * request bodies at most ``max_body_bytes`` (``413`` / code ``too_large``; read before the route runs);
+  * a token bucket per credential (the bearer token, else the client address): ``http_rate`` requests per
+    second with bursts of ``http_burst`` (``429`` / code ``rate_limited`` with ``Retry-After``).
+
+WebSocket
+  * connects count against the same per-credential bucket (a refused connect is closed with ``4429``);
+  * every client message at most ``max_ws_message_bytes``: a bigger one gets an ``error`` message with code
+    ``too_large`` and the socket is closed (``1009``);
+  * a token bucket per socket: ``ws_rate`` messages per second, bursts of ``ws_burst``. A message over the
+    limit is dropped *before the app parses it* (so a flood costs the table almost nothing) and answered with
+    ``{"type": "error", "code": "rate_limited", "request_id": ...}``: it changed nothing. A socket that keeps
+    flooding (``ws_flood_strikes`` dropped messages faster than the bucket refills) is closed (``1008``);
+  * slow clients: the app's ``send`` never waits for the network. Outgoing messages go into a per-socket queue
+    of at most ``send_queue_messages`` drained by a sender task; a socket whose queue overflows or whose
+    single send takes longer than ``send_timeout`` seconds is dropped (the app sees ``websocket.disconnect``;
+    the transport is closed by uvicorn's keep-alive ping once it notices), so one client that never reads can
+    never stall a table's broadcast.
+
+Error bodies have the protocol's shape (docs/protocol.md): REST ``{"error": {"code", "message"}}``,
+WebSocket ``{"type": "error", "code", "message"}``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+RATE_LIMITED = "rate_limited"
+TOO_LARGE = "too_large"
+CLOSE_TOO_LARGE = 1009
+CLOSE_POLICY = 1008
+CLOSE_RATE_LIMITED = 4429
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The bounds; every one is a plain number so tests can tighten them."""
+
+    max_body_bytes: int = 64 * 1024
+    http_rate: float = 50.0
+    http_burst: float = 400.0
+    max_ws_message_bytes: int = 16 * 1024
+    ws_rate: float = 20.0
+    ws_burst: float = 40.0
+    ws_flood_strikes: float = 200.0
+    send_queue_messages: int = 512
+    send_timeout: float = 10.0
+    max_tracked_keys: int = 20_000
+
+
+class TokenBucket:
+    """``rate`` tokens per second up to ``burst``; :meth:`take` spends one if there is one.
+
+    >>> b = TokenBucket(rate=1.0, burst=2.0, now=0.0)
+    >>> [b.take(0.0), b.take(0.0), b.take(0.0), b.take(1.0)]
+    [True, True, False, True]
+    """
+
+    __slots__ = ("burst", "rate", "stamp", "tokens")
+
+    def __init__(self, rate: float, burst: float, now: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = burst
+        self.stamp = now
+
+    def take(self, now: float) -> bool:
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+    def wait_time(self) -> float:
+        """Seconds until the next token."""
+        return max(0.0, (1.0 - self.tokens) / self.rate) if self.rate > 0 else 60.0
+
+
+class KeyedLimiter:
+    """One token bucket per key (LRU-bounded so a stream of new keys cannot grow memory)."""
+
+    def __init__(self, rate: float, burst: float, max_keys: int, clock: Callable[[], float]) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.max_keys = max_keys
+        self.clock = clock
+        self.buckets: OrderedDict[str, TokenBucket] = OrderedDict()
+
+    def take(self, key: str) -> tuple[bool, float]:
+        """(allowed, seconds to wait when not)."""
+        now = self.clock()
+        bucket = self.buckets.get(key)
+        if bucket is None:
+            bucket = self.buckets[key] = TokenBucket(self.rate, self.burst, now)
+            while len(self.buckets) > self.max_keys:
+                self.buckets.popitem(last=False)
+        else:
+            self.buckets.move_to_end(key)
+        ok = bucket.take(now)
+        return ok, (0.0 if ok else bucket.wait_time())
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers") or ():
+        if key.lower() == name:
+            return bytes(value).decode("latin-1")
+    return None
+
+
+def credential_key(scope: Scope) -> str:
+    """The rate-limit key of a request: its bearer / query token, else the client address."""
+    auth = _header(scope, b"authorization")
+    if auth and auth.lower().startswith("bearer "):
+        return "token:" + auth[7:].strip()[:200]
+    query = scope.get("query_string") or b""
+    for part in bytes(query).split(b"&"):
+        if part.startswith(b"token="):
+            return "token:" + part[6:206].decode("latin-1")
+    client = scope.get("client")
+    return "addr:" + (str(client[0]) if client else "?")
+
+
+def _error_body(code: str, message: str) -> bytes:
+    return json.dumps({"error": {"code": code, "message": message}}).encode()
+
+
+async def _http_error(
+    send: Send, status: int, code: str, message: str, headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    body = _error_body(code, message)
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *(headers or []),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def _request_id(text: str) -> str | None:
+    """The ``request_id`` of a (small) client message, to echo it in the refusal."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    rid = data.get("request_id") if isinstance(data, dict) else None
+    return rid if isinstance(rid, str) and 1 <= len(rid) <= 64 else None
+
+
+class _Socket:
+    """One WebSocket connection seen by the middleware: bounded outgoing queue, incoming rate limit."""
+
+    def __init__(self, limits: Limits, send: Send, clock: Callable[[], float]) -> None:
+        self.limits = limits
+        self.real_send = send
+        self.clock = clock
+        self.bucket = TokenBucket(limits.ws_rate, limits.ws_burst, clock())
+        self.strikes = TokenBucket(limits.ws_rate, limits.ws_flood_strikes, clock())
+        self.queue: deque[Message] = deque()
+        self.ready = asyncio.Event()
+        self.gone = asyncio.Event()
+        self.gone_reason: str | None = None
+        self.accepted = False
+        self.sender: asyncio.Task[None] | None = None
+        self.pending_receive: asyncio.Task[Message] | None = None
+        self.dropped = 0
+
+    # --- outgoing -----------------------------------------------------------------------------------
+
+    async def send(self, message: Message) -> None:
+        kind = message.get("type")
+        if not self.accepted:
+            if kind == "websocket.accept":
+                self.accepted = True
+                await self.real_send(message)
+                self.sender = asyncio.create_task(self._sender())
+                return
+            await self.real_send(message)  # a refusal before accepting: straight through
+            return
+        if self.gone.is_set():
+            return  # the client is gone (or dropped as too slow): nothing more is sent to it
+        if len(self.queue) >= self.limits.send_queue_messages:
+            self._drop("slow: outgoing queue full")
+            return
+        self.queue.append(message)
+        self.ready.set()
+
+    def _enqueue_direct(self, message: Message) -> None:
+        """Queue a message of the middleware itself (ignores the queue bound only for one final close)."""
+        if not self.gone.is_set() or message.get("type") == "websocket.close":
+            self.queue.append(message)
+            self.ready.set()
+
+    async def _sender(self) -> None:
+        while True:
+            await self.ready.wait()
+            while self.queue:
+                message = self.queue.popleft()
+                try:
+                    await asyncio.wait_for(self.real_send(message), self.limits.send_timeout)
+                except TimeoutError:
+                    self._drop("slow: a send timed out")
+                    return
+                except Exception:  # the transport is gone (ClientDisconnected, OSError, ...)
+                    self._drop("disconnected")
+                    return
+                if message.get("type") == "websocket.close":
+                    self._drop("closed")
+                    return
+            self.ready.clear()
+
+    def _drop(self, reason: str) -> None:
+        if not self.gone.is_set():
+            self.gone_reason = reason
+            self.gone.set()
+            if reason.startswith("slow"):
+                self.queue.clear()
+
+    async def finish(self) -> None:
+        """After the app returned: flush what is queued (bounded by the send timeout), then stop."""
+        if self.pending_receive is not None and not self.pending_receive.done():
+            self.pending_receive.cancel()
+        if self.sender is None:
+            return
+        if not self.sender.done() and self.queue:
+            deadline = self.clock() + self.limits.send_timeout
+            while self.queue and not self.sender.done() and self.clock() < deadline:
+                await asyncio.sleep(0.005)
+        if not self.sender.done():
+            self.sender.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.sender
+
+    # --- incoming -----------------------------------------------------------------------------------
+
+    async def _next(self, receive: Receive) -> Message:
+        """The next real message, or a disconnect as soon as the socket was dropped."""
+        if self.gone.is_set():
+            return {"type": "websocket.disconnect", "code": CLOSE_POLICY}
+        if self.pending_receive is None:
+            self.pending_receive = asyncio.ensure_future(receive())
+        if not self.accepted:
+            # Before the handshake is done there is nothing to race against.
+            message = await self.pending_receive
+            self.pending_receive = None
+            return message
+        gone = asyncio.ensure_future(self.gone.wait())
+        try:
+            await asyncio.wait({self.pending_receive, gone}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            gone.cancel()
+        if self.pending_receive.done():
+            task, self.pending_receive = self.pending_receive, None
+            return task.result()
+        return {"type": "websocket.disconnect", "code": CLOSE_POLICY}
+
+    def _refuse(self, code: str, message: str, text: str | None) -> None:
+        error: dict[str, Any] = {"type": "error", "code": code, "message": message}
+        rid = (
+            _request_id(text) if text is not None and len(text) <= self.limits.max_ws_message_bytes else None
+        )
+        if rid is not None:
+            error["request_id"] = rid
+        self._enqueue_direct({"type": "websocket.send", "text": json.dumps(error)})
+
+    def _close(self, code: int, reason: str) -> Message:
+        self._enqueue_direct({"type": "websocket.close", "code": code, "reason": reason})
+        self._drop(reason)
+        return {"type": "websocket.disconnect", "code": code}
+
+    async def receive(self, receive: Receive) -> Message:
+        limits = self.limits
+        while True:
+            message = await self._next(receive)
+            if message.get("type") != "websocket.receive":
+                return message
+            text = message.get("text")
+            data = message.get("bytes")
+            size = len(text.encode()) if text is not None else len(data or b"")
+            if size > limits.max_ws_message_bytes:
+                self._refuse(
+                    TOO_LARGE,
+                    f"a message is at most {limits.max_ws_message_bytes} bytes (got {size}); closing",
+                    None,
+                )
+                return self._close(CLOSE_TOO_LARGE, "message too large")
+            now = self.clock()
+            if self.bucket.take(now):
+                return message
+            self.dropped += 1
+            if not self.strikes.take(now):
+                self._refuse(RATE_LIMITED, "too many messages: closing the connection", text)
+                return self._close(CLOSE_POLICY, "rate limit exceeded")
+            self._refuse(
+                RATE_LIMITED,
+                f"too many messages (at most {limits.ws_rate:g}/s, bursts of {limits.ws_burst:g}): "
+                "this one was ignored, nothing changed",
+                text,
+            )
+
+
+class HardeningMiddleware:
+    """Pure ASGI middleware enforcing :class:`Limits` (see the module doc)."""
+
+    def __init__(
+        self, app: ASGIApp, limits: Limits | None = None, clock: Callable[[], float] | None = None
+    ) -> None:
+        self.app = app
+        self.limits = limits or Limits()
+        self.clock = clock or time.monotonic
+        self.http_limiter = KeyedLimiter(
+            self.limits.http_rate, self.limits.http_burst, self.limits.max_tracked_keys, self.clock
+        )
+        self.sockets_dropped: dict[str, int] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope.get("type")
+        if kind == "http":
+            await self._http(scope, receive, send)
+        elif kind == "websocket":
+            await self._websocket(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        ok, wait = self.http_limiter.take(credential_key(scope))
+        if not ok:
+            retry = str(max(1, round(wait + 0.5))).encode()
+            await _http_error(
+                send, 429, RATE_LIMITED, "too many requests: slow down", [(b"retry-after", retry)]
+            )
+            return
+        limit = self.limits.max_body_bytes
+        declared = _header(scope, b"content-length")
+        if declared is not None:
+            try:
+                too_big = int(declared) > limit
+            except ValueError:
+                too_big = False
+            if too_big:
+                await _http_error(send, 413, TOO_LARGE, f"a request body is at most {limit} bytes")
+                return
+        body = bytearray()
+        more = True
+        while more:
+            message = await receive()
+            if message.get("type") != "http.request":
+                return  # the client went away
+            body.extend(message.get("body") or b"")
+            more = bool(message.get("more_body"))
+            if len(body) > limit:
+                await _http_error(send, 413, TOO_LARGE, f"a request body is at most {limit} bytes")
+                return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": bytes(body), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        ok, _ = self.http_limiter.take(credential_key(scope))
+        if not ok:
+            message = await receive()  # websocket.connect
+            if message.get("type") == "websocket.connect":
+                await send({"type": "websocket.close", "code": CLOSE_RATE_LIMITED, "reason": "rate limited"})
+            return
+        sock = _Socket(self.limits, send, self.clock)
+
+        async def wrapped_receive() -> Message:
+            return await sock.receive(receive)
+
+        try:
+            await self.app(scope, wrapped_receive, sock.send)
+        finally:
+            await sock.finish()
+            if sock.gone_reason is not None and sock.gone_reason not in ("closed", "disconnected"):
+                self.sockets_dropped[sock.gone_reason] = self.sockets_dropped.get(sock.gone_reason, 0) + 1
