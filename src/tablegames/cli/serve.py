@@ -1,9 +1,204 @@
-"""CLI commands of this area (registered on the main app)."""
+"""``tablegames serve``, ``tablegames history`` and ``tablegames tables create|list`` (the table server)."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+from typing import Annotated
+
 import typer
+
+from tablegames.cli.common import fail
+
+DEFAULT_DATA_DIR = "data"
+DB_FILE = "tablegames.sqlite3"
+
+DatabaseOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--database",
+        help="SQLAlchemy URL, e.g. postgresql+psycopg://user:pw@host/db (default: SQLite in the data directory; "
+        "env TABLEGAMES_DATABASE_URL)",
+    ),
+]
+DataDirOpt = Annotated[Path, typer.Option("--data-dir", help="directory of the default SQLite database")]
+
+
+def database_url(database: str | None, data_dir: Path) -> str:
+    """``--database`` > ``$TABLEGAMES_DATABASE_URL`` > ``sqlite:///<data-dir>/tablegames.sqlite3``."""
+    url = database or os.environ.get("TABLEGAMES_DATABASE_URL")
+    if url:
+        return url
+    return f"sqlite:///{(data_dir / DB_FILE).resolve()}"
+
+
+def _money(cents: int | None) -> str:
+    if cents is None:
+        return ""
+    sign = "-" if cents < 0 else ""
+    return f"{sign}${abs(cents) // 100:,}.{abs(cents) % 100:02d}"
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
+    """Add the table-server commands to ``app``."""
+
+    @app.command()
+    def serve(
+        host: Annotated[str, typer.Option(help="interface to listen on")] = "127.0.0.1",
+        port: Annotated[int, typer.Option(help="TCP port")] = 8000,
+        database: DatabaseOpt = None,
+        data_dir: DataDirOpt = Path(DEFAULT_DATA_DIR),
+        betting_seconds: Annotated[float, typer.Option(help="betting window after the first wager")] = 15.0,
+        turn_seconds: Annotated[
+            float, typer.Option(help="time to act before the server takes the default")
+        ] = 30.0,
+        admin_token: Annotated[
+            str | None,
+            typer.Option(envvar="TABLEGAMES_ADMIN_TOKEN", help="operator credential (default: random)"),
+        ] = None,
+        demo_tables: Annotated[
+            bool, typer.Option(help="create one table of each game on an empty database")
+        ] = True,
+    ) -> None:
+        """Run the table server (web page, REST and WebSocket play)."""
+        import uvicorn
+
+        from tablegames.server.app import create_app
+
+        if not 0 < port < 65536:
+            fail(f"bad port {port}")
+        if betting_seconds <= 0 or turn_seconds <= 0:
+            fail("--betting-seconds and --turn-seconds must be positive")
+        url = database_url(database, data_dir)
+        app = create_app(
+            url,
+            betting_seconds=betting_seconds,
+            turn_seconds=turn_seconds,
+            admin_token=admin_token,
+            demo_tables=demo_tables,
+        )
+        shown = url.split("@")[-1] if "@" in url else url
+        print(f"tablegames table server: http://{host}:{port}/  (database {shown})", flush=True)
+        print(f"admin token: {app.state.server.admin_token}", flush=True)
+        uvicorn.run(app, host=host, port=port, log_level="warning")
+
+    @app.command("history")
+    def history_cmd(
+        player: Annotated[str | None, typer.Option("--player", help="only rounds this player played")] = None,
+        last: Annotated[int, typer.Option("--last", help="number of rounds")] = 20,
+        database: DatabaseOpt = None,
+        data_dir: DataDirOpt = Path(DEFAULT_DATA_DIR),
+    ) -> None:
+        """Show finished rounds: time, table, game, players, wagers, wins, balances before and after."""
+        from rich.console import Console
+        from rich.table import Table
+
+        from tablegames.server.errors import ApiError
+        from tablegames.server.service import Server, history
+
+        if last < 1:
+            fail("--last must be at least 1")
+        server = Server(database_url(database, data_dir))
+        try:
+            with server.sessions() as s:
+                rows = history(s, player, last)
+        except ApiError as exc:
+            fail(exc.message)
+        except Exception as exc:
+            fail(f"cannot read the database: {exc}")
+        finally:
+            server.engine.dispose()
+        out = Table(title=f"Last {len(rows)} rounds" + (f" of {player}" if player else ""))
+        for col in (
+            "round",
+            "time",
+            "table",
+            "game",
+            "seat",
+            "player",
+            "staked",
+            "returned",
+            "net",
+            "before",
+            "after",
+        ):
+            out.add_column(
+                col, justify="right" if col in {"staked", "returned", "net", "before", "after"} else "left"
+            )
+        for r in rows:
+            for i, p in enumerate(r["players"]):
+                first = i == 0
+                out.add_row(
+                    str(r["round_id"]) if first else "",
+                    (r["settled_at"] or "")[:19].replace("T", " ") if first else "",
+                    r["table"] if first else "",
+                    r["game"] if first else "",
+                    str(p["seat"]),
+                    p["player"],
+                    _money(p["staked"]),
+                    _money(p["returned"]),
+                    _money(p["net"]),
+                    _money(p["balance_before"]),
+                    _money(p["balance_after"]),
+                )
+        Console().print(out)
+
+    tables_app = typer.Typer(help="Operator commands for tables.", no_args_is_help=True)
+    app.add_typer(tables_app, name="tables")
+
+    @tables_app.command("create")
+    def tables_create(
+        game: Annotated[str, typer.Argument(help="let-it-ride | one-eyed-flush | final-count")],
+        name: Annotated[str | None, typer.Option(help="table name")] = None,
+        seats: Annotated[int, typer.Option(help="1-7 seats")] = 5,
+        min_bet: Annotated[int, typer.Option(help="minimum main wager, cents")] = 100,
+        max_bet: Annotated[int, typer.Option(help="maximum wager, cents")] = 10_000,
+        rule: Annotated[list[str] | None, typer.Option("--rule", help="rule option NAME=VALUE")] = None,
+        paytable: Annotated[str | None, typer.Option(help="pay table preset")] = None,
+        database: DatabaseOpt = None,
+        data_dir: DataDirOpt = Path(DEFAULT_DATA_DIR),
+    ) -> None:
+        """Create a table (a running server picks it up when restarted; or use POST /tables)."""
+        from tablegames.rules import RuleError
+        from tablegames.rules.common import parse_rule_options
+        from tablegames.server.db import create_schema
+        from tablegames.server.errors import ApiError
+        from tablegames.server.service import Server, new_table_row, table_info
+
+        try:
+            options = parse_rule_options(rule)
+            row = new_table_row(
+                game, name or game.replace("-", " ").title(), seats, min_bet, max_bet, options, paytable
+            )
+        except (ApiError, RuleError) as exc:
+            fail(str(exc))
+        server = Server(database_url(database, data_dir))
+        try:
+            create_schema(server.engine)
+            with server.tx() as s:
+                s.add(row)
+                s.flush()
+            info = table_info(row)
+        finally:
+            server.engine.dispose()
+        print(f"created table {info['table_id']}: {info['name']} ({info['game']}, {info['seats']} seats, "
+              f"{_money(info['min_bet'])}-{_money(info['max_bet'])}, rules {info['rules']})")  # fmt: skip
+
+    @tables_app.command("list")
+    def tables_list(database: DatabaseOpt = None, data_dir: DataDirOpt = Path(DEFAULT_DATA_DIR)) -> None:
+        """List the tables."""
+        from sqlalchemy import select
+
+        from tablegames.server.db import GameTable, create_schema
+        from tablegames.server.service import Server
+
+        server = Server(database_url(database, data_dir))
+        try:
+            create_schema(server.engine)
+            with server.sessions() as s:
+                for row in s.scalars(select(GameTable).order_by(GameTable.id)):
+                    print(
+                        f"{row.id}\t{row.name}\t{row.game}\t{row.seats} seats\t{row.min_bet}-{row.max_bet}\t{row.rules}"
+                    )
+        finally:
+            server.engine.dispose()

@@ -1,0 +1,244 @@
+"""The FastAPI app: REST endpoints, the WebSocket per table, and the web page (docs/protocol.md).
+
+``create_app(database_url, ...)`` builds a self-contained app (used by ``tablegames serve`` and by tests
+in-process with ``TestClient``); the database schema, meters and demo tables are set up, and unfinished rounds
+recovered, when the app starts (its lifespan).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field, StrictInt
+
+from tablegames.randomness import RandomSource
+from tablegames.server.errors import ApiError
+from tablegames.server.runner import Connection
+from tablegames.server.service import (
+    Config,
+    PlayerInfo,
+    Server,
+    history,
+    jackpot_history,
+    jackpots,
+    round_recall,
+)
+
+log = logging.getLogger("tablegames.server")
+
+STATIC_DIR = Path(__file__).parent / "static"
+
+
+class RegisterBody(BaseModel):
+    name: str = Field(min_length=1, max_length=40)
+
+
+class MoneyBody(BaseModel):
+    amount: StrictInt = Field(description="integer cents, > 0")
+    request_id: str = Field(min_length=1, max_length=64)
+
+
+class TableBody(BaseModel):
+    game: str
+    name: str = Field(min_length=1, max_length=80)
+    seats: StrictInt = 5
+    min_bet: StrictInt = 100
+    max_bet: StrictInt = 10_000
+    rules: dict[str, str] = Field(default_factory=dict)
+    paytable: str | None = None
+
+
+def current_player(request: Request, authorization: Annotated[str | None, Header()] = None) -> PlayerInfo:
+    """The player of the ``Authorization: Bearer <token>`` header (checked on every request)."""
+    token = None
+    if authorization and authorization.lower().startswith("bearer "):
+        token = authorization[7:].strip()
+    server: Server = request.app.state.server
+    return server.authenticate(token)
+
+
+Auth = Annotated[PlayerInfo, Depends(current_player)]
+
+
+def _error(exc: ApiError) -> JSONResponse:
+    return JSONResponse({"error": exc.to_dict()}, status_code=exc.status)
+
+
+def create_app(
+    database_url: str,
+    *,
+    betting_seconds: float = 15.0,
+    turn_seconds: float = 30.0,
+    admin_token: str | None = None,
+    demo_tables: bool = False,
+    source_factory: Callable[[], RandomSource] | None = None,
+    static_dir: Path | None = None,
+) -> FastAPI:
+    """The table server app. ``source_factory`` (tests only) deals seeded decks instead of live ones."""
+    config = Config(betting_seconds=betting_seconds, turn_seconds=turn_seconds, source_factory=source_factory)
+    server = Server(database_url, config, admin_token)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        server.start(demo_tables=demo_tables)
+        try:
+            yield
+        finally:
+            server.stop()
+
+    app = FastAPI(
+        title="tablegames table server",
+        version="1",
+        description="Let It Ride, One Eyed Flush and Final Count at multi-seat tables. Play over the WebSocket "
+        "`/ws/tables/{table_id}?token=...` (see docs/protocol.md); REST for players, wallets, tables and history.",
+        lifespan=lifespan,
+    )
+    app.state.server = server
+
+    @app.exception_handler(ApiError)
+    async def api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return _error(exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = exc.errors()
+        where = [".".join(str(p) for p in e.get("loc", ()) if p != "body") for e in errors]
+        code = "bad_amount" if any(w.endswith("amount") for w in where) else "bad_message"
+        message = "; ".join(
+            f"{w or 'body'}: {e.get('msg', 'invalid')}" for w, e in zip(where, errors, strict=True)
+        )
+        return _error(ApiError(code, message or "invalid request", 422))
+
+    @app.post("/players", status_code=201)
+    async def register(body: RegisterBody) -> dict[str, Any]:
+        info, token = server.register(body.name)
+        return {"player_id": info.player_id, "name": info.name, "token": token, "balance": 0}
+
+    @app.get("/me")
+    async def me(p: Auth) -> dict[str, Any]:
+        return server.me(p)
+
+    @app.post("/wallet/buy-in")
+    async def buy_in(body: MoneyBody, p: Auth) -> dict[str, Any]:
+        return server.cashier(p, "buy-in", body.amount, body.request_id)
+
+    @app.post("/wallet/cash-out")
+    async def cash_out(body: MoneyBody, p: Auth) -> dict[str, Any]:
+        return server.cashier(p, "cash-out", body.amount, body.request_id)
+
+    @app.get("/wallet")
+    async def wallet(p: Auth, last: Annotated[int, Query(ge=1, le=500)] = 20) -> dict[str, Any]:
+        return server.wallet(p, last)
+
+    @app.get("/tables")
+    async def tables() -> list[dict[str, Any]]:
+        return server.list_tables()
+
+    @app.post("/tables", status_code=201)
+    async def create_table(
+        body: TableBody, x_admin_token: Annotated[str | None, Header()] = None
+    ) -> dict[str, Any]:
+        server.check_admin(x_admin_token)
+        return server.create_table(
+            body.game, body.name, body.seats, body.min_bet, body.max_bet, body.rules, body.paytable
+        )
+
+    @app.get("/tables/{table_id}")
+    async def table(table_id: int) -> dict[str, Any]:
+        runner = server.runner(table_id)
+        live = runner.live
+        return {**runner.info(), "view": live.rnd.view(None) if live is not None else None}
+
+    @app.get("/jackpots")
+    async def get_jackpots() -> list[dict[str, Any]]:
+        with server.sessions() as s:
+            return jackpots(s)
+
+    @app.get("/jackpots/history")
+    async def get_jackpot_history(
+        game: str | None = None, meter: str | None = None, last: Annotated[int, Query(ge=1, le=1000)] = 50
+    ) -> list[dict[str, Any]]:
+        with server.sessions() as s:
+            return jackpot_history(s, game, meter, last)
+
+    @app.get("/rounds/{round_id}")
+    async def get_round(round_id: int) -> dict[str, Any]:
+        with server.sessions() as s:
+            return round_recall(s, round_id)
+
+    @app.get("/history")
+    async def get_history(
+        player: str | None = None, last: Annotated[int, Query(ge=1, le=1000)] = 20
+    ) -> list[dict[str, Any]]:
+        with server.sessions() as s:
+            return history(s, player, last)
+
+    @app.get("/health")
+    async def health() -> dict[str, Any]:
+        return {"ok": True}
+
+    @app.websocket("/ws/tables/{table_id}")
+    async def play(websocket: WebSocket, table_id: int, token: str | None = None) -> None:
+        await websocket.accept()
+        try:
+            who = server.authenticate(token)
+            runner = server.runner(table_id)
+        except ApiError as exc:
+            await websocket.send_text(json.dumps({"type": "error", **exc.to_dict(), "request_id": None}))
+            await websocket.close(code=4401 if exc.code == "unauthorized" else 4404)
+            return
+        conn = Connection(who)
+
+        async def sender() -> None:
+            while True:
+                msg = await conn.queue.get()
+                if msg is None:
+                    with contextlib.suppress(Exception):
+                        await websocket.close(code=1008 if conn.closed else 1000)
+                    return
+                await websocket.send_text(json.dumps(msg))
+
+        task = asyncio.create_task(sender())
+        runner.attach(conn)
+        try:
+            while True:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                data = message.get("text")
+                if data is None:
+                    data = message.get("bytes") or b""
+                runner.handle(conn, data)
+                if task.done():
+                    break
+        except WebSocketDisconnect:
+            pass
+        finally:
+            runner.detach(conn)
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    static = static_dir if static_dir is not None else STATIC_DIR
+    if static.is_dir():
+        app.mount("/static", StaticFiles(directory=static), name="static")
+        index = static / "index.html"
+
+        @app.get("/", include_in_schema=False)
+        async def page() -> Any:
+            if index.is_file():
+                return FileResponse(index)
+            return JSONResponse({"error": {"code": "not_found", "message": "no web page installed"}}, 404)
+
+    return app

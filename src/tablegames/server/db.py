@@ -1,0 +1,227 @@
+"""Database models (SQLAlchemy 2) and engine set-up for SQLite and PostgreSQL.
+
+Money is integer cents in a double-entry ledger: every :class:`LedgerTransaction` has entries that sum to zero,
+and an account's ``balance`` column is a cache of the sum of its entries (checked by tests and by
+``ledger.check_ledger``).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    Engine,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    UniqueConstraint,
+    create_engine,
+    event,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+# Account kinds
+WALLET = "wallet"
+HOUSE = "house"
+CASHIER = "cashier"
+IN_PLAY = "in_play"
+JACKPOT = "jackpot"
+
+# Round status
+BETTING = "betting"
+DECIDING = "deciding"
+SETTLED = "settled"
+VOID = "void"
+
+
+def now() -> float:
+    return time.time()
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Account(Base):
+    __tablename__ = "accounts"
+    __table_args__ = (
+        CheckConstraint("kind <> 'wallet' OR balance >= 0", name="wallet_not_negative"),
+        CheckConstraint("kind <> 'in_play' OR balance >= 0", name="in_play_not_negative"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(120), unique=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    balance: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+class Player(Base):
+    __tablename__ = "players"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(40), unique=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"))
+    created_at: Mapped[float] = mapped_column(Float, default=now)
+
+
+class LedgerTransaction(Base):
+    __tablename__ = "ledger_transactions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(24))
+    round_id: Mapped[int | None] = mapped_column(ForeignKey("rounds.id"), index=True, nullable=True)
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), index=True, nullable=True)
+    memo: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[float] = mapped_column(Float, default=now)
+
+
+class Entry(Base):
+    __tablename__ = "ledger_entries"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    transaction_id: Mapped[int] = mapped_column(ForeignKey("ledger_transactions.id"), index=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    amount: Mapped[int] = mapped_column(BigInteger)  # signed: + credit to the account, - debit
+    kind: Mapped[str] = mapped_column(String(24))  # wager, payout, contribution, hit, seed, envy, ...
+
+
+class GameTable(Base):
+    __tablename__ = "tables"
+    __table_args__ = (
+        CheckConstraint("seats >= 1 AND seats <= 7", name="seats_1_7"),
+        CheckConstraint("min_bet > 0 AND max_bet >= min_bet", name="limits"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(80))
+    game: Mapped[str] = mapped_column(String(32))
+    seats: Mapped[int] = mapped_column(Integer)
+    min_bet: Mapped[int] = mapped_column(BigInteger)
+    max_bet: Mapped[int] = mapped_column(BigInteger)
+    rules: Mapped[dict[str, str]] = mapped_column(JSON, default=dict)
+    paytable: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    created_at: Mapped[float] = mapped_column(Float, default=now)
+
+
+class Seating(Base):
+    __tablename__ = "seatings"
+    __table_args__ = (UniqueConstraint("table_id", "player_id", name="one_seat_per_table"),)
+
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+
+
+class RoundRow(Base):
+    __tablename__ = "rounds"
+    __table_args__ = (UniqueConstraint("table_id", "round_no", name="round_no_per_table"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), index=True)
+    round_no: Mapped[int] = mapped_column(Integer)
+    game: Mapped[str] = mapped_column(String(32))
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(12), index=True)
+    deck: Mapped[list[int]] = mapped_column(JSON)  # server-side only, never sent before the round ends
+    server_seed: Mapped[str | None] = mapped_column(String(64), nullable=True)  # secret until settled
+    commitment: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    client_seed: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    nonce: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    seat_players: Mapped[dict[str, int]] = mapped_column(JSON, default=dict)
+    events: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON, nullable=True)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    recovered: Mapped[bool] = mapped_column(Boolean, default=False)
+    started_at: Mapped[float] = mapped_column(Float, default=now)
+    settled_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class RoundStep(Base):
+    """One input of a round (wager, deal, decision), stored as it happens: enough to rebuild the round."""
+
+    __tablename__ = "round_steps"
+    __table_args__ = (UniqueConstraint("round_id", "seq", name="step_seq"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[float] = mapped_column(Float, default=now)
+
+
+class RoundPlayer(Base):
+    __tablename__ = "round_players"
+
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    staked: Mapped[int] = mapped_column(BigInteger)
+    returned: Mapped[int] = mapped_column(BigInteger)
+    net: Mapped[int] = mapped_column(BigInteger)
+    balance_before: Mapped[int] = mapped_column(BigInteger)
+    balance_after: Mapped[int] = mapped_column(BigInteger)
+
+
+class Meter(Base):
+    """A linked jackpot meter of a game (shared by every table of the game). Its value is its account balance."""
+
+    __tablename__ = "meters"
+    __table_args__ = (UniqueConstraint("game", "name", name="meter_per_game"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game: Mapped[str] = mapped_column(String(32))
+    name: Mapped[str] = mapped_column(String(32))
+    reset_cents: Mapped[int] = mapped_column(BigInteger)
+    share: Mapped[str] = mapped_column(String(24))
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"))
+
+
+class IdempotencyKey(Base):
+    __tablename__ = "idempotency_keys"
+
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    request_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    response: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[float] = mapped_column(Float, default=now)
+
+
+def normalize_url(url: str) -> str:
+    """``postgresql://`` -> ``postgresql+psycopg://`` (psycopg 3); a bare path -> a SQLite URL."""
+    if url.startswith("postgresql://") or url.startswith("postgres://"):
+        return "postgresql+psycopg://" + url.split("://", 1)[1]
+    if "://" not in url:
+        return f"sqlite:///{Path(url).resolve()}"
+    return url
+
+
+def make_engine(url: str) -> Engine:
+    """A SQLAlchemy engine; SQLite gets WAL, foreign keys and a busy timeout, its directory is created."""
+    url = normalize_url(url)
+    if url.startswith("sqlite"):
+        path = url.split(":///", 1)[1] if ":///" in url else ""
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA foreign_keys=ON")
+            if path and path != ":memory:":
+                cur.execute("PRAGMA journal_mode=WAL")
+                cur.execute("PRAGMA synchronous=NORMAL")
+            cur.close()
+
+        return engine
+    return create_engine(url, pool_pre_ping=True)
+
+
+def create_schema(engine: Engine) -> None:
+    Base.metadata.create_all(engine)

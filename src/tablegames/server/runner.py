@@ -1,0 +1,828 @@
+"""One live table: seats, the current round (an engine :class:`~tablegames.engine.Round`), timers, and the
+messages to each connected client.
+
+Every method runs on the event loop's thread, one at a time, and never awaits: a step is validated, stored in
+the database, applied to the engine, and then every client gets a ``state`` message built from
+``Round.view(seat)`` / ``Round.visible_history(seat)`` for *its* seat (secrecy is the engine's).
+
+Order of a step: validate (nothing changed on error) -> write the step (and its money) in one database
+transaction -> apply it to the engine (cannot fail now) -> settle if the round is over -> push states.
+A crash at any point leaves the database with the steps taken so far; :meth:`TableRunner.recover` replays them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import logging
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+
+from tablegames.engine import PULL, STAND, Action, IllegalAction, Phase, Round, Table
+from tablegames.engine.events import CardDealt, EnvyPaid, JackpotContribution, JackpotHit, Settled
+from tablegames.randomness import (
+    LiveRandom,
+    ProvablyFair,
+    ServerSeed,
+    fairness_record,
+    require_live,
+    shuffle_deck,
+)
+from tablegames.rules import make_rules
+from tablegames.server import ledger
+from tablegames.server.db import (
+    BETTING,
+    DECIDING,
+    HOUSE,
+    IN_PLAY,
+    SETTLED,
+    VOID,
+    GameTable,
+    IdempotencyKey,
+    Player,
+    RoundPlayer,
+    RoundRow,
+    RoundStep,
+    Seating,
+)
+from tablegames.server.errors import ApiError, from_engine
+from tablegames.server.hints import hint_message
+from tablegames.server.service import (
+    PlayerInfo,
+    check_amount,
+    check_request_id,
+    clear_seat,
+    meter_accounts,
+    meter_values,
+    table_info,
+)
+
+if TYPE_CHECKING:
+    from tablegames.server.service import Server
+
+log = logging.getLogger("tablegames.server")
+
+#: What the server does for a seat whose turn timed out (docs/protocol.md).
+DEFAULT_ACTIONS: dict[str, Action] = {"let-it-ride": PULL, "one-eyed-flush": STAND, "final-count": STAND}
+
+MAX_QUEUE = 1000
+
+
+class Connection:
+    """One client socket: its player, its outgoing queue and its hint toggle."""
+
+    def __init__(self, player: PlayerInfo) -> None:
+        self.player = player
+        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.hints = False
+        self.round_key: int | None = None  # engine round_no of the events sent so far
+        self.sent = 0
+        self.closed = False
+        self.last_hint: tuple[int, int] | None = None
+
+    def send(self, message: dict[str, Any]) -> None:
+        if self.closed:
+            return
+        if self.queue.qsize() >= MAX_QUEUE:  # a client that does not read is dropped, not waited for
+            self.closed = True
+            self.queue.put_nowait(None)
+            return
+        self.queue.put_nowait(message)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.queue.put_nowait(None)
+
+
+@dataclass
+class Live:
+    """The server's side of one engine round."""
+
+    rnd: Round
+    round_id: int | None = None
+    seat_players: dict[int, int] = field(default_factory=dict)
+    steps: int = 0
+    pf: ProvablyFair | None = None
+    betting_deadline: float | None = None
+    turn_key: tuple[int, int, int] | None = None
+    turn_deadline: float | None = None
+    settled: bool = False
+    recovered: bool = False
+    result: dict[str, Any] | None = None
+
+
+class TableRunner:
+    def __init__(self, server: Server, row: GameTable) -> None:
+        self.server = server
+        self.table_id = row.id
+        self.row = row
+        self.game = row.game
+        self.rules = make_rules(row.game, row.rules, row.paytable)
+        self.engine = Table(self.rules, seats=row.seats, source=LiveRandom())
+        self.live: Live | None = None
+        self.conns: list[Connection] = []
+        self.occupants: dict[int, PlayerInfo] = {}
+        self._timer: asyncio.TimerHandle | None = None
+        with server.sessions() as s:
+            for seat, pid, name, acc in s.execute(
+                select(Seating.seat, Player.id, Player.name, Player.account_id)
+                .join(Player, Player.id == Seating.player_id)
+                .where(Seating.table_id == row.id)
+            ):
+                self.occupants[seat] = PlayerInfo(pid, name, acc)
+            self.engine.round_no = int(
+                s.scalar(select(func.max(RoundRow.round_no)).where(RoundRow.table_id == row.id)) or 0
+            )
+
+    # --- info -------------------------------------------------------------------------------------
+
+    def info(self) -> dict[str, Any]:
+        return table_info(self.row, {k: p.name for k, p in self.occupants.items()})
+
+    def seat_of(self, player_id: int) -> int | None:
+        for seat, p in self.occupants.items():
+            if p.player_id == player_id:
+                return seat
+        return None
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        for c in list(self.conns):
+            c.close()
+
+    # --- connections and messages ----------------------------------------------------------------
+
+    def attach(self, conn: Connection) -> None:
+        self.conns.append(conn)
+        cfg = self.server.config
+        conn.send(
+            {
+                "type": "welcome",
+                "player": {"player_id": conn.player.player_id, "name": conn.player.name},
+                "table": self.info(),
+                "seat": self.seat_of(conn.player.player_id),
+                "balance": self.server.balance(conn.player),
+                "betting_seconds": cfg.betting_seconds,
+                "turn_seconds": cfg.turn_seconds,
+            }
+        )
+        self._push(conn)
+
+    def detach(self, conn: Connection) -> None:
+        if conn in self.conns:
+            self.conns.remove(conn)
+        conn.close()
+
+    def handle(self, conn: Connection, text: str | bytes) -> None:
+        """Handle one client message; every refusal is an ``error`` message and changes nothing."""
+        rid: str | None = None
+        try:
+            if len(text) > self.server.config.max_message_bytes:
+                raise ApiError(
+                    "bad_message", f"message larger than {self.server.config.max_message_bytes} bytes"
+                )
+            try:
+                msg = json.loads(text)
+            except (ValueError, UnicodeDecodeError):
+                raise ApiError("bad_json", "the message is not valid JSON") from None
+            if not isinstance(msg, dict):
+                raise ApiError("bad_json", "a message must be a JSON object with a 'type'")
+            raw_rid = msg.get("request_id")
+            rid = raw_rid if isinstance(raw_rid, str) and len(raw_rid) <= 64 else None
+            kind = msg.get("type")
+            handler = self.HANDLERS.get(kind) if isinstance(kind, str) else None
+            if handler is None:
+                known = ", ".join(self.HANDLERS)
+                raise ApiError("unknown_type", f"unknown message type {kind!r}; known: {known}")
+            handler(self, conn, msg)
+        except ApiError as exc:
+            conn.send({"type": "error", **exc.to_dict(), "request_id": rid})
+        except IllegalAction as exc:
+            conn.send({"type": "error", **from_engine(exc).to_dict(), "request_id": rid})
+        except SQLAlchemyError:
+            log.exception("database error on table %s", self.table_id)
+            conn.send(
+                {
+                    "type": "error",
+                    "code": "server_error",
+                    "message": "the database refused the request; nothing was changed",
+                    "request_id": rid,
+                }
+            )
+        except Exception:
+            log.exception("unexpected error on table %s", self.table_id)
+            conn.send(
+                {"type": "error", "code": "server_error", "message": "internal error", "request_id": rid}
+            )
+
+    def _ack(self, conn: Connection, kind: str, msg: dict[str, Any], **fields: Any) -> None:
+        rid = msg.get("request_id") if isinstance(msg.get("request_id"), str) else None
+        conn.send({"type": "ack", "request_id": rid, "for": kind, **fields})
+
+    # --- handlers ---------------------------------------------------------------------------------
+
+    def on_ping(self, conn: Connection, msg: dict[str, Any]) -> None:
+        conn.send(
+            {
+                "type": "pong",
+                "request_id": msg.get("request_id") if isinstance(msg.get("request_id"), str) else None,
+            }
+        )
+
+    def on_state(self, conn: Connection, msg: dict[str, Any]) -> None:
+        conn.round_key = None  # resend the round's events from the start
+        self._push(conn)
+
+    def on_hints(self, conn: Connection, msg: dict[str, Any]) -> None:
+        on = msg.get("on")
+        if not isinstance(on, bool):
+            raise ApiError("bad_message", "hints needs 'on': true or false")
+        conn.hints = on
+        conn.last_hint = None
+        self._ack(conn, "hints", msg, on=on)
+        self._push(conn)
+
+    def on_sit(self, conn: Connection, msg: dict[str, Any]) -> None:
+        check_request_id(msg.get("request_id"), required=False)
+        pid = conn.player.player_id
+        if self.seat_of(pid) is not None:
+            raise ApiError("already_seated", f"you already sit at seat {self.seat_of(pid)} of this table")
+        seat = msg.get("seat")
+        n = self.row.seats
+        busy = set(self.occupants)
+        if self.live is not None and not self.live.rnd.is_over:
+            busy |= {s.seat for s in self.live.rnd.active_seats}
+        if seat is None:
+            free = [i for i in range(1, n + 1) if i not in busy]
+            if not free:
+                raise ApiError("seat_taken", "the table is full")
+            seat = free[0]
+        elif isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= n:
+            raise ApiError("bad_seat", f"no seat {seat!r} at this table (seats 1-{n})")
+        elif seat in busy:
+            raise ApiError("seat_taken", f"seat {seat} is taken")
+        try:
+            with self.server.tx() as s:
+                s.add(Seating(table_id=self.table_id, seat=seat, player_id=pid))
+        except IntegrityError:
+            raise ApiError("seat_taken", f"seat {seat} is taken") from None
+        self.occupants[seat] = conn.player
+        self._ack(conn, "sit", msg, seat=seat)
+        self._changed()
+
+    def on_leave(self, conn: Connection, msg: dict[str, Any]) -> None:
+        seat = self.seat_of(conn.player.player_id)
+        if seat is None:
+            raise ApiError("not_seated", "you do not sit at this table")
+        live = self.live
+        if live is not None and not live.rnd.is_over and live.rnd.seats[seat].playing:
+            raise ApiError("in_round", f"seat {seat} has wagers in play; leave after the round")
+        with self.server.tx() as s:
+            clear_seat(s, self.table_id, conn.player.player_id)
+        del self.occupants[seat]
+        self._ack(conn, "leave", msg, seat=seat)
+        self._changed()
+
+    def on_wager(self, conn: Connection, msg: dict[str, Any]) -> None:
+        rid = check_request_id(msg.get("request_id"), required=True)
+        player = conn.player
+        key = f"wager:{self.table_id}:{rid}"
+        with self.server.sessions() as s:
+            old = s.get(IdempotencyKey, (player.player_id, key))
+            if old is not None:
+                conn.send({**old.response, "duplicate": True})
+                return
+        seat = self.seat_of(player.player_id)
+        if seat is None:
+            raise ApiError("not_seated", "take a seat (sit) before wagering")
+        wagers = msg.get("wagers")
+        options = msg.get("options") or {}
+        if not isinstance(wagers, dict) or not wagers or len(wagers) > 8:
+            raise ApiError("bad_message", "wagers must be an object {wager name: cents}")
+        if not isinstance(options, dict) or not all(isinstance(v, str) for v in options.values()):
+            raise ApiError("bad_message", "options must be an object {wager name: text}")
+        for name in options:
+            if name not in wagers:
+                raise ApiError("bad_message", f"option for {name!r} without that wager in this message")
+        live = self.live
+        if live is not None and live.rnd.is_over and not live.settled:
+            self._settle()  # a settlement that failed earlier is retried before anything else
+        if live is None or live.rnd.is_over:
+            live = self.live = self._new_live()
+        rnd = live.rnd
+        if rnd.phase != Phase.BETTING:
+            raise ApiError("betting_closed", "the cards are being played; wager in the next round")
+        specs = {w.name: w for w in rnd.wager_specs()}
+        for name, amount in wagers.items():
+            if name not in specs:
+                raise ApiError(
+                    "bad_wager", f"unknown wager {name!r} for {self.game}; wagers: {', '.join(specs)}"
+                )
+            cents = check_amount(amount, f"the {name} wager")
+            spec = specs[name]
+            if spec.main and cents < self.row.min_bet:
+                raise ApiError(
+                    "under_limit",
+                    f"the {name} wager is {cents} cents; this table's minimum is {self.row.min_bet}",
+                )
+            if spec.fixed_cents is None and cents > self.row.max_bet:
+                raise ApiError(
+                    "over_limit",
+                    f"the {name} wager is {cents} cents; this table's maximum is {self.row.max_bet}",
+                )
+        order = sorted(wagers, key=lambda n: not specs[n].main)
+        trial = copy.deepcopy(rnd)
+        for name in order:
+            trial.place_wager(seat, name, wagers[name], options.get(name))  # engine validation (typed errors)
+        cost = sum(rnd.wager_cost(name, wagers[name]) for name in order)
+        first = live.round_id is None
+        try:
+            with self.server.tx() as s:
+                row: RoundRow | None
+                if first:
+                    row = self._round_row(live)
+                    s.add(row)
+                    s.flush()
+                else:
+                    row = s.get(RoundRow, live.round_id, with_for_update=True)
+                assert row is not None
+                ledger.transfer(
+                    s,
+                    "wager",
+                    player.account_id,
+                    self.server.system[IN_PLAY],
+                    cost,
+                    round_id=row.id,
+                    player_id=player.player_id,
+                    memo=f"table {self.table_id} seat {seat}: "
+                    + ", ".join(f"{n} {wagers[n]}" for n in order),
+                )
+                for i, name in enumerate(order):
+                    payload = {
+                        "op": "wager",
+                        "seat": seat,
+                        "player_id": player.player_id,
+                        "wager": name,
+                        "amount": wagers[name],
+                        "option": options.get(name),
+                    }
+                    s.add(RoundStep(round_id=row.id, seq=live.steps + i, payload=payload))
+                row.seat_players = {**row.seat_players, str(seat): player.player_id}
+                ack = {
+                    "type": "ack",
+                    "request_id": rid,
+                    "for": "wager",
+                    "round_id": row.id,
+                    "seat": seat,
+                    "wagers": {n: wagers[n] for n in order},
+                    "balance": ledger.balance(s, player.account_id),
+                }
+                s.add(IdempotencyKey(player_id=player.player_id, request_id=key, response=ack))
+                round_id = row.id
+        except ledger.NotEnoughMoney:
+            raise ApiError(
+                "insufficient_funds",
+                f"these wagers need {cost} cents; your balance is {self.server.balance(player)}",
+            ) from None
+        live.round_id = round_id
+        live.steps += len(order)
+        live.seat_players[seat] = player.player_id
+        for name in order:
+            rnd.place_wager(seat, name, wagers[name], options.get(name))
+        if live.betting_deadline is None:
+            live.betting_deadline = time.time() + self.server.config.betting_seconds
+        conn.send({**ack, "duplicate": False})
+        playing = {s.seat for s in rnd.active_seats}
+        if all(seat in playing for seat in self.occupants):
+            self._deal()
+        else:
+            self._changed()
+
+    def on_act(self, conn: Connection, msg: dict[str, Any]) -> None:
+        check_request_id(msg.get("request_id"), required=False)
+        seat = self.seat_of(conn.player.player_id)
+        if seat is None:
+            raise ApiError("not_seated", "you do not sit at this table")
+        if "seat" in msg and msg["seat"] != seat:
+            raise ApiError("not_your_turn", f"seat {msg['seat']!r} is not yours (you sit at seat {seat})")
+        live = self.live
+        if live is None or live.rnd.phase != Phase.DECIDING:
+            raise ApiError("wrong_phase", "there is no decision to take now")
+        rnd = live.rnd
+        text = msg.get("action")
+        if not isinstance(text, str):
+            raise ApiError("bad_message", "act needs 'action', e.g. \"stand\"")
+        try:
+            action = Action.parse(text)
+        except ValueError as exc:
+            raise ApiError("unknown_action", str(exc)) from None
+        if rnd.to_act != seat:
+            raise ApiError("not_your_turn", f"it is not seat {seat}'s turn (waiting for seat {rnd.to_act})")
+        legal = rnd.legal_actions(seat)
+        if action not in legal:
+            listing = ", ".join(str(a) for a in legal)
+            code = "bad_index" if action.name in {a.name for a in legal} else "unknown_action"
+            raise ApiError(code, f"{action} is not a legal action now; legal: {listing}")
+        event = self._apply_action(seat, action, "player")
+        self._ack(conn, "act", msg, event=event.to_dict())
+        self._after_step()
+
+    HANDLERS: ClassVar[dict[str, Any]] = {
+        "sit": on_sit,
+        "leave": on_leave,
+        "wager": on_wager,
+        "act": on_act,
+        "hints": on_hints,
+        "state": on_state,
+        "ping": on_ping,
+    }
+
+    # --- round steps ------------------------------------------------------------------------------
+
+    def _new_live(self) -> Live:
+        source_factory = self.server.config.source_factory
+        pf = None
+        if source_factory is not None:
+            deck = shuffle_deck(source_factory())
+        else:
+            pf = ProvablyFair(nonce=self.engine.round_no + 1)
+            deck = shuffle_deck(require_live(pf.source()))
+        self.engine.current = None
+        rnd = self.engine.new_round(deck=[int(c) for c in deck])
+        return Live(rnd, pf=pf)
+
+    def _round_row(self, live: Live) -> RoundRow:
+        pf = live.pf
+        return RoundRow(
+            table_id=self.table_id,
+            round_no=live.rnd.round_no,
+            game=self.game,
+            rules=dict(self.rules.describe()),
+            status=BETTING,
+            deck=list(live.rnd.deck),
+            server_seed=pf.server_seed.hex if pf else None,
+            commitment=pf.commitment if pf else None,
+            client_seed=pf.client_seed if pf else None,
+            nonce=pf.nonce if pf else None,
+            seat_players={},
+        )
+
+    def _persist_step(self, payload: dict[str, Any], status: str | None = None) -> None:
+        live = self.live
+        assert live is not None and live.round_id is not None
+        with self.server.tx() as s:
+            s.add(RoundStep(round_id=live.round_id, seq=live.steps, payload=payload))
+            if status is not None:
+                s.execute(update(RoundRow).where(RoundRow.id == live.round_id).values(status=status))
+        live.steps += 1
+
+    def _refresh_meters(self) -> None:
+        """Linked meters: the engine's meters = the database value + this round's own contributions."""
+        if not self.engine.meters or self.live is None:
+            return
+        rnd = self.live.rnd
+        with self.server.sessions() as s:
+            values = meter_values(s, self.game)
+        own: dict[str, int] = defaultdict(int)
+        for e in rnd.history:
+            if isinstance(e, JackpotContribution):
+                own[e.meter] += e.amount
+        for name in self.engine.meters:
+            if name not in values:
+                continue
+            new = values[name] + own[name]
+            diff = new - self.engine.meters[name]
+            self.engine.meters[name] = new
+            rnd.meters_before[name] = rnd.meters_before.get(name, 0) + diff
+
+    def _deal(self) -> None:
+        live = self.live
+        if live is None or live.round_id is None:
+            return
+        rnd = live.rnd
+        if rnd.phase != Phase.BETTING or not rnd.active_seats:
+            return
+        self._persist_step({"op": "deal"}, status=DECIDING)
+        self._refresh_meters()
+        rnd.deal()
+        self._after_step()
+
+    def _apply_action(self, seat: int, action: Action, by: str) -> Any:
+        live = self.live
+        assert live is not None
+        self._persist_step({"op": "act", "seat": seat, "action": str(action), "by": by})
+        self._refresh_meters()
+        return live.rnd.act(seat, action, by=by)
+
+    def _after_step(self) -> None:
+        live = self.live
+        if live is not None and live.rnd.is_over and not live.settled:
+            self._settle()
+            self._changed()
+            if live.result is not None:
+                for c in list(self.conns):
+                    c.send({**live.result, "balance": self.server.balance(c.player)})
+            return
+        self._changed()
+
+    def _settle(self) -> None:
+        """Write the round's settlement in one transaction, exactly once (status change included)."""
+        live = self.live
+        assert live is not None and live.round_id is not None
+        rnd = live.rnd
+        system = self.server.system
+        with self.server.tx() as s:
+            row = s.get(RoundRow, live.round_id, with_for_update=True)
+            assert row is not None
+            if row.status == SETTLED:
+                live.settled = True
+                return
+            meters = meter_accounts(s, self.game)
+            seat_players = {int(k): v for k, v in row.seat_players.items()}
+            wallets = dict(
+                s.execute(
+                    select(Player.id, Player.account_id).where(Player.id.in_(list(seat_players.values())))
+                )
+                .tuples()
+                .all()
+            )
+
+            def wallet(seat: int) -> int:
+                return int(wallets[seat_players[seat]])
+
+            staked = {st.seat: st.staked for st in rnd.active_seats}
+            returned: dict[int, int] = defaultdict(int)
+            hits: dict[int, int] = defaultdict(int)
+            envy: dict[int, int] = defaultdict(int)
+            house = system[HOUSE]
+            house_delta = sum(staked.values())
+            ledger.transfer(s, "stakes", system[IN_PLAY], house, house_delta, round_id=row.id)
+            for e in rnd.history:
+                if isinstance(e, JackpotContribution):
+                    ledger.transfer(
+                        s, "contribution", house, meters[e.meter], e.amount, round_id=row.id,
+                        player_id=seat_players[e.seat], memo=e.meter,
+                    )  # fmt: skip
+                    house_delta -= e.amount
+            for e in rnd.history:
+                if isinstance(e, Settled):
+                    returned[e.seat] += e.returned
+                elif isinstance(e, JackpotHit):
+                    ledger.transfer(
+                        s, "hit", meters[e.meter], wallet(e.seat), e.amount, round_id=row.id,
+                        player_id=seat_players[e.seat], memo=e.meter,
+                    )  # fmt: skip
+                    ledger.transfer(
+                        s, "seed", house, meters[e.meter], e.reset_to, round_id=row.id, memo=e.meter
+                    )
+                    house_delta -= e.reset_to
+                    hits[e.seat] += e.amount
+                elif isinstance(e, EnvyPaid):
+                    ledger.transfer(
+                        s, "envy", house, wallet(e.seat), e.amount, round_id=row.id,
+                        player_id=seat_players[e.seat], memo=f"from seat {e.from_seat}: {e.hand}",
+                    )  # fmt: skip
+                    house_delta -= e.amount
+                    envy[e.seat] += e.amount
+            results = []
+            for seat in sorted(staked):
+                pay = returned[seat] - hits[seat]
+                ledger.transfer(
+                    s, "payout", house, wallet(seat), pay, round_id=row.id, player_id=seat_players[seat]
+                )
+                house_delta -= pay
+                total_back = returned[seat] + envy[seat]
+                net = total_back - staked[seat]
+                after = ledger.balance(s, wallet(seat))
+                s.add(
+                    RoundPlayer(
+                        round_id=row.id,
+                        seat=seat,
+                        player_id=seat_players[seat],
+                        staked=staked[seat],
+                        returned=total_back,
+                        net=net,
+                        balance_before=after - net,
+                        balance_after=after,
+                    )
+                )
+                results.append(
+                    {
+                        "seat": seat,
+                        "player_id": seat_players[seat],
+                        "staked": staked[seat],
+                        "returned": total_back,
+                        "net": net,
+                    }
+                )
+            fairness = None
+            if row.server_seed and row.client_seed is not None and row.nonce is not None:
+                fairness = fairness_record(
+                    game=self.game,
+                    round_id=row.id,
+                    server_seed=ServerSeed.from_hex(row.server_seed),
+                    client_seed=row.client_seed,
+                    nonce=row.nonce,
+                    deck=row.deck,
+                    dealt=[(e.position, e.to) for e in rnd.history if isinstance(e, CardDealt)],
+                    commitment=row.commitment,
+                )
+            row.status = SETTLED
+            row.events = [e.to_dict() for e in rnd.history]
+            row.settled_at = time.time()
+            row.recovered = live.recovered
+            row.result = {"house_net": house_delta, "results": results, "fairness": fairness}
+        live.settled = True
+        names = {p.player_id: p.name for p in self.occupants.values()}
+        live.result = {
+            "type": "round_result",
+            "round_id": live.round_id,
+            "seq": len(rnd.history),
+            "results": [{**r, "player": names.get(r["player_id"])} for r in results],
+            "envy": [e.to_dict() for e in rnd.history if isinstance(e, EnvyPaid)],
+            "jackpot_hits": [e.to_dict() for e in rnd.history if isinstance(e, JackpotHit)],
+            "meters": dict(self.engine.meters),
+        }
+
+    # --- timers -----------------------------------------------------------------------------------
+
+    def _schedule(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        live = self.live
+        if live is None:
+            return
+        rnd = live.rnd
+        deadline: float | None = None
+        if rnd.phase == Phase.BETTING and rnd.active_seats and live.betting_deadline is not None:
+            deadline = live.betting_deadline
+        elif rnd.phase == Phase.DECIDING and rnd.to_act is not None:
+            key = (rnd.round_no, rnd.to_act, len(rnd.history))
+            if key != live.turn_key:
+                live.turn_key = key
+                live.turn_deadline = time.time() + self.server.config.turn_seconds
+            deadline = live.turn_deadline
+        if deadline is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._timer = loop.call_later(max(0.0, deadline - time.time()), self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        live = self.live
+        if live is None:
+            return
+        try:
+            rnd = live.rnd
+            now = time.time() + 0.005
+            if (
+                rnd.phase == Phase.BETTING
+                and live.betting_deadline is not None
+                and now >= live.betting_deadline
+            ):
+                self._deal()
+            elif rnd.phase == Phase.DECIDING and live.turn_deadline is not None and now >= live.turn_deadline:
+                seat = rnd.to_act
+                if seat is not None:
+                    self._apply_action(seat, DEFAULT_ACTIONS[self.game], "timeout")
+                    self._after_step()
+            else:
+                self._schedule()
+        except Exception:
+            log.exception("timer step failed on table %s", self.table_id)
+
+    # --- pushes -----------------------------------------------------------------------------------
+
+    def _changed(self) -> None:
+        self._schedule()  # first: it sets the turn deadline the states show
+        for c in list(self.conns):
+            self._push(c)
+
+    def deadline(self) -> float | None:
+        live = self.live
+        if live is None:
+            return None
+        if live.rnd.phase == Phase.BETTING and live.rnd.active_seats:
+            return live.betting_deadline
+        if live.rnd.phase == Phase.DECIDING:
+            return live.turn_deadline
+        return None
+
+    def state_for(self, conn: Connection) -> dict[str, Any]:
+        """The ``state`` message for this client: built only from the engine's view for its seat."""
+        seat = self.seat_of(conn.player.player_id)
+        live = self.live
+        view = None
+        events: list[dict[str, Any]] = []
+        seq = 0
+        if live is not None:
+            rnd = live.rnd
+            view = rnd.view(seat)
+            history = rnd.visible_history(seat)
+            seq = len(history)
+            if conn.round_key != rnd.round_no:
+                conn.round_key = rnd.round_no
+                conn.sent = 0
+            events = history[conn.sent :]
+            conn.sent = seq
+        deadline = self.deadline()
+        return {
+            "type": "state",
+            "table_id": self.table_id,
+            "round_id": live.round_id if live else None,
+            "seq": seq,
+            "seat": seat,
+            "balance": self.server.balance(conn.player),
+            "occupants": {str(k): p.name for k, p in sorted(self.occupants.items())},
+            "betting_open": live is None or live.rnd.is_over or live.rnd.phase == Phase.BETTING,
+            "deadline": deadline,
+            "seconds_left": None if deadline is None else max(0.0, round(deadline - time.time(), 3)),
+            "meters": dict(self.engine.meters),
+            "commitment": live.pf.commitment if live is not None and live.pf is not None else None,
+            "round": view,
+            "events": events,
+        }
+
+    def _push(self, conn: Connection) -> None:
+        conn.send(self.state_for(conn))
+        live = self.live
+        seat = self.seat_of(conn.player.player_id)
+        if conn.hints and live is not None and seat is not None and live.rnd.to_act == seat:
+            key = (live.rnd.round_no, len(live.rnd.history))
+            if conn.last_hint != key:
+                conn.last_hint = key
+                conn.send(hint_message(live.rnd, seat, live.round_id))
+
+    # --- recovery ---------------------------------------------------------------------------------
+
+    def recover(self) -> None:
+        """Rebuild every unfinished round of this table from its stored steps, finish it by the timeout
+        defaults and settle it (exactly once)."""
+        with self.server.sessions() as s:
+            rows = list(
+                s.scalars(
+                    select(RoundRow)
+                    .where(RoundRow.table_id == self.table_id, RoundRow.status.in_([BETTING, DECIDING]))
+                    .order_by(RoundRow.id)
+                )
+            )
+            steps = {
+                r.id: [
+                    st.payload
+                    for st in s.scalars(
+                        select(RoundStep).where(RoundStep.round_id == r.id).order_by(RoundStep.seq)
+                    )
+                ]
+                for r in rows
+            }
+        last_no = self.engine.round_no
+        for row in rows:
+            self.engine.current = None
+            self.engine.round_no = row.round_no - 1
+            rnd = self.engine.new_round(deck=row.deck)
+            live = Live(
+                rnd,
+                round_id=row.id,
+                seat_players={int(k): v for k, v in row.seat_players.items()},
+                steps=len(steps[row.id]),
+                recovered=True,
+            )
+            self.live = live
+            for step in steps[row.id]:
+                op = step["op"]
+                if op == "wager":
+                    rnd.place_wager(step["seat"], step["wager"], step["amount"], step.get("option"))
+                elif op == "deal":
+                    self._refresh_meters()
+                    rnd.deal()
+                elif op == "act":
+                    self._refresh_meters()
+                    rnd.act(step["seat"], step["action"], by=step["by"])
+            if not rnd.active_seats:
+                with self.server.tx() as s:
+                    s.execute(update(RoundRow).where(RoundRow.id == row.id).values(status=VOID))
+                continue
+            if rnd.phase == Phase.BETTING:
+                self._persist_step({"op": "deal"}, status=DECIDING)
+                self._refresh_meters()
+                rnd.deal()
+            while not rnd.is_over:
+                seat = rnd.to_act
+                assert seat is not None
+                self._apply_action(seat, DEFAULT_ACTIONS[self.game], "timeout")
+            self._settle()
+            log.warning("recovered round %s of table %s", row.id, self.table_id)
+        self.engine.round_no = max(last_no, self.engine.round_no)

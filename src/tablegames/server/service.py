@@ -1,0 +1,528 @@
+"""The server's state outside the WebSocket: players and tokens, wallets, tables, jackpot meters, game recall.
+
+:class:`Server` owns the database engine and one :class:`~tablegames.server.runner.TableRunner` per table. All
+mutating calls run on the event loop's thread (one at a time), and every money movement is a ledger transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import secrets
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from tablegames.engine.games import meter_specs
+from tablegames.randomness import RandomSource
+from tablegames.rules import GAMES, RuleError, make_rules
+from tablegames.server import ledger
+from tablegames.server.db import (
+    CASHIER,
+    HOUSE,
+    IN_PLAY,
+    JACKPOT,
+    SETTLED,
+    WALLET,
+    Account,
+    Entry,
+    GameTable,
+    IdempotencyKey,
+    LedgerTransaction,
+    Meter,
+    Player,
+    RoundPlayer,
+    RoundRow,
+    Seating,
+    create_schema,
+    make_engine,
+)
+from tablegames.server.errors import ApiError
+
+log = logging.getLogger("tablegames.server")
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,39}$")
+REQUEST_ID_MAX = 64
+DEMO_TABLES = (
+    ("Let It Ride", "let-it-ride"),
+    ("One Eyed Flush", "one-eyed-flush"),
+    ("Final Count", "final-count"),
+)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def iso(ts: float | None) -> str | None:
+    if ts is None:
+        return None
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def check_request_id(value: object, required: bool) -> str | None:
+    if value is None:
+        if required:
+            raise ApiError("bad_message", "this request needs a request_id (a string of 1-64 characters)")
+        return None
+    if not isinstance(value, str) or not 1 <= len(value) <= REQUEST_ID_MAX:
+        raise ApiError("bad_message", "request_id must be a string of 1-64 characters")
+    return value
+
+
+def check_amount(value: object, what: str = "amount") -> int:
+    """A positive whole number of cents (``bad_amount`` otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, float):
+            raise ApiError(
+                "bad_amount", f"{what} must be a whole number of cents, got {value!r} (no fractions)"
+            )
+        raise ApiError("bad_amount", f"{what} must be a whole number of cents, got {value!r}")
+    if value <= 0:
+        raise ApiError("bad_amount", f"{what} must be positive, got {value}")
+    return value
+
+
+@dataclass(frozen=True)
+class PlayerInfo:
+    player_id: int
+    name: str
+    account_id: int
+
+
+@dataclass
+class Config:
+    betting_seconds: float = 15.0
+    turn_seconds: float = 30.0
+    source_factory: Callable[[], RandomSource] | None = (
+        None  # tests only: a seeded deck instead of a live one
+    )
+    max_message_bytes: int = 65536
+
+
+def table_info(row: GameTable, occupants: dict[int, str] | None = None) -> dict[str, Any]:
+    return {
+        "table_id": row.id,
+        "name": row.name,
+        "game": row.game,
+        "seats": row.seats,
+        "min_bet": row.min_bet,
+        "max_bet": row.max_bet,
+        "rules": dict(make_rules(row.game, row.rules, row.paytable).describe()),
+        "paytable": row.paytable,
+        "occupied": {str(k): v for k, v in sorted((occupants or {}).items())},
+    }
+
+
+class Server:
+    """Database, players, wallets, tables and their runners."""
+
+    def __init__(
+        self, database_url: str, config: Config | None = None, admin_token: str | None = None
+    ) -> None:
+        self.database_url = database_url
+        self.config = config or Config()
+        self.admin_token = admin_token or secrets.token_urlsafe(18)
+        self.engine = make_engine(database_url)
+        self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self.runners: dict[int, Any] = {}  # table id -> TableRunner
+        self.system: dict[str, int] = {}
+        self.started = False
+
+    # --- lifecycle --------------------------------------------------------------------------------
+
+    @contextmanager
+    def tx(self) -> Iterator[Session]:
+        """One database transaction (committed on success, rolled back on any error)."""
+        with self.sessions() as session, session.begin():
+            yield session
+
+    def start(self, demo_tables: bool = False) -> None:
+        """Create the schema, system accounts and meters, demo tables; rebuild and settle unfinished rounds."""
+        from tablegames.server.runner import TableRunner
+
+        create_schema(self.engine)
+        with self.tx() as s:
+            for kind in (HOUSE, CASHIER, IN_PLAY):
+                self.system[kind] = ledger.system_account(s, kind)
+        ensure_meters(self)
+        with self.tx() as s:
+            if demo_tables and s.scalar(select(func.count(GameTable.id))) == 0:
+                for name, game in DEMO_TABLES:
+                    s.add(GameTable(name=name, game=game, seats=5, min_bet=100, max_bet=10_000, rules={}))
+            rows = list(s.scalars(select(GameTable).order_by(GameTable.id)))
+        for row in rows:
+            self.runners[row.id] = TableRunner(self, row)
+        for runner in self.runners.values():
+            runner.recover()
+        self.started = True
+
+    def stop(self) -> None:
+        for runner in self.runners.values():
+            runner.stop()
+        self.engine.dispose()
+
+    # --- players ----------------------------------------------------------------------------------
+
+    def register(self, name: object) -> tuple[PlayerInfo, str]:
+        if not isinstance(name, str) or not NAME_RE.match(name.strip()):
+            raise ApiError(
+                "bad_name",
+                "a name is 1-40 letters, digits, spaces, '_', '.' or '-' (starting with a letter/digit)",
+            )
+        name = name.strip()
+        token = secrets.token_urlsafe(32)
+        try:
+            with self.tx() as s:
+                if s.scalar(select(Player.id).where(Player.name == name)) is not None:
+                    raise ApiError("name_taken", f"the name {name!r} is taken", 409)
+                acc = Account(name=f"wallet:{name}", kind=WALLET, balance=0)
+                s.add(acc)
+                s.flush()
+                p = Player(name=name, token_hash=hash_token(token), account_id=acc.id)
+                s.add(p)
+                s.flush()
+                info = PlayerInfo(p.id, p.name, acc.id)
+        except IntegrityError:
+            raise ApiError("name_taken", f"the name {name!r} is taken", 409) from None
+        return info, token
+
+    def authenticate(self, token: str | None) -> PlayerInfo:
+        """The player of ``token`` or ``unauthorized`` (checked on every request)."""
+        if not token or not isinstance(token, str) or len(token) > 200:
+            raise ApiError(
+                "unauthorized", "missing token: register with POST /players and send the token", 401
+            )
+        with self.sessions() as s:
+            p = s.scalar(select(Player).where(Player.token_hash == hash_token(token)))
+            if p is None:
+                raise ApiError("unauthorized", "unknown token", 401)
+            return PlayerInfo(p.id, p.name, p.account_id)
+
+    def check_admin(self, token: str | None) -> None:
+        if not token or not secrets.compare_digest(token, self.admin_token):
+            raise ApiError("forbidden", "this operator action needs the admin token (X-Admin-Token)", 403)
+
+    def balance(self, player: PlayerInfo) -> int:
+        with self.sessions() as s:
+            return ledger.balance(s, player.account_id)
+
+    def me(self, player: PlayerInfo) -> dict[str, Any]:
+        with self.sessions() as s:
+            seats = s.execute(
+                select(Seating.table_id, Seating.seat).where(Seating.player_id == player.player_id)
+            )
+            return {
+                "player_id": player.player_id,
+                "name": player.name,
+                "balance": ledger.balance(s, player.account_id),
+                "seats": [{"table_id": t, "seat": n} for t, n in seats],
+            }
+
+    # --- wallet -----------------------------------------------------------------------------------
+
+    def cashier(self, player: PlayerInfo, kind: str, amount: object, request_id: object) -> dict[str, Any]:
+        """Buy-in (cashier -> wallet) or cash-out (wallet -> cashier), idempotent by request id."""
+        rid = check_request_id(request_id, required=True)
+        assert rid is not None
+        key = f"{kind}:{rid}"
+        with self.sessions() as s:
+            old = s.get(IdempotencyKey, (player.player_id, key))
+            if old is not None:
+                return {**old.response, "duplicate": True}
+        cents = check_amount(amount)
+        if cents > 10**12:
+            raise ApiError("over_limit", "amount too large")
+        try:
+            with self.tx() as s:
+                src, dst = (
+                    (self.system[CASHIER], player.account_id)
+                    if kind == "buy-in"
+                    else (player.account_id, self.system[CASHIER])
+                )
+                tx_id = ledger.transfer(s, kind, src, dst, cents, player_id=player.player_id)
+                response = {"balance": ledger.balance(s, player.account_id), "transaction_id": tx_id}
+                s.add(IdempotencyKey(player_id=player.player_id, request_id=key, response=response))
+        except ledger.NotEnoughMoney:
+            raise ApiError(
+                "insufficient_funds", f"cannot cash out {cents} cents: the balance is {self.balance(player)}"
+            ) from None
+        except IntegrityError:  # the same request id raced in: answer as the first one did
+            with self.sessions() as s:
+                old = s.get(IdempotencyKey, (player.player_id, key))
+                assert old is not None
+                return {**old.response, "duplicate": True}
+        return {**response, "duplicate": False}
+
+    def wallet(self, player: PlayerInfo, last: int = 20) -> dict[str, Any]:
+        with self.sessions() as s:
+            rows = s.execute(
+                select(
+                    Entry.transaction_id,
+                    Entry.kind,
+                    Entry.amount,
+                    LedgerTransaction.round_id,
+                    LedgerTransaction.created_at,
+                )
+                .join(LedgerTransaction, LedgerTransaction.id == Entry.transaction_id)
+                .where(Entry.account_id == player.account_id)
+                .order_by(Entry.id.desc())
+                .limit(max(1, min(last, 500)))
+            ).all()
+            return {
+                "balance": ledger.balance(s, player.account_id),
+                "entries": [
+                    {"transaction_id": t, "kind": k, "amount": a, "round_id": r, "time": iso(c)}
+                    for t, k, a, r, c in rows
+                ],
+            }
+
+    # --- tables -----------------------------------------------------------------------------------
+
+    def create_table(
+        self,
+        game: object,
+        name: object,
+        seats: object = 5,
+        min_bet: object = 100,
+        max_bet: object = 10_000,
+        rules: object = None,
+        paytable: object = None,
+    ) -> dict[str, Any]:
+        from tablegames.server.runner import TableRunner
+
+        row = new_table_row(game, name, seats, min_bet, max_bet, rules, paytable)
+        with self.tx() as s:
+            s.add(row)
+            s.flush()
+        self.runners[row.id] = TableRunner(self, row)
+        return table_info(row)
+
+    def list_tables(self) -> list[dict[str, Any]]:
+        return [r.info() for r in self.runners.values()]
+
+    def runner(self, table_id: int) -> Any:
+        r = self.runners.get(table_id)
+        if r is None:
+            raise ApiError("not_found", f"no table {table_id}", 404)
+        return r
+
+
+def new_table_row(
+    game: object,
+    name: object,
+    seats: object,
+    min_bet: object,
+    max_bet: object,
+    rules: object,
+    paytable: object,
+) -> GameTable:
+    """Validate a table's settings (``bad_rules`` / ``bad_message``) and build its row."""
+    if not isinstance(game, str) or game not in GAMES:
+        raise ApiError("bad_rules", f"unknown game {game!r}; choose {', '.join(GAMES)}")
+    if not isinstance(name, str) or not 1 <= len(name.strip()) <= 80:
+        raise ApiError("bad_message", "a table name is 1-80 characters")
+    if isinstance(seats, bool) or not isinstance(seats, int) or not 1 <= seats <= 7:
+        raise ApiError("bad_message", f"a table has 1-7 seats, got {seats!r}")
+    lo = check_amount(min_bet, "min_bet")
+    hi = check_amount(max_bet, "max_bet")
+    if hi < lo:
+        raise ApiError("bad_message", f"max_bet {hi} is below min_bet {lo}")
+    opts = rules or {}
+    if not isinstance(opts, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in opts.items()
+    ):
+        raise ApiError("bad_rules", "rules must be an object of NAME: VALUE strings")
+    if paytable is not None and (
+        not isinstance(paytable, str) or "/" in paytable or paytable.endswith(".toml")
+    ):
+        raise ApiError("bad_rules", "paytable must be the name of a preset")
+    try:
+        make_rules(game, opts, paytable)
+    except RuleError as exc:
+        raise ApiError("bad_rules", str(exc)) from None
+    return GameTable(
+        name=name.strip(), game=game, seats=seats, min_bet=lo, max_bet=hi, rules=dict(opts), paytable=paytable
+    )
+
+
+def ensure_meters(server: Server) -> None:
+    """One linked meter per game and meter name, seeded from the house at its reset value."""
+    for game in GAMES:
+        rules = make_rules(game)
+        specs = {m.name: m for m in getattr(getattr(rules, "progressive", None), "meters", ())}
+        for spec in meter_specs(rules):
+            with server.tx() as s:
+                if s.scalar(select(Meter.id).where(Meter.game == game, Meter.name == spec.name)) is not None:
+                    continue
+                acc = Account(name=f"jackpot:{game}:{spec.name}", kind=JACKPOT, balance=0)
+                s.add(acc)
+                s.flush()
+                share = specs[spec.name].share if spec.name in specs else getattr(rules, "jackpot").share  # noqa: B009
+                s.add(
+                    Meter(
+                        game=game,
+                        name=spec.name,
+                        reset_cents=spec.reset_cents,
+                        share=str(share),
+                        account_id=acc.id,
+                    )
+                )
+                ledger.transfer(
+                    s, "seed", server.system[HOUSE], acc.id, spec.reset_cents, memo=f"{game} {spec.name}"
+                )
+
+
+def meter_values(session: Session, game: str) -> dict[str, int]:
+    rows = session.execute(
+        select(Meter.name, Account.balance)
+        .join(Account, Account.id == Meter.account_id)
+        .where(Meter.game == game)
+    ).all()
+    return {n: int(b) for n, b in rows}
+
+
+def meter_accounts(session: Session, game: str) -> dict[str, int]:
+    return {
+        n: int(a) for n, a in session.execute(select(Meter.name, Meter.account_id).where(Meter.game == game))
+    }
+
+
+def jackpots(session: Session) -> list[dict[str, Any]]:
+    rows = session.execute(
+        select(Meter.game, Meter.name, Account.balance, Meter.reset_cents, Meter.share)
+        .join(Account, Account.id == Meter.account_id)
+        .order_by(Meter.id)
+    ).all()
+    return [{"game": g, "meter": n, "value": int(b), "reset": int(r), "share": sh} for g, n, b, r, sh in rows]
+
+
+def jackpot_history(session: Session, game: str | None, meter: str | None, last: int) -> list[dict[str, Any]]:
+    q = (
+        select(
+            Meter.game,
+            Meter.name,
+            Entry.kind,
+            Entry.amount,
+            LedgerTransaction.round_id,
+            LedgerTransaction.created_at,
+            Player.name,
+        )
+        .join(Entry, Entry.account_id == Meter.account_id)
+        .join(LedgerTransaction, LedgerTransaction.id == Entry.transaction_id)
+        .outerjoin(Player, Player.id == LedgerTransaction.player_id)
+        .order_by(Entry.id.desc())
+        .limit(max(1, min(last, 1000)))
+    )
+    if game:
+        q = q.where(Meter.game == game)
+    if meter:
+        q = q.where(Meter.name == meter)
+    return [
+        {"game": g, "meter": n, "kind": k, "amount": int(a), "round_id": r, "time": iso(c), "player": p}
+        for g, n, k, a, r, c, p in session.execute(q).all()
+    ]
+
+
+def _players_of(session: Session, round_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+    out: dict[int, list[dict[str, Any]]] = {i: [] for i in round_ids}
+    if not round_ids:
+        return out
+    rows = session.execute(
+        select(RoundPlayer, Player.name)
+        .join(Player, Player.id == RoundPlayer.player_id)
+        .where(RoundPlayer.round_id.in_(round_ids))
+        .order_by(RoundPlayer.round_id, RoundPlayer.seat)
+    ).all()
+    for rp, name in rows:
+        out[rp.round_id].append(
+            {
+                "seat": rp.seat,
+                "player": name,
+                "staked": rp.staked,
+                "returned": rp.returned,
+                "net": rp.net,
+                "balance_before": rp.balance_before,
+                "balance_after": rp.balance_after,
+            }
+        )
+    return out
+
+
+def _summary(row: RoundRow, table_name: str, players: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "round_id": row.id,
+        "table_id": row.table_id,
+        "table": table_name,
+        "game": row.game,
+        "round_no": row.round_no,
+        "rules": row.rules,
+        "status": row.status,
+        "started": iso(row.started_at),
+        "settled_at": iso(row.settled_at),
+        "recovered": row.recovered,
+        "players": players,
+        "house_net": (row.result or {}).get("house_net"),
+    }
+
+
+def history(session: Session, player: str | None, last: int) -> list[dict[str, Any]]:
+    """Summaries of finished rounds, newest first (optionally only those ``player`` played)."""
+    q = (
+        select(RoundRow, GameTable.name)
+        .join(GameTable, GameTable.id == RoundRow.table_id)
+        .where(RoundRow.status == SETTLED)
+        .order_by(RoundRow.id.desc())
+        .limit(max(1, min(last, 1000)))
+    )
+    if player:
+        pid = session.scalar(select(Player.id).where(Player.name == player))
+        if pid is None:
+            raise ApiError("not_found", f"no player {player!r}", 404)
+        q = q.where(RoundRow.id.in_(select(RoundPlayer.round_id).where(RoundPlayer.player_id == pid)))
+    rows = session.execute(q).all()
+    players = _players_of(session, [r.id for r, _ in rows])
+    return [_summary(r, t, players[r.id]) for r, t in rows]
+
+
+def round_recall(session: Session, round_id: int) -> dict[str, Any]:
+    row = session.get(RoundRow, round_id)
+    if row is None:
+        raise ApiError("not_found", f"no round {round_id}", 404)
+    if row.status != SETTLED:
+        raise ApiError("round_in_progress", f"round {round_id} is not finished yet ({row.status})", 409)
+    table = session.get(GameTable, row.table_id)
+    out = _summary(row, table.name if table else "", _players_of(session, [row.id])[row.id])
+    names = dict(session.execute(select(Player.id, Player.name)).all()) if row.seat_players else {}
+    seat_names = {int(k): names.get(v) for k, v in row.seat_players.items()}
+    jackpot = []
+    for e in row.events or []:
+        if e["type"] in ("jackpot_contribution", "jackpot_hit"):
+            jackpot.append(
+                {
+                    "kind": "contribution" if e["type"] == "jackpot_contribution" else "hit",
+                    "meter": e["meter"],
+                    "amount": e["amount"],
+                    "seat": e["seat"],
+                    "player": seat_names.get(e["seat"]),
+                }
+            )
+    out.update(
+        {
+            "events": row.events or [],
+            "jackpot": jackpot,
+            "fairness": (row.result or {}).get("fairness"),
+        }
+    )
+    return out
+
+
+def clear_seat(session: Session, table_id: int, player_id: int) -> None:
+    session.execute(delete(Seating).where(Seating.table_id == table_id, Seating.player_id == player_id))
