@@ -268,19 +268,10 @@ class TerminalGame:
 
     def ask_amount(self, rnd: Round, prompt: str, wager: str, default: int | None) -> int:
         """Read a wager amount until the engine accepts it (``check_wager``: nothing is placed here)."""
-        from tablegames.engine import IllegalAction
-
         while True:
-            text = self.ask(prompt)
-            try:
-                cents = default if text == "" and default is not None else parse_dollars(text)
-                assert cents is not None
-                option = "ten-value" if wager == "flip" else None  # the outcome is asked next
-                rnd.check_wager(self.you, wager, cents, option)
-            except (AmountError, IllegalAction) as exc:
-                self.refuse(str(exc))
-                continue
-            return cents
+            cents = self._checked(rnd, wager, self.ask(prompt), default)
+            if cents is not None:
+                return cents
 
     def ask_side(self, rnd: Round, wager: str) -> None:
         from tablegames.cli.render import WAGER_NAMES, money
@@ -302,16 +293,31 @@ class TerminalGame:
     def _checked(
         self, rnd: Round, wager: str, text: str, default: int | None, option: str | None = None
     ) -> int | None:
+        """The amount typed (or the default on Enter) if the engine would accept the wager, else None after
+        saying why (the engine's message; nothing is placed)."""
         from tablegames.engine import IllegalAction
 
         try:
             cents = default if text == "" and default else parse_dollars(text)
             assert cents is not None
             rnd.check_wager(self.you, wager, cents, option)
-        except (AmountError, IllegalAction) as exc:
+        except AmountError as exc:
             self.refuse(str(exc))
             return None
+        except IllegalAction as exc:
+            self.refuse(self.wager_message(exc, rnd, wager, cents))
+            return None
         return cents
+
+    def wager_message(self, exc: Exception, rnd: Round, wager: str, cents: int) -> str:
+        """The engine's message, with the balance and the cost in dollars when the balance is short."""
+        from tablegames.cli.render import money
+        from tablegames.engine import InsufficientFunds
+
+        if isinstance(exc, InsufficientFunds):
+            cost = rnd.wager_cost(wager, cents)
+            return f"{exc} (your balance {money(self.bankrolls[self.you])}; this wager takes {money(cost)})"
+        return str(exc)
 
     def ask_fixed(self, rnd: Round, wager: str, cents: int) -> None:
         from tablegames.cli.render import WAGER_NAMES, money
@@ -331,7 +337,7 @@ class TerminalGame:
             try:
                 rnd.place_wager(self.you, wager, cents)
             except IllegalAction as exc:
-                self.refuse(str(exc))
+                self.refuse(self.wager_message(exc, rnd, wager, cents))
                 self.last_side[wager] = None
                 return
             self.last_side[wager] = cents
