@@ -145,7 +145,7 @@ def verify(
         verify_record,
     )
 
-    console = Console()
+    console = Console(soft_wrap=True)
     if schema:
         typer.echo(json.dumps(ROUND_RECORD_SCHEMA, indent=2))
         return

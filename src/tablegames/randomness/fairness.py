@@ -541,9 +541,9 @@ def load_record(path: str | Path) -> RoundRecord:
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
-        raise RecordFormatError(f"cannot read {p}: {exc.strerror or exc}") from None
+        raise RecordFormatError(f"cannot read the file: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
-        raise RecordFormatError(f"{p} is not UTF-8 text") from None
+        raise RecordFormatError("the file is not UTF-8 text") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
