@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -83,10 +83,20 @@ def create_app(
     admin_token: str | None = None,
     demo_tables: bool = False,
     source_factory: Callable[[], RandomSource] | None = None,
+    deck_factory: Callable[[int], Sequence[int]] | None = None,
     static_dir: Path | None = None,
 ) -> FastAPI:
-    """The table server app. ``source_factory`` (tests only) deals seeded decks instead of live ones."""
-    config = Config(betting_seconds=betting_seconds, turn_seconds=turn_seconds, source_factory=source_factory)
+    """The table server app.
+
+    Live rounds deal from a provably fair source with a secret server seed (``require_live``). For tests only,
+    ``source_factory`` deals seeded decks and ``deck_factory(table_id)`` gives each next round's deck.
+    """
+    config = Config(
+        betting_seconds=betting_seconds,
+        turn_seconds=turn_seconds,
+        source_factory=source_factory,
+        deck_factory=deck_factory,
+    )
     server = Server(database_url, config, admin_token)
 
     @asynccontextmanager

@@ -127,6 +127,7 @@ class LoadConfig:
     betting_seconds: float = 2.0
     turn_seconds: float = 30.0
     grace: float = 30.0
+    think: float = 0.0
     connect_timeout: float = 60.0
 
     def validate(self) -> None:
@@ -142,6 +143,8 @@ class LoadConfig:
             )
         if not 0 < self.duration <= MAX_DURATION:
             raise LoadTestError(f"--duration must be in (0, {MAX_DURATION:g}] seconds, got {self.duration}")
+        if not 0 <= self.think <= 60:
+            raise LoadTestError(f"--think must be 0..60 seconds, got {self.think}")
         if not self.games or any(g not in GAMES for g in self.games):
             raise LoadTestError(f"games must be among {', '.join(GAMES)}, got {', '.join(self.games)}")
         if self.url is not None:
@@ -235,6 +238,7 @@ class LoadReport:
             "clients": self.config.clients,
             "tables": self.config.tables,
             "duration_s": self.config.duration,
+            "think_s": self.config.think,
             "games": list(self.config.games),
             "database": self.database,
             "server": self.server_url,
@@ -344,6 +348,10 @@ class Client:
         return f"{kind[0]}{self.p.index}-{self.counter}"
 
     async def _send(self, kind: str, payload: dict[str, Any]) -> None:
+        if self.cfg.think > 0 and kind in ("wager", "act"):
+            # a player's thinking time (uniform 0.5-1.5 x the mean); the state may change meanwhile,
+            # so a stale decision can be refused (counted as an error like any other).
+            await asyncio.sleep(self.cfg.think * (0.5 + self.rng.random()))
         rid = self._rid(kind)
         payload = {"type": kind, "request_id": rid, **payload}
         self.pending[rid] = (kind, time.perf_counter())
@@ -546,7 +554,19 @@ def serve_main() -> None:
     )
     if not any(m.cls is HardeningMiddleware for m in app.user_middleware):
         app = HardeningMiddleware(app)
-    uvicorn.run(app, host="127.0.0.1", port=int(port), log_level="warning", ws_max_size=1 << 16)
+    profile = os.environ.get("TABLEGAMES_LOADTEST_PROFILE")
+    if not profile:
+        uvicorn.run(app, host="127.0.0.1", port=int(port), log_level="warning", ws_max_size=1 << 16)
+        return
+    import cProfile
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    try:
+        uvicorn.run(app, host="127.0.0.1", port=int(port), log_level="warning", ws_max_size=1 << 16)
+    finally:
+        profiler.disable()
+        profiler.dump_stats(profile)
 
 
 async def _setup(base: str, admin: str, cfg: LoadConfig) -> list[Player]:

@@ -18,6 +18,7 @@ import json
 import logging
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -450,8 +451,12 @@ class TableRunner:
 
     def _new_live(self) -> Live:
         source_factory = self.server.config.source_factory
+        deck_factory = self.server.config.deck_factory
         pf = None
-        if source_factory is not None:
+        deck: Sequence[int]
+        if deck_factory is not None:
+            deck = deck_factory(self.table_id)
+        elif source_factory is not None:
             deck = shuffle_deck(source_factory())
         else:
             pf = ProvablyFair(nonce=self.engine.round_no + 1)

@@ -10,7 +10,7 @@ import hashlib
 import logging
 import re
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -101,9 +101,9 @@ class PlayerInfo:
 class Config:
     betting_seconds: float = 15.0
     turn_seconds: float = 30.0
-    source_factory: Callable[[], RandomSource] | None = (
-        None  # tests only: a seeded deck instead of a live one
-    )
+    # tests only: seeded decks instead of live ones / table id -> the deck of the next round
+    source_factory: Callable[[], RandomSource] | None = None
+    deck_factory: Callable[[int], Sequence[int]] | None = None
     max_message_bytes: int = 65536
 
 
