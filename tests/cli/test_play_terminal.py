@@ -188,7 +188,7 @@ def test_play_one_eyed_flush_one_round_with_side_bets() -> None:
     assert balance == money(table.bankrolls[1])
     assert table.bankrolls[1] == 100_900  # seed 47: main, Jackpot and Flip Card all win
     assert "Jackpot meters: " + meters_text(table.meters) in out
-    assert re.search(r"1 \(you\)\s+Flip Card\s+\$2\.00\s+\$6\.00\s+\+\$4\.00\s+win: called ten-value", out)
+    assert re.search(r"1 \(you\)\s+Flip Card\s+\$2\.00\s+\$6\.00\s+\+\$4\.00\s+win: ten-value, flipped", out)
     assert re.search(r"1 \(you\)\s+Jackpot\s+\$1\.00\s+\$1\.00\s+\$0\.00\s+win: Pair With Wild", out)
 
 

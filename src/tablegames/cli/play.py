@@ -186,7 +186,7 @@ class TerminalGame:
         rules = self.table.rules
         self.say(
             f"[bold]{GAME_TITLES[self.table.game]}[/] · {self.table.seats} seat(s): you are seat {self.you}"
-            + (f", bots at seats 2-{self.table.seats}" if self.table.seats > 1 else "")
+            + {1: "", 2: ", a bot at seat 2"}.get(self.table.seats, f", bots at seats 2-{self.table.seats}")
             + f" · rules: {', '.join(f'{k}={v}' for k, v in rules.describe().items())}"
         )
         self.say(f"Random source: {self.table.source!r}. Type q (or Ctrl-D) at any prompt to quit.")

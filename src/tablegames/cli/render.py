@@ -39,6 +39,7 @@ WAGER_NAMES = {
     "flip": "Flip Card",
     "base": "bets",
 }
+SHORT_NAMES = {"bonus": "Bonus", "progressive": "Progressive", "main": "main", "jackpot": "Jackpot"}
 METER_NAMES = {"mega": "Mega", "major": "Major", "minor": "Minor", "one-eyed-flush": "One Eyed Flush jackpot"}
 
 
@@ -93,7 +94,7 @@ def hand_label(game: str, cards: Sequence[str | None], rules: Any) -> str:
         total = sum(rules.value(c) for c in known)
         return f"{'total' if len(known) == 3 else 'showing'} {total} ({'odd' if total % 2 else 'even'})"
     if game == lir.GAME and len(known) == 3 and len(cards) == 3:
-        return "3-Card Bonus: " + enum_key(lir.bonus_hand(known)).replace("-", " ")
+        return pretty_hand(enum_key(lir.bonus_hand(known))) + " (3 cards)"
     return ""
 
 
@@ -117,7 +118,7 @@ def wagers_text(game: str, seat: Mapping[str, Any], pulled: set[str]) -> str:
         elif name == "flip":
             parts.append(f"Flip Card {money(amount)} on {options.get('flip', '?')}")
         else:
-            parts.append(f"{WAGER_NAMES.get(name, name)} {money(amount)}")
+            parts.append(f"{SHORT_NAMES.get(name, name)} {money(amount)}")
     return " · ".join(parts) if parts else "sitting out"
 
 
@@ -146,58 +147,58 @@ def table_view(
     rules: Any,
     you: int = 1,
 ) -> RenderableType:
-    """The table as ``you`` sees it: dealer / community / Flip Card, every seat's cards and wagers, meters."""
+    """The table as ``you`` sees it: dealer / community / Flip Card, every seat's cards, hand and wagers,
+    the meters. One line per place (name, cards, what the hand is), the seat's wagers on the line below."""
     game = view["game"]
     settled = view["phase"] == "settled"
     hands = hand_results(events) if settled else {}
     pulled = pulled_bets(events)
-    grid = RichTable.grid(padding=(0, 2))
-    grid.add_column(no_wrap=True)
-    grid.add_column(no_wrap=True)
-    grid.add_column()
+    rows: list[tuple[Text, Text, str, Text | None]] = []
     if game == lir.GAME:
-        grid.add_row(Text("Community", style="bold"), cards_text(_community(view)), Text(""))
+        rows.append((Text("Community", style="bold"), cards_text(_community(view)), "", None))
     elif game == oef.GAME:
-        dealer_note = hands.get("dealer", "")
-        grid.add_row(Text("Dealer", style="bold"), cards_text(view["dealer"], game), Text(dealer_note))
+        rows.append(
+            (Text("Dealer", style="bold"), cards_text(view["dealer"], game), hands.get("dealer", ""), None)
+        )
         if view.get("flip_card"):
             flip = parse_card(view["flip_card"])
-            grid.add_row(
-                Text("Flip Card", style="bold"),
-                card_text(view["flip_card"], game),
-                Text(f"value {oef.point_value(flip)}" + (", one-eyed (wild)" if oef.is_wild(flip) else "")),
-            )
+            note = f"value {oef.point_value(flip)}" + (", one-eyed (wild)" if oef.is_wild(flip) else "")
+            rows.append((Text("Flip Card", style="bold"), card_text(view["flip_card"], game), note, None))
     else:
         note = hand_label(game, view["dealer"], rules)
         if settled and "dealer" in hands:
             total = int(hands["dealer"])
             note = f"total {total}" + (" - odd: dealer busts" if total % 2 else " (even)")
-        grid.add_row(Text("Dealer", style="bold"), cards_text(view["dealer"], game), Text(note))
+        rows.append((Text("Dealer", style="bold"), cards_text(view["dealer"], game), note, None))
     for seat in view["seats"]:
         n = seat["seat"]
-        who = "you" if n == you else "bot"
-        name = Text(f"Seat {n} {who}", style="bold cyan" if n == you else "")
+        name = Text(f"Seat {n} {'you' if n == you else 'bot'}", style="bold cyan" if n == you else "")
         if not seat["wagers"]:
-            grid.add_row(name, Text("-", style="dim"), Text(f"sitting out · balance {money(balances[n])}"))
+            rows.append((name, Text("-", style="dim"), f"sitting out · balance {money(balances[n])}", None))
             continue
-        note = wagers_text(game, seat, pulled.get(n, set()))
         label = hands.get(f"seat {n}")
-        if label is None and (n == you or game == fc.GAME):
-            label = hand_label(game, seat["cards"], rules)
-        extra = []
-        if label:
-            extra.append(pretty_hand(label) if game == lir.GAME else _fc_hand(game, label))
+        if label is not None:
+            hand = pretty_hand(label) if game == lir.GAME else _fc_hand(game, label)
+        else:
+            hand = hand_label(game, seat["cards"], rules) if n == you or game == fc.GAME else ""
         if seat["out"]:
-            extra.append("out")
-        line = Text(note, style="dim" if seat["out"] else "")
-        if extra:
-            line.append("  (" + ", ".join(extra) + ")", style="italic")
-        grid.add_row(name, cards_text(seat["cards"], game), line)
-    meters = view["meters"]
-    parts: list[RenderableType] = [grid]
-    if meters:
-        parts.append(Text("Meters: " + meters_text(meters), style="yellow"))
-    return Group(*parts)
+            hand = f"{hand}, out" if hand else "out"
+        wagers = Text(wagers_text(game, seat, pulled.get(n, set())), style="dim")
+        rows.append((name, cards_text(seat["cards"], game), hand, wagers))
+    name_w = max(r[0].cell_len for r in rows) + 2
+    cards_w = max(r[1].cell_len for r in rows) + 2
+    lines: list[RenderableType] = []
+    for name, cards, note, wager_line in rows:
+        line = Text.assemble(name, " " * (name_w - name.cell_len), cards)
+        if note:
+            line.append(" " * (cards_w - cards.cell_len))
+            line.append(note, style="italic")
+        lines.append(line)
+        if wager_line is not None:
+            lines.append(Text.assemble(" " * name_w, wager_line))
+    if view["meters"]:
+        lines.append(Text("Meters: " + meters_text(view["meters"]), style="yellow"))
+    return Group(*lines)
 
 
 def _fc_hand(game: str, label: str) -> str:
@@ -302,7 +303,7 @@ def results_view(
             result = e["outcome"]
             detail = pretty_hand(e["detail"]) if e["detail"] else ""
             if e["wager"] == "flip" and flip is not None:
-                detail = f"called {e['detail']}, Flip Card {plain_cards([flip])}"
+                detail = f"{e['detail']}, flipped {plain_cards([flip])}"
             if e["wager"] == "progressive" or e["wager"] == "jackpot":
                 hit = [m for (s, m), _ in hits.items() if s == e["seat"]]
                 if hit:
