@@ -1,0 +1,76 @@
+"""Exact house edges against a seeded Monte Carlo of the round engine, played by bots that use the exact
+strategy (injected as advisors): the two must agree within four standard errors."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from tablegames.analysis import final_count, let_it_ride, one_eyed_flush
+from tablegames.engine import Action, Bot, Table
+from tablegames.randomness import SeededRandom
+from tablegames.rules import GameRules, make_rules
+
+WAGER = {"let-it-ride": "bets", "one-eyed-flush": "main", "final-count": "main"}
+
+
+def advisor_for(rules: GameRules) -> Any:
+    game = rules.game
+    if game == "let-it-ride":
+        s = let_it_ride.optimal_strategy(rules)  # type: ignore[arg-type]
+
+        def lir(ctx: Mapping[str, Any]) -> dict[Action, Fraction]:
+            cards = list(ctx["cards"])
+            return s.first(cards[:3]) if ctx["stage"] == 1 else s.second(cards[:4])
+
+        return lir
+    if game == "one-eyed-flush":
+        o = one_eyed_flush.optimal_strategy(rules)  # type: ignore[arg-type]
+        return lambda ctx: o.options(ctx["cards"], ctx["flip_card"])
+    f = final_count.optimal_strategy(rules)  # type: ignore[arg-type]
+    return lambda ctx: f.options(ctx["player_up"], ctx["dealer_up"])
+
+
+def simulate(rules: GameRules, rounds: int, seed: int) -> tuple[float, float]:
+    """Mean and standard error of the net result per unit wager over ``rounds`` engine rounds."""
+    unit = 100
+    table = Table(rules, seats=1, source=SeededRandom(seed), bankrolls={1: 10**12})
+    bot = Bot(advisor_for(rules))
+    total = 0.0
+    squares = 0.0
+    for _ in range(rounds):
+        before = table.bankrolls[1]
+        rnd = table.new_round()
+        rnd.place_wager(1, WAGER[rules.game], unit)
+        rnd.deal()
+        while not rnd.is_over:
+            rnd.act(rnd.to_act, bot.choose(rnd, rnd.to_act))
+        net = (table.bankrolls[1] - before) / unit
+        total += net
+        squares += net * net
+    mean = total / rounds
+    var = squares / rounds - mean * mean
+    return mean, math.sqrt(var / rounds)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "game, options, rounds",
+    [
+        ("final-count", {}, 10_000),
+        ("final-count", {"face-value": "0"}, 10_000),
+        ("one-eyed-flush", {}, 12_000),
+        ("let-it-ride", {}, 10_000),
+    ],
+)
+def test_exact_edge_agrees_with_engine_monte_carlo(game: str, options: dict[str, str], rounds: int) -> None:
+    rules = make_rules(game, options)
+    from tablegames.analysis.api import analyze_game
+
+    exact = -float(analyze_game(rules).house_edge)
+    mean, se = simulate(rules, rounds, seed=20261130)
+    assert abs(mean - exact) < 4 * se, (game, mean, exact, se)
