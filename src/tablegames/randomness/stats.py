@@ -96,6 +96,26 @@ def _largest_divisor_at_most(n: int, limit: float) -> int:
     return max(d for d in range(1, n + 1) if n % d == 0 and d <= limit)
 
 
+def position_statistic(position: NDArray[np.int64], decks: int) -> tuple[float, int]:
+    """The card × position statistic X²·(n-1)/n and its (n-1)² degrees of freedom (see test 1 above)."""
+    n = position.shape[0]
+    expected = decks / n
+    x2 = float(((position - expected) ** 2).sum() / expected)
+    return x2 * (n - 1) / n, (n - 1) ** 2
+
+
+def runs_moments(n1: int, n2: int) -> tuple[Fraction, Fraction]:
+    """Exact mean and variance of the number of runs in a random arrangement of n1 H and n2 L (Wald–Wolfowitz).
+
+    >>> runs_moments(26, 26)
+    (Fraction(27, 1), Fraction(650, 51))
+    """
+    n = n1 + n2
+    mean = 1 + Fraction(2 * n1 * n2, n)
+    var = Fraction(2 * n1 * n2 * (2 * n1 * n2 - n), n * n * (n - 1))
+    return mean, var
+
+
 def grouped_uniform_chi2(
     counts: NDArray[np.int64], min_expected: float = MIN_EXPECTED
 ) -> tuple[float, int, int]:
@@ -294,9 +314,7 @@ class RngTestSuite:
 
         # 1. card × position
         expected = big_n / n
-        x2 = float(((self.position - expected) ** 2).sum() / expected)
-        adj = x2 * (n - 1) / n
-        dof = (n - 1) ** 2
+        adj, dof = position_statistic(self.position, big_n)
         worst = np.unravel_index(np.argmax(np.abs(self.position - expected)), self.position.shape)
         add(
             "position",
@@ -320,9 +338,7 @@ class RngTestSuite:
         )
         add("hand3", "First 3 cards as a hand", stat, _chi2_sf(stat, dof), f"chi-square, {dof} dof", how)
         # 4. runs
-        n1 = n2 = n // 2
-        mu = 1 + 2 * n1 * n2 / n
-        var = 2 * n1 * n2 * (2 * n1 * n2 - n) / (n * n * (n - 1))
+        mu, var = (float(v) for v in runs_moments(n // 2, n // 2))
         z = (self.runs_total - big_n * mu) / math.sqrt(big_n * var)
         add(
             "runs",
