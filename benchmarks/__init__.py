@@ -1,0 +1,1 @@
+"""Speed benchmarks, run on demand with ``python -m benchmarks`` (never timed asserts in tests)."""
