@@ -185,3 +185,39 @@ def test_play_hint(game: str, decision: str, expect: str) -> None:
 
     _, out = run_game(game, answer, seats=1, max_reads=12)
     assert re.search(expect, out), out
+
+
+def test_play_results_show_jackpot_hit_and_envy() -> None:
+    """A stacked deck: seat 1 makes a Royal Flush (A♠ K♠ Q♠ + J♠ T♠) with a Progressive wager; the results
+    show the Mega meter hit (R-LIR-7), seat 2's $1,000 Envy Bonus (R-LIR-8) and the 1000-to-1 bets (R-LIR-4)."""
+    from tablegames.cards import parse_cards
+
+    top = parse_cards("As 2c 9d Ks 3c Js Qs 4d Ts")  # seat 1, seat 2, dealer (x3): burn 9d, community Js Ts
+    rest = [c for c in range(52) if c not in top]
+    out = io.StringIO()
+    console = Console(file=out, width=120, no_color=True, color_system=None, highlight=False)
+    table = Table(
+        make_rules("let-it-ride"), seats=2, source=SeededRandom(0), bankrolls={1: 100_000, 2: 100_000}
+    )
+    mega = table.meters["mega"]
+    plain_new_round = table.new_round
+    table.new_round = lambda deck=None: plain_new_round([*top, *rest])  # type: ignore[method-assign]
+    answers = iter(["5", "n", "y", "r", "r", "q"])
+    TerminalGame(table, console, 500, read=lambda prompt: next(answers)).run()
+    text = out.getvalue()
+    paid = mega + 2 * 10  # both seats' 10% of $1 went into the meter before the deal
+    assert re.search(
+        r"1 \(you\)\s+bets\s+\$15\.00\s+\$15,015\.00\s+\+\$15,000\.00\s+win: bets 1\+2\+\$", text
+    )
+    assert re.search(
+        rf"1 \(you\)\s+Progressive\s+\$1\.00\s+\${paid // 100:,}\.{paid % 100:02d}\s+.*royal flush - hits the Mega meter",
+        text,
+    )
+    assert re.search(
+        r"2\s+Envy Bonus\s+\$0\.00\s+\$1,000\.00\s+\+\$1,000\.00\s+seat 1 made a royal flush", text
+    )
+    assert table.bankrolls == {
+        1: 100_000 - 1_600 + 1_501_500 + paid,
+        2: 100_000 - 1_600 + 1_000 + 100_000,
+    }  # bot pulls bets 1 and 2
+    assert table.meters["mega"] == mega  # reset after the hit

@@ -277,3 +277,18 @@ def test_play_bad_options_exit_cleanly(args: list[str], message: str) -> None:
     )
     assert result.returncode == 2
     assert message in " ".join(result.stderr.split())
+
+
+def test_play_without_seed_uses_the_live_source() -> None:
+    """No --seed: the deck comes from LiveRandom (the OS's cryptographic source); q at once quits cleanly."""
+    result = subprocess.run(
+        [TABLEGAMES, *_prefix(), "final-count", "--bankroll", "1000.50"],
+        env=ENV,
+        input="q\n",
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Random source: LiveRandom()" in result.stdout
+    assert "Rounds played: 0" in result.stdout and "Final balance seat 1: $1,000.50" in result.stdout
