@@ -198,8 +198,8 @@ class TerminalGame:
                 self.play_round()
                 if self.quitting:
                     break
-        except Quit:
-            pass
+        except (Quit, KeyboardInterrupt):
+            self.console.print()
         rnd = self.table.current
         if rnd is not None and rnd.phase == Phase.BETTING:
             # Nothing was dealt: the wagers placed so far go back to their seats.
