@@ -10,6 +10,7 @@ import {
   WAGER_NAMES,
   escapeHtml,
   flipOptionText,
+  handName,
   money,
   parseDollars,
 } from "./format.js";
@@ -335,7 +336,6 @@ function defaultDraft() {
 function onAck(msg) {
   if (msg.for === "sit") {
     S.seat = msg.seat;
-    toast(`You sit at seat ${msg.seat}.`);
   } else if (msg.for === "leave") {
     S.seat = null;
   } else if (msg.for === "wager") {
@@ -425,7 +425,7 @@ function onEvent(ev) {
     }
     case "hand":
       per.hands[ev.owner] = ev.hand;
-      log(`${escapeHtml(ownerName(ev.owner))}: ${escapeHtml(ev.hand)}`);
+      log(`${escapeHtml(ownerName(ev.owner))}: ${escapeHtml(handName(ev.hand))}`);
       break;
     case "cards_revealed":
       if (ev.owner === "community") log(`Community card ${miniCards(ev.cards)}`);
@@ -486,7 +486,7 @@ function onResult(msg) {
         : mine.net < 0
           ? `You lose ${money(-mine.net)}`
           : "Push — your money back";
-    toast(text + (hand ? ` · ${escapeHtml(hand)}` : ""), mine.net > 0 ? "win" : mine.net < 0 ? "lose" : "info");
+    toast(text + (hand ? ` · ${escapeHtml(handName(hand))}` : ""), mine.net > 0 ? "win" : mine.net < 0 ? "lose" : "info");
   }
   loadHistory();
 }
@@ -550,6 +550,11 @@ function scene() {
 }
 
 function render() {
+  renderFelt();
+  renderConsole();
+}
+
+function renderFelt() {
   if (!S.table) return;
   const root = $("table-scene");
   const prevMeters = { ...(root._meters || {}) };
@@ -561,7 +566,7 @@ function render() {
     }
   }
   root._meters = { ...S.meters };
-  renderConsole();
+  S.newCards = new Set(); // animate a card's arrival once
 }
 
 // --- console: bets and actions -------------------------------------------------------------------------
@@ -589,13 +594,62 @@ function wagerFields(game) {
   return [{ name: "main", label: "Bet", kind: "amount" }];
 }
 
+let consoleKey = null;
+
+/** What the console shows now: "connecting", "watch", "bet", "act" or "wait", and the status line. */
+function consoleMode() {
+  const r = S.round;
+  if (S.conn !== "open") return { mode: "connecting", status: S.conn === "reconnecting" ? "Reconnecting…" : "Connecting…" };
+  if (S.seat === null) {
+    const free = S.table.seats - Object.keys(S.occupants).length;
+    return {
+      mode: "watch",
+      status: free > 0 ? "Choose an open seat: click <b>Sit here</b>." : "The table is full: you are watching.",
+    };
+  }
+  const cd = () => `<b id="countdown">${countdownText()}</b>`;
+  if (canBet()) {
+    return {
+      mode: "bet",
+      status:
+        S.deadlineAt && r && r.phase === "betting"
+          ? `Place your bets · dealing in ${cd()}`
+          : "Place your bets: pick a chip, click a betting spot, then <b>Deal me in</b>.",
+    };
+  }
+  if (r && r.phase === "deciding" && r.to_act === S.seat && (r.legal_actions || []).length > 0)
+    return { mode: "act", status: `Your decision · ${cd()}` };
+  if (S.pendingWager) return { mode: "wait", status: "Placing your bets…" };
+  if (r && r.phase === "betting") return { mode: "wait", status: `Bets placed · waiting for the others · deal in ${cd()}` };
+  if (r && r.phase === "deciding") return { mode: "wait", status: `${escapeHtml(seatName(r.to_act))} is deciding · ${cd()}` };
+  return { mode: "wait", status: "Waiting for the next round." };
+}
+
+/** The console is rebuilt only when what it offers changes, so typing into a wager field is never lost. */
 function renderConsole() {
   const box = $("console");
   if (!box || !S.table) return;
+  const { mode, status } = consoleMode();
+  const r = S.round;
+  const v = myView();
+  const key = JSON.stringify([
+    mode,
+    S.seat,
+    S.hintsOn,
+    myWagersInPlay(),
+    mode === "act" ? [S.roundId, r.stage, r.legal_actions, v && v.cards, S.hint && S.hint.best] : null,
+  ]);
+  if (key !== consoleKey) {
+    consoleKey = key;
+    buildConsole(box, mode);
+  }
+  const line = $("status-line");
+  if (line) line.innerHTML = status;
+}
+
+function buildConsole(box, mode) {
   box.replaceChildren();
   const game = S.table.game;
-  const r = S.round;
-
   const left = document.createElement("div");
   left.className = "group status";
   const status = document.createElement("div");
@@ -604,36 +658,9 @@ function renderConsole() {
   status.dataset.testid = "status";
   left.appendChild(status);
   box.appendChild(left);
-
-  if (S.conn !== "open") {
-    status.innerHTML = S.conn === "reconnecting" ? "Reconnecting…" : "Connecting…";
-    return;
-  }
-  if (S.seat === null) {
-    const free = S.table.seats - Object.keys(S.occupants).length;
-    status.innerHTML = free > 0 ? "Choose an open seat: click <b>Sit here</b>." : "The table is full: you are watching.";
-    return;
-  }
-
-  const myTurn = r && r.phase === "deciding" && r.to_act === S.seat && (r.legal_actions || []).length > 0;
-  if (canBet()) {
-    status.innerHTML =
-      S.deadlineAt && r && r.phase === "betting"
-        ? `Place your bets · dealing in <b id="countdown">${countdownText()}</b>`
-        : "Place your bets: pick a chip, click a betting spot, then <b>Deal me in</b>.";
-    box.appendChild(betControls(game));
-  } else if (myTurn) {
-    status.innerHTML = `Your decision · <b id="countdown">${countdownText()}</b>`;
-    box.appendChild(actionButtons(r));
-  } else if (S.pendingWager) {
-    status.textContent = "Placing your bets…";
-  } else if (r && r.phase === "betting") {
-    status.innerHTML = `Bets placed · waiting for the others · deal in <b id="countdown">${countdownText()}</b>`;
-  } else if (r && r.phase === "deciding") {
-    status.innerHTML = `${escapeHtml(seatName(r.to_act))} is deciding · <b id="countdown">${countdownText()}</b>`;
-  } else {
-    status.textContent = "Waiting for the next round.";
-  }
+  if (mode === "connecting" || mode === "watch") return;
+  if (mode === "bet") box.appendChild(betControls(game));
+  else if (mode === "act") box.appendChild(actionButtons(S.round));
 
   const right = document.createElement("div");
   right.className = "group";
@@ -659,6 +686,18 @@ function renderConsole() {
   box.appendChild(right);
 }
 
+/** After a draft change: redraw the felt and the "Deal me in" button, leave the inputs alone. */
+function draftChanged() {
+  renderFelt();
+  const game = S.table.game;
+  const place = $("place-bets");
+  if (place) {
+    const total = draftCost(game);
+    place.innerHTML = `Deal me in · ${money(total)}`;
+    place.disabled = !mainOf(game) || total <= 0;
+  }
+}
+
 function betControls(game) {
   const wrap = document.createElement("div");
   wrap.className = "group bets";
@@ -670,7 +709,7 @@ function betControls(game) {
     c.dataset.cents = String(d.cents);
     c.addEventListener("click", () => {
       S.chip = d.cents;
-      renderConsole();
+      rack.querySelectorAll(".chip").forEach((x) => x.classList.toggle("active", x === c));
     });
     rack.appendChild(c);
   }
@@ -696,7 +735,7 @@ function betControls(game) {
             delete draft.wagers[f.name];
           } else draft.wagers[f.name] = cents;
         }
-        render();
+        draftChanged();
       });
     } else if (f.kind === "fixed") {
       label.className = "check";
@@ -704,7 +743,7 @@ function betControls(game) {
       label.querySelector("input").addEventListener("change", (e) => {
         if (e.target.checked) draft.wagers[f.name] = f.cents;
         else delete draft.wagers[f.name];
-        render();
+        draftChanged();
       });
     } else if (f.kind === "option") {
       const opts = [["ten-value", "Ten-value (2 to 1)"], ["one-eyed", "One-eyed (15 to 1)"]];
@@ -714,7 +753,7 @@ function betControls(game) {
         .join("")}</select>`;
       label.querySelector("select").addEventListener("change", (e) => {
         draft.option = e.target.value;
-        render();
+        draftChanged();
       });
     }
     inputs.appendChild(label);
@@ -734,6 +773,7 @@ function betControls(game) {
   clear.textContent = "Clear";
   clear.addEventListener("click", () => {
     S.draft.wagers = {};
+    consoleKey = null;
     render();
   });
   wrap.appendChild(place);
@@ -764,6 +804,7 @@ function addChip(spotKey) {
     w[name] = (w[name] || 0) + S.chip;
   }
   if (game !== "let-it-ride" && name !== "main" && !w.main) w.main = S.table.min_bet || 100;
+  consoleKey = null;
   render();
 }
 

@@ -27,7 +27,7 @@ export const GAME_NAMES = {
 };
 
 export const GAME_TAGLINES = {
-  "let-it-ride": "Pair of tens or better pays · Royal flush 1000 to 1",
+  "let-it-ride": "Tens or better pays · Royal flush 1000 to 1",
   "one-eyed-flush": "J♥ J♠ K♦ are wild · Player must be lower",
   "final-count": "Odd total loses · Higher even total wins",
 };
@@ -64,4 +64,28 @@ export function flipOptionText(option) {
 
 export function titleCase(s) {
   return String(s).replace(/(^|[\s-])([a-z])/g, (m, p, c) => p + c.toUpperCase());
+}
+
+// The server names hands by key (Let It Ride: "tens-or-better") or in words (One Eyed Flush: "Pair (7)").
+const HAND_NAMES = {
+  nothing: "No pay",
+  "high-card": "High card",
+  "tens-or-better": "Tens or better",
+  "two-pair": "Two pair",
+  trips: "Three of a kind",
+  straight: "Straight",
+  flush: "Flush",
+  "full-house": "Full house",
+  quads: "Four of a kind",
+  "straight-flush": "Straight flush",
+  "royal-flush": "Royal flush",
+  "mini-royal": "Mini royal",
+  pair: "Pair",
+};
+
+export function handName(hand) {
+  if (hand === null || hand === undefined) return "";
+  const s = String(hand);
+  if (HAND_NAMES[s]) return HAND_NAMES[s];
+  return /^[a-z-]+$/.test(s) ? titleCase(s.replace(/-/g, " ")) : s;
 }

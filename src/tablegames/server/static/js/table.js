@@ -5,7 +5,7 @@
 //   results {seat: {net, hand, lines}}, draft {wager: cents} (my unsent wagers), draftOption, meters.
 
 import { cardSVG, cardSlot, chipStack, ONE_EYED } from "./cards.js";
-import { GAME_NAMES, GAME_TAGLINES, WAGER_NAMES, escapeHtml, flipOptionText, money } from "./format.js";
+import { GAME_NAMES, GAME_TAGLINES, WAGER_NAMES, escapeHtml, flipOptionText, handName, money } from "./format.js";
 
 const SVGNS = "http://www.w3.org/2000/svg";
 
@@ -65,7 +65,7 @@ function feltArc(game) {
   svg.innerHTML = `
     <defs>
       <path id="arc-title" d="M 250 262 Q 500 358 750 262" />
-      <path id="arc-tag" d="M 225 290 Q 500 398 775 290" />
+      <path id="arc-tag" d="M 170 282 Q 500 410 830 282" />
     </defs>
     <text class="felt-title"><textPath href="#arc-title" startOffset="50%" text-anchor="middle">${escapeHtml(
       (GAME_NAMES[game] || game).toUpperCase(),
@@ -232,14 +232,15 @@ function renderSeat(felt, scene, seatNo, pos) {
     const net = result.net;
     status.classList.add(net > 0 ? "won" : net < 0 ? "lost" : "push");
     status.innerHTML =
-      (result.hand ? `<span class="hand-name">${escapeHtml(result.hand)}</span>` : "") +
+      (result.hand ? `<span class="hand-name">${escapeHtml(handName(result.hand))}</span>` : "") +
       `<span class="net">${net === 0 ? "PUSH" : money(net, { sign: true })}</span>`;
   } else if (round && round.to_act === seatNo) {
     status.classList.add("turn");
     status.textContent = mine ? "YOUR TURN" : "DECIDING…";
   } else if (seatView && seatView.out) {
     status.classList.add("lost");
-    status.textContent = game === "one-eyed-flush" ? "BUST" : "OUT";
+    const acted = scene.lastActions && scene.lastActions[seatNo];
+    status.textContent = (acted ? acted + " · " : "") + (game === "one-eyed-flush" ? "BUST" : "ODD TOTAL");
   } else if (scene.lastActions && scene.lastActions[seatNo]) {
     status.classList.add("acted");
     status.textContent = scene.lastActions[seatNo];

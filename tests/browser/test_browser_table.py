@@ -1,0 +1,384 @@
+"""Two players, two browsers, one table of each game: they register, buy in, sit, bet and play full rounds by
+clicking, and each sees the other play. The server runs as a process (``tablegames serve``) on a free loopback
+port with a temporary SQLite database. Screenshots go to ``artifacts/screenshots/``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ADMIN = "browser-test-admin"
+TIMEOUT_MS = 15_000
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _http(
+    method: str, url: str, body: dict[str, Any] | None = None, headers: dict[str, str] | None = None
+) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(
+        url, data=data, method=method, headers={"Content-Type": "application/json", **(headers or {})}
+    )
+    with urllib.request.urlopen(req, timeout=10) as res:
+        return json.loads(res.read() or b"null")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``tablegames serve`` on a free port, fresh SQLite database, one 3-seat table of each game."""
+    data = tmp_path_factory.mktemp("serve")
+    port = _free_port()
+    cmd = [
+        sys.executable,
+        "-c",
+        "from tablegames.cli import main; main()",
+        "serve",
+        "--port",
+        str(port),
+        "--database",
+        f"sqlite:///{data / 'tg.sqlite3'}",
+        "--betting-seconds",
+        "30",
+        "--turn-seconds",
+        "30",
+        "--admin-token",
+        ADMIN,
+        "--no-demo-tables",
+    ]
+    log = (data / "serve.log").open("w")
+    proc = subprocess.Popen(
+        cmd, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(200):
+            if proc.poll() is not None:
+                pytest.fail("server exited: " + (data / "serve.log").read_text())
+            with contextlib.suppress(OSError):
+                _http("GET", url + "/health")
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("server did not start: " + (data / "serve.log").read_text())
+        for game, name in [
+            ("let-it-ride", "Ride 1"),
+            ("one-eyed-flush", "Flush 1"),
+            ("final-count", "Count 1"),
+        ]:
+            _http(
+                "POST",
+                url + "/tables",
+                {"game": game, "name": name, "seats": 3, "min_bet": 100, "max_bet": 10000},
+                {"X-Admin-Token": ADMIN},
+            )
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+class Player:
+    """One browser context (its own localStorage: its own token) and its page."""
+
+    def __init__(self, browser: Any, url: str, name: str, errors: Any) -> None:
+        self.name = name
+        self.context = browser.new_context(viewport={"width": 1440, "height": 940})
+        self.context.set_default_timeout(TIMEOUT_MS)
+        self.page = errors.watch(self.context.new_page())
+        self.url = url
+
+    def register_and_buy_in(self, dollars: int) -> None:
+        p = self.page
+        p.goto(self.url + "/")
+        p.fill("#register-name", self.name)
+        p.click("#register-btn")
+        p.wait_for_selector("#welcome-row:not([hidden])")
+        assert p.locator("[data-testid=player-name]").inner_text() == self.name
+        p.fill("#wallet-amount", str(dollars))
+        p.click("#buyin-btn")
+        expect_text(p, "[data-testid=balance]", f"${dollars:,}")
+
+    def join(self, table_name: str, seat: int) -> None:
+        p = self.page
+        p.goto(self.url + "/")
+        row = p.locator(".table-list li", has_text=table_name)
+        row.locator("button").click()
+        p.wait_for_selector(f"[data-testid=sit-{seat}]")
+        p.click(f"[data-testid=sit-{seat}]")
+        p.wait_for_selector(f"#seat-{seat}.mine")
+
+    def balance(self) -> int:
+        return cents(self.page.locator("[data-testid=balance]").inner_text())
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def cents(text: str) -> int:
+    m = re.fullmatch(r"([−-])?\$([\d,]+)(?:\.(\d\d))?", text.strip())
+    assert m, text
+    value = int(m.group(2).replace(",", "")) * 100 + int(m.group(3) or 0)
+    return -value if m.group(1) else value
+
+
+def expect_text(page: Any, selector: str, text: str) -> None:
+    try:
+        page.wait_for_function(
+            "([sel, text]) => { const e = document.querySelector(sel); return e && e.textContent.trim() === text; }",
+            arg=[selector, text],
+            timeout=TIMEOUT_MS,
+        )
+    except Exception:
+        actual = page.locator(selector).first.text_content() if page.locator(selector).count() else None
+        raise AssertionError(f"{selector}: expected {text!r}, found {actual!r}") from None
+
+
+def faces(page: Any, selector: str) -> list[str | None]:
+    return page.eval_on_selector_all(
+        selector + " svg.card:not(.slot)", "els => els.map(e => e.dataset.card || null)"
+    )
+
+
+def play_until_settled(players: list[Player], choose: dict[str, Any], deadline_s: float = 60) -> None:
+    """Click a legal action whenever a player has buttons, until both pages show the round settled."""
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        if all(p.page.locator(".round-badge", has_text="SETTLED").count() for p in players):
+            return
+        acted = False
+        for pl in players:
+            buttons = pl.page.locator(".action-btn")
+            if buttons.count():
+                actions = buttons.evaluate_all("els => els.map(e => e.dataset.action)")
+                action = choose[pl.name](actions)
+                pl.page.click(f".action-btn[data-action='{action}']")
+                pl.page.wait_for_function(
+                    "a => !document.querySelector(`.action-btn[data-action='${a}']`)", arg=action
+                )
+                acted = True
+        if not acted:
+            time.sleep(0.1)
+    raise AssertionError("the round did not settle in time")
+
+
+@pytest.fixture()
+def pair(browser: Any, server: str, page_errors: Any) -> Iterator[tuple[Player, Player]]:
+    ann = Player(browser, server, f"ann{os.getpid() % 1000}{time.monotonic_ns() % 10_000}", page_errors)
+    bob = Player(browser, server, f"bob{os.getpid() % 1000}{time.monotonic_ns() % 10_000}", page_errors)
+    yield ann, bob
+    ann.close()
+    bob.close()
+    assert page_errors.errors == []
+
+
+def bet_with_chips(pl: Player, seat: int, spots: list[str], chip_cents: int = 500) -> None:
+    """Clear the draft, pick a chip from the rack and click betting spots on the felt."""
+    p = pl.page
+    p.click("#console button:has-text('Clear')")
+    p.click(f".chip-rack svg.chip[data-cents='{chip_cents}']")
+    for spot in spots:
+        p.click(f"#seat-{seat} .spot[data-wager='{spot}']")
+
+
+def deal_in(pl: Player, cost_cents: int) -> None:
+    p = pl.page
+    button = p.locator("[data-testid=place-bets]")
+    assert cents(button.inner_text().split("·")[-1]) == cost_cents
+    button.click()
+
+
+def wait_dealt(pl: Player, seat: int) -> None:
+    pl.page.wait_for_selector(f"#seat-{seat} .hand svg.card")
+
+
+def seat_net(pl: Player, seat: int) -> int:
+    text = pl.page.locator(f"#seat-{seat} .seat-status .net").inner_text()
+    return 0 if text == "PUSH" else cents(text.replace("+", ""))
+
+
+def check_settlement(ann: Player, bob: Player, before: dict[str, int]) -> None:
+    """Both pages agree on both results; each balance (``before``: before the round's wagers) moved by exactly
+    its seat's net result."""
+    for pl in (ann, bob):
+        pl.page.wait_for_selector("#seat-1 .seat-status .net")
+        pl.page.wait_for_selector("#seat-2 .seat-status .net")
+    nets = {1: seat_net(ann, 1), 2: seat_net(ann, 2)}
+    assert nets == {1: seat_net(bob, 1), 2: seat_net(bob, 2)}
+    expect_text(ann.page, "[data-testid=balance]", money(before[ann.name] + nets[1]))
+    expect_text(bob.page, "[data-testid=balance]", money(before[bob.name] + nets[2]))
+
+
+def money(c: int) -> str:
+    whole, rest = divmod(abs(c), 100)
+    text = f"${whole:,}" + (f".{rest:02d}" if rest else "")
+    return ("−" if c < 0 else "") + text
+
+
+def check_history(pl: Player, game_name: str) -> None:
+    p = pl.page
+    p.wait_for_selector(f"#history li[data-round-id]:has-text('{game_name}')")
+    p.locator("#history li[data-round-id]").first.click()
+    p.wait_for_selector("#recall:not([hidden]) .recall-events li")
+    sheet = p.locator("#recall-sheet")
+    assert game_name in sheet.locator("h2").inner_text()
+    assert sheet.locator(".recall-events li", has_text="Card #0").count() == 1
+    assert sheet.locator("tr", has_text=pl.name).count() == 1
+    p.click("#recall-close")
+    p.wait_for_selector("#recall", state="hidden")
+
+
+def test_let_it_ride_two_players(pair: tuple[Player, Player], screenshots: Path) -> None:
+    """R-LIR-1..4: bets by chips and by inputs, ride / pull by buttons, community cards, hints, history."""
+    ann, bob = pair
+    ann.register_and_buy_in(1000)
+    bob.register_and_buy_in(1000)
+    ann.join("Ride 1", 1)
+    bob.join("Ride 1", 2)
+    ann.page.wait_for_selector(f"#seat-2 .player-name:has-text('{bob.name}')")
+    bob.page.wait_for_selector(f"#seat-1 .player-name:has-text('{ann.name}')")
+
+    bet_with_chips(ann, 1, ["bet 1", "progressive"])
+    # the draft shows on the felt before it is sent: $5 on each of 1, 2, $ and the $1 progressive
+    drafted = ann.page.eval_on_selector_all(
+        "#seat-1 .chip-stack.draft", "els => els.map(e => e.dataset.cents)"
+    )
+    assert drafted == ["500", "500", "500", "100"]
+    deal_in(ann, 1600)
+    bob.page.click("#console button:has-text('Clear')")
+    bob.page.fill("#wager-bets", "10")
+    bob.page.fill("#wager-bonus", "2.50")
+    bob.page.press("#wager-bonus", "Tab")
+    ann.page.click("#hint-toggle + .track")
+    deal_in(bob, 3250)
+
+    wait_dealt(ann, 1)
+    wait_dealt(bob, 2)
+    expect_text(ann.page, "[data-testid=balance]", "$984")
+    expect_text(bob.page, "[data-testid=balance]", "$967.50")
+    # each sees its own three cards and only backs for the other's
+    assert None not in faces(ann.page, "#seat-1 .hand")
+    assert faces(ann.page, "#seat-2 .hand") == [None, None, None]
+    assert faces(bob.page, "#seat-1 .hand") == [None, None, None]
+    assert faces(ann.page, ".community-cards") == [None, None]
+    # ann acts first (seat 1): exactly the legal actions, with the hint marking the best one
+    ann.page.wait_for_selector(".action-btn .hint-tag")
+    assert ann.page.eval_on_selector_all(".action-btn", "els => els.map(e => e.dataset.action)") == [
+        "pull",
+        "ride",
+    ]
+    assert ann.page.locator(".action-btn.best").count() == 1
+    assert bob.page.locator(".action-btn").count() == 0
+    ann.page.screenshot(path=str(screenshots / "let-it-ride-ann-deciding.png"))
+
+    play_until_settled([ann, bob], {ann.name: lambda a: "ride", bob.name: lambda a: "pull"})
+    # bob pulled bet 1 and bet 2: ann sees it on his spots; the community cards are face up
+    assert ann.page.locator("#seat-2 .spot[data-wager='bet 1'] .chip-stack").count() == 0
+    assert None not in faces(ann.page, ".community-cards")
+    assert None not in faces(ann.page, "#seat-2 .hand")
+    check_settlement(ann, bob, {ann.name: 100000, bob.name: 100000})
+    ann.page.screenshot(path=str(screenshots / "let-it-ride-ann-settled.png"))
+    check_history(ann, "Let It Ride")
+
+
+def test_one_eyed_flush_two_players(pair: tuple[Player, Player], screenshots: Path) -> None:
+    """R-OEF-4/5/10: main, Jackpot and Flip Card wagers; the Flip Card face up; a discard by clicking a card."""
+    ann, bob = pair
+    ann.register_and_buy_in(500)
+    bob.register_and_buy_in(500)
+    ann.join("Flush 1", 1)
+    bob.join("Flush 1", 2)
+
+    bet_with_chips(ann, 1, ["main", "jackpot"], chip_cents=500)
+    ann.page.fill("#wager-flip", "1")
+    ann.page.select_option("#flip-option", "one-eyed")
+    ann.page.press("#wager-flip", "Tab")
+    ann.page.wait_for_selector("#seat-1 .spot[data-wager=flip] .spot-option:has-text('One-eyed')")
+    deal_in(ann, 700)
+    bob.page.fill("#wager-main", "20")
+    bob.page.press("#wager-main", "Tab")
+    deal_in(bob, 2000)
+
+    wait_dealt(ann, 1)
+    wait_dealt(bob, 2)
+    # the Flip Card is the dealer's second card, face up for both; the other dealer cards are backs
+    flip_ann = faces(ann.page, ".dealer-cards")
+    assert flip_ann[0] is None and flip_ann[2] is None and flip_ann[1] is not None
+    assert faces(bob.page, ".dealer-cards") == flip_ann
+    assert faces(bob.page, "#seat-1 .hand") == [None, None, None]
+    assert ann.page.eval_on_selector_all(".action-btn", "els => els.map(e => e.dataset.action)") == [
+        "stand",
+        "discard 0",
+        "discard 1",
+        "discard 2",
+    ]
+    ann.page.screenshot(path=str(screenshots / "one-eyed-flush-ann-deciding.png"))
+    # ann discards her first card by clicking it on the felt
+    first = faces(ann.page, "#seat-1 .hand")
+    ann.page.click("#seat-1 .hand svg.card[data-index='0']")
+    bob.page.wait_for_selector("#seat-1 .seat-status:has-text('DREW 1')")
+    after = faces(ann.page, "#seat-1 .hand")
+    assert after[1:] == first[1:]
+
+    play_until_settled([ann, bob], {ann.name: lambda a: "stand", bob.name: lambda a: "stand"})
+    assert None not in faces(ann.page, ".dealer-cards")
+    check_settlement(ann, bob, {ann.name: 50000, bob.name: 50000})
+    bob.page.screenshot(path=str(screenshots / "one-eyed-flush-bob-settled.png"))
+    check_history(bob, "One Eyed Flush")
+
+
+def test_final_count_two_players_two_rounds(pair: tuple[Player, Player], screenshots: Path) -> None:
+    """R-FC-2..5: up cards public, third cards face down for all; two full rounds in a row."""
+    ann, bob = pair
+    ann.register_and_buy_in(300)
+    bob.register_and_buy_in(300)
+    ann.join("Count 1", 1)
+    bob.join("Count 1", 2)
+    balances = {ann.name: 30000, bob.name: 30000}
+    for round_no in (1, 2):
+        for pl, stake in ((ann, "5"), (bob, "10")):
+            pl.page.wait_for_selector("[data-testid=place-bets]")
+            pl.page.fill("#wager-main", stake)
+            pl.page.press("#wager-main", "Tab")
+            deal_in(pl, int(stake) * 100)
+        wait_dealt(ann, 1)
+        wait_dealt(bob, 2)
+        if round_no == 1:
+            # up cards are public: both pages show the same faces; every third card is a back
+            ann_view = faces(ann.page, "#seat-2 .hand")
+            assert ann_view[:2] == faces(bob.page, "#seat-2 .hand")[:2] and None not in ann_view[:2]
+            dealer = faces(ann.page, ".dealer-cards")
+            assert None not in dealer[:2] and dealer[2] is None
+            ann.page.screenshot(path=str(screenshots / "final-count-ann-dealt.png"))
+        play_until_settled([ann, bob], {ann.name: lambda a: "turn", bob.name: lambda a: "stand"})
+        assert None not in faces(ann.page, ".dealer-cards")
+        check_settlement(ann, bob, balances)
+        balances[ann.name] += seat_net(ann, 1)
+        balances[bob.name] += seat_net(bob, 2)
+        if round_no == 1:
+            ann.page.screenshot(path=str(screenshots / "final-count-ann-settled.png"))
+    check_history(ann, "Final Count")
+    assert ann.page.locator("#history li[data-round-id]").count() == 2
