@@ -47,7 +47,6 @@ def test_same_seed_same_report() -> None:
     second = invoke("--source", "seeded", "--seed", "abc", "--shuffles", "3000")
     elapsed = re.compile(r"\(\d+\.\d s\)")  # the title shows the elapsed time
     assert first[0] == second[0] and elapsed.sub("", first[1]) == elapsed.sub("", second[1])
-    assert "0.2 s" not in elapsed.sub("", first[1]) and "p-value" in first[1]
 
 
 @pytest.mark.parametrize(

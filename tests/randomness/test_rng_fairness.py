@@ -262,6 +262,7 @@ def _mutate(record: dict[str, Any], path: tuple[Any, ...], value: Any) -> dict[s
         (("dealt", 0, "to"), KeyError, "'to' is a required property"),
         (("dealt", 1, "position"), 0, "position 0 is listed more than once"),
         (("game",), 7, "game"),
+        (("fairness",), None, "fairness is null: this round was not dealt by a provably fair table"),
     ],
 )
 def test_malformed_records_exit_2_naming_the_problem(

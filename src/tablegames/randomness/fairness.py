@@ -386,6 +386,8 @@ class RoundRecord:
         """Validate (schema, then cross-field checks) and build; :class:`RecordFormatError` names the problem."""
         import jsonschema  # type: ignore[import-untyped]  # lazily: only verify needs it
 
+        if isinstance(data, dict) and "fairness" in data and data["fairness"] is None:
+            raise RecordFormatError("fairness is null: this round was not dealt by a provably fair table")
         validator = jsonschema.Draft202012Validator(ROUND_RECORD_SCHEMA)
         errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
         if errors:
