@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from tablegames.randomness import LiveRandom, SeededRandom, shuffle_items
+from tablegames.randomness import LiveRandom, ProvablyFairRandom, SeededRandom, shuffle_items
 from tablegames.randomness.batch import (
     DeckBatcher,
     LiveBatch,
@@ -164,6 +164,14 @@ def test_live_and_provably_fair_plain_paths_pass(source: str) -> None:
 
 
 @pytest.mark.slow
+def test_provably_fair_derivation_passes_at_99_percent() -> None:
+    """Deterministic: one fixed server seed, client seed "client", nonces 0..9,999 (first seed tried)."""
+    seed = bytes(range(32))
+    batcher = PlainBatch("fair-fixed", lambda k: ProvablyFairRandom(seed, "client", k))
+    result = run_suite(batcher, 10_000, batch=5_000)
+    assert result.passed, p_values(result)
+
+
 def test_p_values_are_calibrated() -> None:
     """Under a correct source p-values are uniform: 40 seeded runs, Kolmogorov–Smirnov per continuous test."""
     runs = [p_values(run_suite(SeededBatch(f"calibration/{i}"), 5_000)) for i in range(40)]
