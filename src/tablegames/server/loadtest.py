@@ -17,6 +17,7 @@ tables and :data:`MAX_DURATION` seconds, and it always stops by itself (a hard d
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import json
 import math
@@ -29,6 +30,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -316,8 +318,12 @@ def _wagers(game: str, rng: random.Random, side: float) -> tuple[dict[str, int],
 
 
 class Client:
-    """One player on one WebSocket: wagers every round, decides when it is its turn (a random legal action),
-    times every request to its acknowledgement."""
+    """One player on one WebSocket: wagers every round, decides when it is its turn (a random legal action
+    after an optional thinking time), and times every request to its acknowledgement.
+
+    A reader task keeps the latest ``state``; the actor decides only on a state that is newer than the answer
+    to its previous request, so it never acts on stale information (a refusal is counted as an error).
+    """
 
     def __init__(
         self,
@@ -335,94 +341,134 @@ class Client:
         self.start = start
         self.stop_at = stop_at
         self.rng = random.Random(cfg.seed * 1_000_003 + player.index)
-        self.pending: dict[str, tuple[str, float]] = {}
-        self.need_state = False
+        self.ws: Any = None
+        self.state: dict[str, Any] | None = None
+        self.states = 0  # number of state messages received
+        self.changed = asyncio.Event()
+        self.answers: dict[str, dict[str, Any]] = {}
         self.my_round: int | None = None
         self.results: set[int] = set()
         self.counter = 0
-        self.ws: Any = None
-        self.done = False
 
-    def _rid(self, kind: str) -> str:
+    # --- the reader ---------------------------------------------------------------------------------
+
+    async def _reader(self) -> None:
+        async for raw in self.ws:
+            self.stats.messages += 1
+            msg = json.loads(raw)
+            kind = msg.get("type")
+            if kind == "state":
+                self.state = msg
+                self.states += 1
+            elif kind in ("ack", "error"):
+                rid = msg.get("request_id")
+                if isinstance(rid, str):
+                    self.answers[rid] = {**msg, "_states": self.states, "_at": time.perf_counter()}
+                elif kind == "error":
+                    self.stats.errors[str(msg.get("code"))] += 1
+            elif kind == "round_result":
+                self._result(msg)
+            elif kind == "welcome":
+                self.p.seat = msg.get("seat")
+            self.changed.set()
+
+    async def _until(self, test: Callable[[], bool], timeout: float) -> bool:
+        """Wait until ``test()`` holds (re-checked after every message); False on timeout."""
+        deadline = time.monotonic() + timeout
+        while not test():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self.changed.clear()
+            if test():
+                return True
+            try:
+                await asyncio.wait_for(self.changed.wait(), left)
+            except TimeoutError:
+                return test()
+        return True
+
+    # --- requests -----------------------------------------------------------------------------------
+
+    async def _request(self, kind: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+        """Send one request, wait for its answer and for the state that follows it; the answer (or None)."""
         self.counter += 1
-        return f"{kind[0]}{self.p.index}-{self.counter}"
-
-    async def _send(self, kind: str, payload: dict[str, Any]) -> None:
-        if self.cfg.think > 0 and kind in ("wager", "act"):
-            # a player's thinking time (uniform 0.5-1.5 x the mean); the state may change meanwhile,
-            # so a stale decision can be refused (counted as an error like any other).
-            await asyncio.sleep(self.cfg.think * (0.5 + self.rng.random()))
-        rid = self._rid(kind)
-        payload = {"type": kind, "request_id": rid, **payload}
-        self.pending[rid] = (kind, time.perf_counter())
+        rid = f"{kind[0]}{self.p.index}-{self.counter}"
         self.stats.requests += 1
-        await self.ws.send(json.dumps(payload))
+        sent = time.perf_counter()
+        await self.ws.send(json.dumps({"type": kind, "request_id": rid, **payload}))
+        if not await self._until(lambda: rid in self.answers, self.cfg.grace):
+            self.stats.errors[f"no_answer_{kind}"] += 1
+            return None
+        answer = self.answers.pop(rid)
+        if answer["type"] == "error":
+            self.stats.errors[str(answer.get("code"))] += 1
+            await self._fresh_state()
+            return None
+        if kind in self.stats.latencies:
+            self.stats.latencies[kind].append(answer["_at"] - sent)
+        if answer.get("duplicate"):
+            self.stats.errors["duplicate_ack"] += 1
+        # every accepted request is followed by a state push
+        if not await self._until(lambda: self.states > answer["_states"], 5.0):
+            await self._fresh_state()
+        return answer
 
-    def _stopping(self) -> bool:
-        return time.monotonic() >= self.stop_at[0]
+    async def _fresh_state(self) -> None:
+        seen = self.states
+        await self.ws.send(json.dumps({"type": "state"}))
+        await self._until(lambda: self.states > seen, self.cfg.grace)
+
+    # --- the player -----------------------------------------------------------------------------------
 
     async def run(self) -> None:
         from websockets.asyncio.client import connect
 
         async with connect(self.ws_url, max_size=2**22, open_timeout=self.cfg.connect_timeout) as ws:
             self.ws = ws
-            state: dict[str, Any] | None = None
-            started = False
-            async for raw in ws:
-                self.stats.messages += 1
-                msg = json.loads(raw)
-                kind = msg.get("type")
-                decide = False
-                if kind == "ack":
-                    self._acked(msg)
-                elif kind == "error":
-                    rid = msg.get("request_id")
-                    self.pending.pop(rid, None)
-                    self.stats.errors[str(msg.get("code"))] += 1
-                    await ws.send(json.dumps({"type": "state"}))  # resynchronise
-                    self.need_state = True
-                elif kind == "state":
-                    state = msg
-                    self.need_state = False
-                    decide = True
-                elif kind == "round_result":
-                    self._result(msg)
-                elif kind == "welcome":
-                    self.p.seat = msg.get("seat")
-                if self.p.seat is None and kind == "state" and not self.pending:
-                    await self._send("sit", {})
-                    continue
-                if not started and self.p.seat is not None and not self.pending:
-                    await self.start.wait()
-                    started = True
-                    await ws.send(json.dumps({"type": "state"}))  # a fresh state to start from
-                    self.need_state = True
-                    continue
-                if kind == "round_result" and self._finished():
-                    return
-                ready = decide and started and not self.pending and not self.need_state
-                if ready and state is not None and await self._decide(state):
-                    return
+            reader = asyncio.create_task(self._reader())
+            try:
+                await self._play()
+            finally:
+                reader.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await reader
 
-    def _acked(self, msg: dict[str, Any]) -> None:
-        rid = msg.get("request_id")
-        entry = self.pending.pop(rid, None) if isinstance(rid, str) else None
-        if entry is None:
-            return
-        kind, sent = entry
-        if kind in self.stats.latencies:
-            self.stats.latencies[kind].append(time.perf_counter() - sent)
-        if kind == "sit":
-            self.p.seat = msg.get("seat")
-        elif kind == "wager":
-            self.my_round = msg.get("round_id")
-            if msg.get("duplicate"):
-                self.stats.errors["duplicate_ack"] += 1
-        self.need_state = True
+    async def _play(self) -> None:
+        if not await self._until(lambda: self.state is not None, self.cfg.connect_timeout):
+            raise LoadTestError("no state after connecting")
+        if self.p.seat is None:
+            answer = await self._request("sit", {})
+            if answer is None:
+                raise LoadTestError("could not take a seat")
+            self.p.seat = answer.get("seat")
+        await self.start.wait()
+        await self._fresh_state()
+        while True:
+            step = self._next()
+            if step == "done":
+                return
+            if not isinstance(step, tuple):
+                await self._wait_change()
+                continue
+            if self.cfg.think > 0:
+                # a player's thinking time (uniform 0.5-1.5 x the mean), then decide on the latest state
+                await asyncio.sleep(self.cfg.think * (0.5 + self.rng.random()))
+                step = self._next()
+                if not isinstance(step, tuple):
+                    continue
+            kind, payload = step
+            answer = await self._request(kind, payload)
+            if answer is not None and kind == "wager":
+                self.my_round = answer.get("round_id")
 
-    def _finished(self) -> bool:
-        """After the duration: done once the round this client last wagered in has its result."""
-        return self._stopping() and (self.my_round is None or self.my_round in self.results)
+    async def _wait_change(self) -> None:
+        self.changed.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.changed.wait(), 1.0)
+
+    def _stopping(self) -> bool:
+        return time.monotonic() >= self.stop_at[0]
 
     def _result(self, msg: dict[str, Any]) -> None:
         self.results.add(int(msg["round_id"]))
@@ -435,39 +481,41 @@ class Client:
                 self.p.expected_balance += int(r["net"])
                 self.p.rounds_played += 1
 
-    async def _decide(self, state: dict[str, Any]) -> bool:
-        """Send the next request if there is one; True when this client is finished."""
+    def _next(self) -> tuple[str, dict[str, Any]] | str | None:
+        """The next request from the latest state: (kind, payload), None (wait) or "done"."""
+        state = self.state
         seat = self.p.seat
+        if state is None or seat is None:
+            return None
         rnd = state.get("round")
-        round_id = state.get("round_id")
         mine = None
-        if rnd is not None and seat is not None:
+        if rnd is not None:
             mine = next((s for s in rnd["seats"] if s["seat"] == seat), None)
-        in_round = (
-            rnd is not None
-            and rnd["phase"] != "settled"
-            and mine is not None
-            and bool(mine["wagers"])
-            and round_id == self.my_round
-        )
-        if in_round:
-            assert rnd is not None
-            if rnd["phase"] == "deciding" and rnd["to_act"] == seat and rnd["legal_actions"]:
-                await self._send("act", {"action": self.rng.choice(rnd["legal_actions"])})
-            return False
+        if self.my_round is not None and self.my_round not in self.results:
+            # my round is not settled yet: act when it is my turn, else wait
+            if (
+                rnd is not None
+                and state.get("round_id") == self.my_round
+                and rnd["phase"] == "deciding"
+                and rnd["to_act"] == seat
+                and rnd["legal_actions"]
+            ):
+                return "act", {"action": self.rng.choice(rnd["legal_actions"])}
+            return None
         if not state.get("betting_open"):
-            return False
+            return None
+        if mine is not None and mine["wagers"] and rnd is not None and rnd["phase"] == "betting":
+            return None  # already in this round (its ack is on the way)
         if self._stopping():
-            # Never open a new round now; join one that others already opened so it is dealt at once.
-            others = rnd is not None and rnd["phase"] == "betting" and any(s["wagers"] for s in rnd["seats"])
-            if not others:
-                return self._finished()
+            # never open a new round now; join one that others opened so it is dealt at once
+            opened = rnd is not None and rnd["phase"] == "betting" and any(s["wagers"] for s in rnd["seats"])
+            if not opened:
+                return "done"
         wagers, options = _wagers(self.p.game, self.rng, self.cfg.side_bets)
         payload: dict[str, Any] = {"wagers": wagers}
         if options:
             payload["options"] = options
-        await self._send("wager", payload)
-        return False
+        return "wager", payload
 
 
 # --- orchestration ----------------------------------------------------------------------------------
