@@ -168,11 +168,15 @@ def test_play_wager_beyond_balance_is_refused() -> None:
             r"Hint: (ride|pull) \(best by exact expected value.*\n\s+(ride|pull)\s+EV [+-]\d",
         ),
         ("final-count", "s", r"Hint: (stand|turn) \(best by exact expected value"),
-        ("one-eyed-flush", "s", r"Hint: (stand|discard [1-3]) \(.*the documented strategy\)"),
+        (
+            "one-eyed-flush",
+            "s",
+            r"Hint: (stand|discard [1-3]) \(best by exact expected value.*\n(\s+(stand|discard [1-3])\s+EV [+-]\d.*\n){4}",
+        ),
     ],
 )
 def test_play_hint(game: str, decision: str, expect: str) -> None:
-    """Let It Ride and Final Count hints carry exact EVs (analysis layer); One Eyed Flush the rule of thumb."""
+    """Hints carry the exact EV of every action (the analysis layer's optimal strategy)."""
     asked: set[int] = set()
 
     def answer(prompt: str, rnd: Round, so_far: str) -> str:

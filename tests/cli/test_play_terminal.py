@@ -210,7 +210,7 @@ def test_play_final_count_one_round_then_ctrl_d() -> None:
 
 
 def test_play_bad_input_reprompts_and_changes_nothing() -> None:
-    """Refused input (wager 0, 1.234, unknown action, discard 9, ...) re-prompts with the reason; the round
+    """Refused input (wager 0, 1.234, unknown action, discard 9 or 0, ...) re-prompts with the reason; the round
     then plays exactly as if only the valid answers had been typed."""
     seed = 47
     table, _rnd, _ = engine_round(
@@ -234,9 +234,9 @@ def test_play_bad_input_reprompts_and_changes_nothing() -> None:
         (
             r"discard 9 is out of range; legal now: stand, discard 1, discard 2, discard 3.*\n.*"
             + OEF_DECIDE,
-            "h",
+            "d0",
         ),
-        (r"Hint: .*\n.*\n?.*" + OEF_DECIDE, "s"),
+        (r"discard 0 is out of range.*\n.*" + OEF_DECIDE, "s"),
     ]
     out, balance = drive(["one-eyed-flush", "--seats", "2", "--seed", str(seed)], steps, MAIN)
     assert balance == money(table.bankrolls[1])

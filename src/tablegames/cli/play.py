@@ -75,12 +75,13 @@ def parse_seed(text: str) -> int | str:
 
 
 def exact_advisor(rnd: Round, seat: int) -> Advisor | None:
-    """Exact expected values from the analysis layer where it has the game's optimal strategy (Let It Ride,
-    Final Count), for hints; ``None`` (the documented rule of thumb) otherwise."""
+    """Exact expected values of every action from the analysis layer's optimal strategy of the game, for
+    hints; ``None`` (the documented rule of thumb) if it is not available."""
     from fractions import Fraction
 
     from tablegames.rules.final_count import FinalCountRules
     from tablegames.rules.let_it_ride import LetItRideRules
+    from tablegames.rules.one_eyed_flush import OneEyedFlushRules
 
     rules = rnd.table.rules
     try:
@@ -110,6 +111,15 @@ def exact_advisor(rnd: Round, seat: int) -> Advisor | None:
                 return fc.options(context["player_up"], context["dealer_up"])
 
             return fc_values
+        if isinstance(rules, OneEyedFlushRules):
+            from tablegames.analysis.one_eyed_flush import optimal_strategy as oef_strategy
+
+            oef = oef_strategy(rules)
+
+            def oef_values(context: Mapping[str, Any]) -> dict[Action, Fraction]:
+                return oef.options(context["cards"], context["flip_card"])
+
+            return oef_values
     except (ImportError, AttributeError, ValueError, OverflowError):
         return None
     return None
@@ -149,6 +159,7 @@ class TerminalGame:
         self.bot = Bot()
         self.rounds_played = 0
         self.quitting = False
+        self.hinted = False
         self._read = read if read is not None else self._terminal_read
 
     # --- input -----------------------------------------------------------------------------------
@@ -450,6 +461,9 @@ class TerminalGame:
         from tablegames.cli.render import action_words
         from tablegames.engine import Bot
 
+        if not self.hinted:
+            self.say("(working out the exact strategy: a few seconds for the first hint)", style="dim")
+            self.hinted = True
         hint = Bot(exact_advisor(rnd, self.you)).hint(rnd, self.you)
         game = self.table.game
         best = self.person_message(str(hint.best))
