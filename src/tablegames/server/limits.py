@@ -58,8 +58,8 @@ class Limits:
     http_rate: float = 50.0
     http_burst: float = 400.0
     max_ws_message_bytes: int = 16 * 1024
-    ws_rate: float = 20.0
-    ws_burst: float = 40.0
+    ws_rate: float = 30.0
+    ws_burst: float = 120.0
     ws_flood_strikes: float = 200.0
     send_queue_messages: int = 512
     send_timeout: float = 10.0
