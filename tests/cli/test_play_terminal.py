@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -23,7 +24,8 @@ from tablegames.engine import Bot, Round, Table
 from tablegames.randomness import SeededRandom
 from tablegames.rules import make_rules
 
-TABLEGAMES = str(Path(sys.executable).parent / "tablegames")
+_SCRIPT = Path(sys.executable).parent / "tablegames"  # the console script of the venv running the tests
+TABLEGAMES = str(_SCRIPT) if _SCRIPT.exists() else (shutil.which("tablegames") or "tablegames")
 ENV = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "FORCE_COLOR")}
 ENV.update({"NO_COLOR": "1", "TERM": "dumb"})
 BANKROLL = 100_000  # cents: the CLI default of $1,000
