@@ -36,6 +36,9 @@ class ModuloBiasedRandom(SeededRandom):
         nbytes = max(1, ((n - 1).bit_length() + 7) // 8)
         return self.getrandbits(8 * nbytes) % n
 
+    def child(self, index: int) -> ModuloBiasedRandom:
+        return ModuloBiasedRandom(f"{self.seed!r}/{index}")
+
     def __repr__(self) -> str:
         return f"ModuloBiasedRandom({self.seed!r})"
 
