@@ -111,7 +111,7 @@ def to_markdown(a: Analysis, images: dict[str, str] | None = None, command: str 
     parts += ["## Strategy", "", "```", *a.strategy_summary, "```", ""]
     chart = a.strategy.get("chart")
     if isinstance(chart, dict) and chart:
-        cols = sorted({c for row in chart.values() for c in row}, key=_col_key)
+        cols = order_columns({c for row in chart.values() for c in row})
         parts += [
             _md_table(["hand", *cols], [[k, *(row.get(c, "") for c in cols)] for k, row in chart.items()]),
             "",
@@ -128,8 +128,19 @@ def to_markdown(a: Analysis, images: dict[str, str] | None = None, command: str 
     return "\n".join(parts)
 
 
-def _col_key(c: str) -> tuple[int, str]:
-    return (int(c), "") if c.lstrip("-").isdigit() else (1000, c)
+_CLASS_ORDER = "A23456789TJQKW"  # One Eyed Flush card classes (W = wild)
+
+
+def order_columns(cols: Iterable[str]) -> list[str]:
+    """Card classes as A 2 .. 9 T J Q K W; otherwise numbers in numeric order, then the rest.
+
+    >>> order_columns("KA2W"), order_columns(["10", "2", "4"])
+    (['A', '2', 'K', 'W'], ['2', '4', '10'])
+    """
+    cs = list(cols)
+    if all(len(c) == 1 and c in _CLASS_ORDER for c in cs):
+        return sorted(cs, key=_CLASS_ORDER.index)
+    return sorted(cs, key=lambda c: (0, int(c), "") if c.lstrip("-").isdigit() else (1, 0, c))
 
 
 def to_html(markdown_text: str, title: str) -> str:

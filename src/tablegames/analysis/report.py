@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from tablegames.analysis.common import Analysis
-from tablegames.analysis.render import _col_key, to_html, to_markdown
+from tablegames.analysis.render import order_columns, to_html, to_markdown
 from tablegames.rules import GameRules
 
 
@@ -62,7 +62,7 @@ def plot_chart(a: Analysis, path: Path, row_label: str, col_label: str) -> None:
     plt = _plt()
     chart = a.strategy["chart"]
     rows = list(chart)
-    cols = sorted({c for r in chart.values() for c in r}, key=_col_key)
+    cols = order_columns({c for r in chart.values() for c in r})
     codes = sorted({v.rstrip("*") for r in chart.values() for v in r.values()})
     grid = np.full((len(rows), len(cols)), np.nan)
     for i, r in enumerate(rows):
