@@ -158,6 +158,7 @@ def test_play_let_it_ride_one_round_with_side_bets() -> None:
     before = out.split("Results")[0]
     assert re.search(r"Seat 2 bot\s+\[##\] \[##\] \[##\]", before)
     assert shown(rnd.seats[2].cards) not in before.split("Community card:")[0]
+    assert "You: lets bet 1 ride" in out and "You: pulls bet 2" in out
     assert balance == money(table.bankrolls[1])
     # seed 10, worked by hand: trips pays 3 to 1 on bets 1 and $ (+$30), the Bonus pair 1 to 1 (+$2), the
     # Progressive trips $9 for the $1 wager (+$8); the bot pulls twice and loses $5 + its $1 Progressive.
@@ -205,7 +206,10 @@ def test_play_final_count_one_round_then_ctrl_d() -> None:
     you, dealer = rnd.seats[1], rnd.dealer
     assert re.search(r"Dealer\s+" + re.escape(shown(dealer[:2])) + r" \[##\]", out)
     assert "You: third card turned " + shown(you.cards[2:]) in out
-    assert shown(dealer) in out.split("Results")[0].split("Dealer shows")[1]
+    assert "Dealer turns the third card: " + shown(dealer[2:]) in out
+    assert re.search(
+        r"Dealer\s+" + re.escape(shown(dealer)), out.split("Results")[0].split("Dealer turns")[1]
+    )
     assert balance == money(table.bankrolls[1])
     assert table.bankrolls[1] == 100_500  # seed 4: 26 vs dealer 12
     assert "Rounds played: 1" in out and "Your net result: +$5.00" in out

@@ -498,7 +498,7 @@ class TerminalGame:
         from tablegames.cli.render import event_lines
 
         events = rnd.visible_history(self.you)
-        for line in event_lines(self.table.game, events[shown:], self.you):
+        for line in event_lines(self.table.game, events, shown, self.you):
             self.say(line)
         return len(events)
 

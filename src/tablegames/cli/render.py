@@ -225,23 +225,31 @@ def action_words(game: str, action: str) -> str:
     return {"stand": "stands", "turn": "turns the third card"}.get(action, action)
 
 
-def event_lines(game: str, events: Sequence[Mapping[str, Any]], you: int = 1) -> list[Text]:
-    """One line per notable event in play order: decisions, community cards, turned cards, busts, the dealer.
+def event_lines(game: str, events: Sequence[Mapping[str, Any]], start: int = 0, you: int = 1) -> list[Text]:
+    """One line per notable event from ``events[start:]``, in play order: decisions, community cards, turned
+    cards, busts, the dealer's play.
 
-    ``events`` are redacted for ``you`` (``visible_history``); seats' own final reveals and settlements are
-    left to :func:`results_view`.
+    ``events`` is the round's history redacted for ``you`` (``visible_history``); seats' own final reveals
+    and settlements are left to :func:`results_view`.
     """
     lines: list[Text] = []
     pending_discard: str | None = None
-    for e in events:
+    stage = 1 + sum(1 for e in events[:start] if e["type"] == "cards_revealed" and e["owner"] == "community")
+    for e in events[start:]:
         kind = e["type"]
         if kind == "action":
-            who = _who(e["seat"], you)
-            lines.append(Text(f"{who}: {action_words(game, e['action'])}"))
+            words = action_words(game, e["action"])
+            if game == lir.GAME:
+                words = {"ride": f"lets bet {stage} ride", "pull": f"pulls bet {stage}"}.get(
+                    e["action"], words
+                )
+            lines.append(Text(f"{_who(e['seat'], you)}: {words}"))
         elif kind == "cards_revealed" and e["owner"] == "community":
+            stage += 1
             lines.append(Text.assemble("Community card: ", cards_text(e["cards"], game)))
         elif kind == "cards_revealed" and e["owner"] == "dealer":
-            lines.append(Text.assemble("Dealer shows: ", cards_text(e["cards"], game)))
+            what = "Dealer turns the third card: " if game == fc.GAME else "Dealer shows: "
+            lines.append(Text.assemble(what, cards_text(e["cards"], game)))
         elif kind == "cards_revealed" and game == fc.GAME and e["owner"].startswith("seat"):
             who = _who(int(e["owner"].split()[1]), you)
             lines.append(Text.assemble(f"{who}: third card turned ", cards_text(e["cards"], game)))
