@@ -461,9 +461,9 @@ class TerminalGame:
         from tablegames.cli.render import action_words
         from tablegames.engine import Bot
 
-        if not self.hinted:
+        if not self.hinted and self.table.game == "one-eyed-flush":
             self.say("(working out the exact strategy: a few seconds for the first hint)", style="dim")
-            self.hinted = True
+        self.hinted = True
         hint = Bot(exact_advisor(rnd, self.you)).hint(rnd, self.you)
         game = self.table.game
         best = self.person_message(str(hint.best))
