@@ -134,3 +134,12 @@ def test_aggregate_cap_by_bet_size() -> None:
     assert lir.analyze(RULES, bet_cents=100).house_edge == base  # $1 wagers never reach $50,000
     big = lir.analyze(RULES, bet_cents=10_000).house_edge  # $100: a royal on 3 wagers would pay $300,000
     assert big > base
+
+
+def test_house_edge_by_bet_table() -> None:
+    a = lir.analyze(RULES, bet_table=True)
+    by_bet = a.extra["house_edge_by_bet"]
+    assert (
+        by_bet["100"] == by_bet["1000"] == float(a.house_edge)
+    )  # up to $16.66 a royal on 3 wagers fits the cap
+    assert by_bet["100"] < by_bet["2500"] < by_bet["10000"] < by_bet["50000"]

@@ -78,7 +78,7 @@ def analyze_game(
     if isinstance(rules, LetItRideRules):
         from tablegames.analysis import let_it_ride
 
-        return let_it_ride.analyze(rules, bet_cents, meters, full_strategy)
+        return let_it_ride.analyze(rules, bet_cents, meters, full_strategy, bet_table=full_strategy)
     if bet_cents is not None:
         raise RuleError(f"--bet applies Let It Ride's aggregate cap; {rules.game} has none")
     if isinstance(rules, OneEyedFlushRules):

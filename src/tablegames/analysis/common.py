@@ -105,6 +105,7 @@ class Analysis:
     side_bets: dict[str, SideBet] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     unit_cents: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         counted = sum(o.combinations for o in self.outcomes)
@@ -179,6 +180,7 @@ class Analysis:
             "strategy": {"summary": list(self.strategy_summary), **strategy},
             "side_bets": {name: bet.to_json() for name, bet in self.side_bets.items()},
             "notes": list(self.notes),
+            **self.extra,
         }
 
 

@@ -63,6 +63,7 @@ N4 = comb(52, 4)  # 270,725 player hand + first community card sets
 PER_HAND = 49 * 48  # ordered community cards per player hand
 TOTAL_DEALS = N3 * PER_HAND
 NH = len(LirHand)
+BET_SIZES = (100, 500, 1_000, 2_500, 5_000, 10_000, 50_000)  # cents per wager, for the cap table
 
 
 # --- lookup tables built from the rule functions -------------------------------------------------
@@ -395,8 +396,12 @@ def analyze(
     bet_cents: int | None = None,
     meters_cents: Mapping[str, int] | None = None,
     full_strategy: bool = False,
+    bet_table: bool = False,
 ) -> Analysis:
-    """Exact figures of Let It Ride under the optimal strategy (optionally at a wager size, for the cap)."""
+    """Exact figures of Let It Ride under the optimal strategy (optionally at a wager size, for the cap).
+
+    ``bet_table``: also the house edge at common wager sizes (the cap makes it grow with the wager).
+    """
     sol = _solve(rules, bet_cents)
     counts = outcome_counts(sol)
     outcomes: list[Outcome] = []
@@ -428,6 +433,18 @@ def analyze(
         bet = bonus_side_bet(table)
         analysis.side_bets[bet.name] = bet
     analysis.side_bets["progressive"] = progressive_side_bet(rules, meters_cents)
+    by_bet = {}
+    for cents in BET_SIZES if bet_table else ():
+        sized = _solve(rules, cents)
+        value = int(np.maximum(sized.value3[0], sized.value3[1]).sum())
+        by_bet[cents] = -Fraction(value, TOTAL_DEALS * cents)
+    if by_bet:
+        analysis.extra["house_edge_by_bet"] = {str(c): float(e) for c, e in by_bet.items()}
+        analysis.notes.append(
+            "House edge by wager size (the $"
+            + f"{rules.cap_cents / 100:,.0f} aggregate cap, R-LIR-5): "
+            + ", ".join(f"${c / 100:,.0f}: {100 * float(e):.4f}%" for c, e in by_bet.items())
+        )
     if bet_cents is None:
         analysis.notes.append(
             "Figures per unit wager; the aggregate cap (R-LIR-5) is not applied (use --bet)."
