@@ -1,4 +1,4 @@
-"""Exact house edges against a seeded Monte Carlo of the round engine, played by bots that use the exact
+"""Exact house edges against the simulator and a seeded Monte Carlo of the round engine, both playing the exact
 strategy (injected as advisors): the two must agree within four standard errors."""
 
 from __future__ import annotations
@@ -74,3 +74,35 @@ def test_exact_edge_agrees_with_engine_monte_carlo(game: str, options: dict[str,
     exact = -float(analyze_game(rules).house_edge)
     mean, se = simulate(rules, rounds, seed=20261130)
     assert abs(mean - exact) < 4 * se, (game, mean, exact, se)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "game, options",
+    [
+        ("final-count", []),
+        ("final-count", ["--rule", "face-value=0"]),
+        ("one-eyed-flush", []),
+        ("let-it-ride", []),
+    ],
+)
+def test_exact_edge_agrees_with_the_simulator(game: str, options: list[str]) -> None:
+    """``tablegames simulate`` (optimal strategy, 400,000 rounds) within four standard errors of the exact edge."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from tablegames.analysis.api import analyze_game
+    from tablegames.cli import app
+
+    args = ["simulate", game, "--rounds", "400000", "--seed", "11", "--format", "json", "--quiet", *options]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    main = next(iter(json.loads(result.output)["results"].values()))
+    rule_options = dict(o.split("=", 1) for o in options[1::2])
+    exact = float(analyze_game(make_rules(game, rule_options)).house_edge)
+    assert abs(main["house_edge"] - exact) < 4 * main["std_error"], (
+        main["house_edge"],
+        exact,
+        main["std_error"],
+    )
