@@ -122,3 +122,52 @@ def ledger_ok(url: str) -> None:
         assert check.ok, check
     finally:
         engine.dispose()
+
+
+Chooser = Callable[[int, dict[str, Any]], str]
+
+
+def first_legal(seat: int, state: dict[str, Any]) -> str:
+    return str(state["round"]["legal_actions"][0])
+
+
+def play_round(
+    seated: dict[int, WS],
+    wagers: dict[int, dict[str, int]],
+    options: dict[int, dict[str, str]] | None = None,
+    choose: Chooser = first_legal,
+) -> dict[int, dict[str, Any]]:
+    """Every seat wagers, then each seat acts when its turn comes (``choose``); returns each seat's
+    ``round_result``. Every socket receives every state in the same order, so the driver follows the turns."""
+    options = options or {}
+    last: dict[str, Any] = {}
+    for seat, ws in seated.items():
+        ack = ws.request(type="wager", wagers=wagers[seat], options=options.get(seat, {}))
+        assert ack["type"] == "ack", ack
+        last = ack
+    st_ws = list(seated.values())[-1]
+    rid = last["round_id"]
+    st = st_ws.until(
+        lambda m: m["type"] == "state" and m["round_id"] == rid and m["round"]["phase"] != "betting"
+    )
+    while st["round"]["phase"] == "deciding":
+        seat: int = st["round"]["to_act"]
+        ws = seated[seat]
+        seq: int = st["seq"]
+
+        def my_turn(m: dict[str, Any], seat: int = seat, seq: int = seq) -> bool:
+            return (
+                m["type"] == "state"
+                and m["round_id"] == rid
+                and m["seq"] >= seq
+                and m["round"]["phase"] == "deciding"
+                and m["round"]["to_act"] == seat
+            )
+
+        mine = st if ws is st_ws else ws.until(my_turn)
+        ack = ws.request(type="act", action=choose(seat, mine))
+        assert ack["type"] == "ack", ack
+        after: int = mine["seq"]
+        st = ws.until(lambda m, after=after: m["type"] == "state" and m["seq"] > after)  # type: ignore[misc]
+        st_ws = ws
+    return {seat: ws.until(lambda m: m["type"] == "round_result") for seat, ws in seated.items()}

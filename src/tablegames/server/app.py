@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field, StrictInt
 
 from tablegames.randomness import RandomSource
 from tablegames.server.errors import ApiError
+from tablegames.server.limits import HardeningMiddleware
 from tablegames.server.runner import Connection
 from tablegames.server.service import (
     Config,
@@ -115,6 +116,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.server = server
+    app.add_middleware(HardeningMiddleware)  # body/message sizes, rate limits, slow clients (limits.py)
 
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> JSONResponse:

@@ -1,10 +1,16 @@
-"""Strategy hints: ``Bot(advisor).hint(round, seat)`` with the exact advisor of ``tablegames.analysis.<game>``
-when that module provides ``optimal_strategy(rules)``, else the engine's documented rule of thumb."""
+"""Strategy hints: ``Bot(advisor).hint(round, seat)`` with the exact advisor built from
+``tablegames.analysis.<game>.optimal_strategy(rules)`` when the analysis has it, else the engine's documented rule
+of thumb.
+
+Solving a game can take seconds the first time, and the event loop must not wait: a strategy not ready yet is
+built in a background thread and the hint meanwhile comes from the rule of thumb (``"source": "rule-of-thumb"``).
+"""
 
 from __future__ import annotations
 
 import importlib
 import logging
+import threading
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
@@ -13,55 +19,82 @@ from tablegames.engine import Action, Advisor, Bot, Round
 
 log = logging.getLogger("tablegames.server")
 
-_STRATEGIES: dict[Any, Any] = {}
+_READY: dict[Any, Any] = {}  # (rules, bet) -> strategy or None (no exact analysis)
+_BUILDING: set[Any] = set()
+_LOCK = threading.Lock()
 
 
-def _strategy(rules: Any) -> Any:
-    """The analysis module's optimal strategy for ``rules`` (cached), or None when there is none."""
-    if rules in _STRATEGIES:
-        return _STRATEGIES[rules]
+def _build(key: Any) -> None:
+    rules, bet = key
     strategy = None
     try:
         module = importlib.import_module(f"tablegames.analysis.{rules.game.replace('-', '_')}")
         make = getattr(module, "optimal_strategy", None)
         if make is not None:
-            strategy = make(rules)
-    except Exception:  # an analysis module being written or failing must not break play
-        log.exception("no exact strategy for %s; using the rule of thumb", rules.game)
-        strategy = None
-    _STRATEGIES[rules] = strategy
-    return strategy
+            strategy = make(rules, bet) if bet is not None else make(rules)
+    except Exception:  # an analysis that is missing or fails must not break play
+        log.exception("no exact strategy for %s; hints use the rule of thumb", rules.game)
+    with _LOCK:
+        _READY[key] = strategy
+        _BUILDING.discard(key)
 
 
-def exact_advisor(rnd: Round, seat: int) -> Advisor | None:
-    """An advisor giving the exact EV of each action for this decision, if the analysis provides one."""
-    strategy = _strategy(rnd.rules)
-    if strategy is None:
-        return None
-    if rnd.table.game == "let-it-ride" and hasattr(strategy, "first") and hasattr(strategy, "second"):
-        up = getattr(rnd, "up", {}).get(seat, set())
+def strategy_for(rules: Any, bet: int | None = None, wait: bool = False) -> Any:
+    """The optimal strategy if ready (or ``wait``), else None while it is built in the background."""
+    key = (rules, bet)
+    with _LOCK:
+        if key in _READY:
+            return _READY[key]
+        start = key not in _BUILDING
+        _BUILDING.add(key)
+    if wait:
+        _build(key)
+        return _READY.get(key)
+    if start:
+        threading.Thread(target=_build, args=(key,), daemon=True, name="tablegames-strategy").start()
+    return None
+
+
+def exact_advisor(rnd: Round, seat: int, wait: bool = False) -> Advisor | None:
+    """An advisor giving the exact EV of every action of this decision, when the analysis is ready."""
+    game = rnd.table.game
+    if game == "let-it-ride":
+        strategy = strategy_for(rnd.rules, rnd.seats[seat].wagers.get("bets"), wait)
+        if strategy is None:
+            return None
+        bet1_up = "1" in getattr(rnd, "up", {}).get(seat, {"1"})
 
         def lir(context: Mapping[str, Any]) -> Mapping[Action, Fraction | float]:
             cards = list(context["cards"])
             if context["stage"] == 1:
                 return dict(strategy.first(cards[:3]))
-            return dict(strategy.second(cards[:4], bet1_up="1" in up))
+            return dict(strategy.second(cards[:4], bet1_up=bet1_up))
 
         return lir
-    if callable(strategy):
-        return strategy  # type: ignore[no-any-return]
+    strategy = strategy_for(rnd.rules, None, wait)
+    if strategy is None or not hasattr(strategy, "options"):
+        return None
+    if game == "one-eyed-flush":
+
+        def oef(context: Mapping[str, Any]) -> Mapping[Action, Fraction | float]:
+            return dict(strategy.options(context["cards"], context["flip_card"]))
+
+        return oef
+    if game == "final-count":
+
+        def fc(context: Mapping[str, Any]) -> Mapping[Action, Fraction | float]:
+            return dict(strategy.options(context["player_up"], context["dealer_up"]))
+
+        return fc
     return None
 
 
-def hint_message(rnd: Round, seat: int, round_id: int | None) -> dict[str, Any]:
-    """The ``hint`` message for ``seat`` (whose turn it is)."""
-    advisor = None
+def hint_message(rnd: Round, seat: int, round_id: int | None, wait: bool = False) -> dict[str, Any]:
+    """The ``hint`` message for ``seat`` (whose turn it is): best action, each action's EV and cost."""
     try:
-        advisor = exact_advisor(rnd, seat)
-        hint = Bot(advisor).hint(rnd, seat)
+        hint = Bot(exact_advisor(rnd, seat, wait)).hint(rnd, seat)
     except Exception:
         log.exception("exact hint failed; using the rule of thumb")
-        advisor = None
         hint = Bot().hint(rnd, seat)
     actions = []
     for a in rnd.legal_actions(seat):

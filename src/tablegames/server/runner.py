@@ -553,13 +553,12 @@ class TableRunner:
                 return
             meters = meter_accounts(s, self.game)
             seat_players = {int(k): v for k, v in row.seat_players.items()}
-            wallets = dict(
-                s.execute(
+            wallets: dict[int, int] = {
+                pid: acc
+                for pid, acc in s.execute(
                     select(Player.id, Player.account_id).where(Player.id.in_(list(seat_players.values())))
                 )
-                .tuples()
-                .all()
-            )
+            }
 
             def wallet(seat: int) -> int:
                 return int(wallets[seat_players[seat]])
