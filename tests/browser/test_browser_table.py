@@ -256,6 +256,8 @@ def test_let_it_ride_two_players(pair: tuple[Player, Player], screenshots: Path)
     ann, bob = pair
     ann.register_and_buy_in(1000)
     bob.register_and_buy_in(1000)
+    ann.page.wait_for_selector(".game-card[data-game=final-count] li:has-text('Count 1')")
+    ann.page.screenshot(path=str(screenshots / "lobby.png"))
     ann.join("Ride 1", 1)
     bob.join("Ride 1", 2)
     ann.page.wait_for_selector(f"#seat-2 .player-name:has-text('{bob.name}')")
@@ -340,8 +342,12 @@ def test_one_eyed_flush_two_players(pair: tuple[Player, Player], screenshots: Pa
     first = faces(ann.page, "#seat-1 .hand")
     ann.page.click("#seat-1 .hand svg.card[data-index='0']")
     bob.page.wait_for_selector("#seat-1 .seat-status:has-text('DREW 1')")
+    ann.page.wait_for_function(
+        "c => document.querySelector(\"#seat-1 .hand svg.card[data-index='0']\").dataset.card !== c",
+        arg=first[0],
+    )
     after = faces(ann.page, "#seat-1 .hand")
-    assert after[1:] == first[1:]
+    assert after[1:] == first[1:] and None not in after
 
     play_until_settled([ann, bob], {ann.name: lambda a: "stand", bob.name: lambda a: "stand"})
     assert None not in faces(ann.page, ".dealer-cards")
@@ -366,12 +372,20 @@ def test_final_count_two_players_two_rounds(pair: tuple[Player, Player], screens
             deal_in(pl, int(stake) * 100)
         wait_dealt(ann, 1)
         wait_dealt(bob, 2)
+        # up cards are public: both pages show the same faces (an odd two-card total is turned at once, so
+        # with two odd totals the round may already be over: read the page in one go)
+        snap = ann.page.evaluate(
+            """() => ({
+                phase: document.querySelector('.round-badge').textContent,
+                dealer: [...document.querySelectorAll('.dealer-cards svg.card')].map(e => e.dataset.card || null),
+                bob: [...document.querySelectorAll('#seat-2 .hand svg.card')].map(e => e.dataset.card || null),
+            })"""
+        )
+        assert None not in snap["dealer"][:2] and None not in snap["bob"][:2]
+        assert snap["bob"][:2] == faces(bob.page, "#seat-2 .hand")[:2]
+        if "DECIDING" in snap["phase"]:
+            assert snap["dealer"][2] is None  # R-FC-5: turned only after every player has decided
         if round_no == 1:
-            # up cards are public: both pages show the same faces; every third card is a back
-            ann_view = faces(ann.page, "#seat-2 .hand")
-            assert ann_view[:2] == faces(bob.page, "#seat-2 .hand")[:2] and None not in ann_view[:2]
-            dealer = faces(ann.page, ".dealer-cards")
-            assert None not in dealer[:2] and dealer[2] is None
             ann.page.screenshot(path=str(screenshots / "final-count-ann-dealt.png"))
         play_until_settled([ann, bob], {ann.name: lambda a: "turn", bob.name: lambda a: "stand"})
         assert None not in faces(ann.page, ".dealer-cards")
@@ -382,3 +396,107 @@ def test_final_count_two_players_two_rounds(pair: tuple[Player, Player], screens
             ann.page.screenshot(path=str(screenshots / "final-count-ann-settled.png"))
     check_history(ann, "Final Count")
     assert ann.page.locator("#history li[data-round-id]").count() == 2
+
+
+# --- a stacked deck: a Royal Flush, the Mega meter and the Envy Bonus, announced live ---------------------
+
+
+def stacked(first: str) -> list[int]:
+    from tablegames.cards import parse_cards
+
+    head = [int(c) for c in parse_cards(first)]
+    return head + [c for c in range(52) if c not in head]
+
+
+@pytest.fixture()
+def stacked_server(tmp_path: Path) -> Iterator[str]:
+    """The app in this process (uvicorn in a thread) dealing a fixed deck: deal order seat 1, seat 2, dealer.
+
+    Seat 1 gets A♥ K♥ Q♥ and the community cards are J♥ T♥ (R-LIR-2: the dealer's first card, 5♣, is burned).
+    """
+    import threading
+
+    import uvicorn
+
+    from tablegames.server.app import create_app
+
+    deck = stacked("Ah 2c 5c Kh 3d Jh Qh 4s Th")
+    app = create_app(
+        f"sqlite:///{tmp_path / 'tg.sqlite3'}",
+        betting_seconds=30,
+        turn_seconds=30,
+        admin_token=ADMIN,
+        deck_factory=lambda table_id: deck,
+    )
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(200):
+            if server.started:
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("in-process server did not start")
+        _http(
+            "POST",
+            url + "/tables",
+            {"game": "let-it-ride", "name": "Ride 1", "seats": 2, "min_bet": 100, "max_bet": 10000},
+            {"X-Admin-Token": ADMIN},
+        )
+        yield url
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def test_royal_flush_jackpot_and_envy_announced(
+    browser: Any, stacked_server: str, page_errors: Any, screenshots: Path
+) -> None:
+    """R-LIR-7/8: seat 1's Royal Flush hits the Mega meter; seat 2 (with a Progressive wager) gets the $1,000
+    Envy Bonus. Both pages announce it and both jackpot signs show the meter reset; a reload mid-round gives
+    the seat and its cards back."""
+    ann = Player(browser, stacked_server, "ann", page_errors)
+    bob = Player(browser, stacked_server, "bob", page_errors)
+    try:
+        ann.register_and_buy_in(100)
+        bob.register_and_buy_in(100)
+        ann.join("Ride 1", 1)
+        bob.join("Ride 1", 2)
+        expect_text(ann.page, "#table-scene .meter-mega .meter-value", "$50,000")
+        for pl, seat in ((ann, 1), (bob, 2)):
+            bet_with_chips(pl, seat, ["bet 1", "progressive"])
+            deal_in(pl, 1600)
+        wait_dealt(ann, 1)
+        assert faces(ann.page, "#seat-1 .hand") == ["Ah", "Kh", "Qh"]
+        # two progressive wagers: each adds 10% to Mega ($0.10), 4% to Major, 2% to Minor, live on both pages
+        expect_text(bob.page, "#table-scene .meter-mega .meter-value", "$50,000.20")
+        expect_text(ann.page, "#table-scene .meter-major .meter-value", "$5,000.08")
+        # a reload (a reconnect) gives ann her seat and her cards back
+        ann.page.reload()
+        ann.page.wait_for_selector("#seat-1.mine .hand svg.card[data-card='Qh']")
+        assert faces(ann.page, "#seat-2 .hand") == [None, None, None]
+        play_until_settled([ann, bob], {"ann": lambda a: "ride", "bob": lambda a: "pull"})
+        jackpot = ann.page.locator(".toast.jackpot")
+        jackpot.wait_for()
+        assert "Mega" in jackpot.inner_text() and "$50,000.20" in jackpot.inner_text()
+        envy = bob.page.locator(".toast.envy")
+        envy.wait_for()
+        assert "ENVY BONUS" in envy.inner_text() and "$1,000" in envy.inner_text()
+        assert "royal flush" in envy.inner_text().lower()
+        for pl in (ann, bob):
+            expect_text(pl.page, "#table-scene .meter-mega .meter-value", "$50,000")
+        assert ann.page.locator("#seat-1 .seat-status .hand-name").inner_text() == "Royal flush"
+        assert faces(bob.page, ".community-cards") == ["Jh", "Th"]
+        # ann: 3 bets of $5 at 1000 to 1 + the Mega meter; bob: $1,000 Envy, bets 1 and 2 pulled, $ and prog lost
+        assert seat_net(ann, 1) == 3 * 500 * 1000 + 5_000_020 - 100
+        assert seat_net(bob, 2) == 100_000 - 500 - 100
+        check_settlement(ann, bob, {"ann": 10_000, "bob": 10_000})
+        bob.page.screenshot(path=str(screenshots / "let-it-ride-envy-bob.png"))
+        ann.page.screenshot(path=str(screenshots / "let-it-ride-royal-ann.png"))
+    finally:
+        ann.close()
+        bob.close()
+    assert page_errors.errors == []

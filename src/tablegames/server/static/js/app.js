@@ -453,7 +453,7 @@ function announceJackpot(seat, meter, amount) {
   if (S.per.announced.has(key)) return;
   S.per.announced.add(key);
   const who = seat === S.seat ? "YOU HIT" : `${escapeHtml(seatName(seat))} hits`;
-  toast(`🎰 JACKPOT! ${who} the ${escapeHtml(METER_NAMES[meter] || meter)}: <b>${money(amount)}</b>`, "jackpot", 9000);
+  toast(`★ JACKPOT! ${who} the ${escapeHtml(METER_NAMES[meter] || meter)}: <b>${money(amount)}</b>`, "jackpot", 9000);
   log(`<b>JACKPOT</b> ${escapeHtml(seatName(seat))} ${escapeHtml(meter)} ${money(amount)}`);
 }
 
@@ -1030,4 +1030,5 @@ function boot() {
   route();
 }
 
+window.tablegames = S; // read-only handle for debugging and tests
 boot();
