@@ -87,9 +87,9 @@ class Harness:
             assert r.status_code == 200, r.text
         return token, headers
 
-    def ws(self, token: str | None, table_id: int) -> WS:
+    def ws(self, token: str | None, table_id: int, wait: bool = True) -> WS:
         ws = WS(self.client, token, table_id, self.stack)
-        if token is not None:
+        if wait:
             ws.until(lambda m: m["type"] == "state")
         return ws
 

@@ -295,6 +295,7 @@ class TableRunner:
 
     def on_wager(self, conn: Connection, msg: dict[str, Any]) -> None:
         rid = check_request_id(msg.get("request_id"), required=True)
+        assert rid is not None
         player = conn.player
         key = f"wager:{self.table_id}:{rid}"
         with self.server.sessions() as s:
@@ -317,8 +318,29 @@ class TableRunner:
         live = self.live
         if live is not None and live.rnd.is_over and not live.settled:
             self._settle()  # a settlement that failed earlier is retried before anything else
-        if live is None or live.rnd.is_over:
-            live = self.live = self._new_live()
+        if live is not None and not live.rnd.is_over:
+            self._place(conn, live, seat, rid, key, wagers, options)
+            return
+        # A new round opens only when this wager is placed: a refused wager leaves the table as it was.
+        previous = (self.engine.current, self.engine.round_no)
+        try:
+            self._place(conn, self._new_live(), seat, rid, key, wagers, options)
+        except BaseException:
+            if self.live is None or self.live.rnd is previous[0]:
+                self.engine.current, self.engine.round_no = previous
+            raise
+
+    def _place(
+        self,
+        conn: Connection,
+        live: Live,
+        seat: int,
+        rid: str,
+        key: str,
+        wagers: dict[str, Any],
+        options: dict[str, str],
+    ) -> None:
+        player = conn.player
         rnd = live.rnd
         if rnd.phase != Phase.BETTING:
             raise ApiError("betting_closed", "the cards are being played; wager in the next round")
@@ -394,6 +416,7 @@ class TableRunner:
                 "insufficient_funds",
                 f"these wagers need {cost} cents; your balance is {self.server.balance(player)}",
             ) from None
+        self.live = live
         live.round_id = round_id
         live.steps += len(order)
         live.seat_players[seat] = player.player_id
