@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from itertools import permutations
+from itertools import combinations_with_replacement, permutations
 from math import comb
 from typing import Any
 
@@ -163,14 +163,22 @@ def _kernel_py(
     bust_stand: npt.NDArray[np.bool_],
     bust_draw: npt.NDArray[np.bool_],
     ddisc: IntArray,
+    idx4: IntArray,
     out: IntArray,
 ) -> None:
     """For every sorted player class triple (a, b, c) and Flip Card class f, the outcome tallies of each
     option: ``out[a, b, c, f, option, category, result]`` with option 0 = stand, 1..3 = discard the card at
     position 0..2 of the sorted triple, result 0 win / 1 push / 2 loss / 3 bust; each option's tallies sum
-    to D (impossible states stay 0)."""
+    to D (impossible states stay 0).
+
+    After a draw, the cards out of the deck are the three first cards, the Flip Card and the new card, whichever
+    card was thrown: the dealer's distribution is memoized by that sorted 4-class multiset (``idx4``) and f.
+    """
     nh = result.shape[0]
     dist = np.zeros((2, nh), dtype=np.int64)
+    n4 = idx4.max() + 1
+    memo = np.zeros((n4, NC, 2, nh), dtype=np.int64)
+    known = np.zeros((n4, NC), dtype=np.bool_)
     rem = np.zeros(NC, dtype=np.int64)
     for a in range(NC):
         for b in range(a, NC):
@@ -201,9 +209,20 @@ def _kernel_py(
                         ny = rem[y]
                         if ny == 0:
                             continue
-                        rem[y] -= 1
-                        _dealer_dist(rem, f, 1, hand_of, ddisc, dist)
-                        rem[y] += 1
+                        if y <= a:
+                            key = idx4[y, a, b, c]
+                        elif y <= b:
+                            key = idx4[a, y, b, c]
+                        elif y <= c:
+                            key = idx4[a, b, y, c]
+                        else:
+                            key = idx4[a, b, c, y]
+                        if not known[key, f]:
+                            rem[y] -= 1
+                            _dealer_dist(rem, f, 1, hand_of, ddisc, memo[key, f])
+                            rem[y] += 1
+                            known[key, f] = True
+                        dd = memo[key, f]
                         for pos in range(3):
                             if pos == 0:
                                 k1, k2 = b, c
@@ -222,7 +241,7 @@ def _kernel_py(
                                 continue
                             w = 1 if (k1 == WILD or k2 == WILD or y == WILD) else 0
                             for hd in range(nh):
-                                out[a, b, c, f, 1 + pos, cat, result[hp, hd]] += ny * dist[w, hd]
+                                out[a, b, c, f, 1 + pos, cat, result[hp, hd]] += ny * dd[w, hd]
                     # equal classes: copy the first position's tallies
                     if b == a:
                         out[a, b, c, f, 2] = out[a, b, c, f, 1]
@@ -305,12 +324,23 @@ class _Solution:
 NO_OPTION = -(10**15)
 
 
+@lru_cache(maxsize=1)
+def _multiset_index() -> IntArray:
+    """``[NC]*4``: a compact id for each sorted 4-class multiset (other entries -1)."""
+    idx = np.full((NC, NC, NC, NC), -1, dtype=np.int64)
+    for i, key in enumerate(combinations_with_replacement(range(NC), 4)):
+        idx[key] = i
+    return idx
+
+
 @lru_cache(maxsize=16)
 def _solve(rules: OneEyedFlushRules) -> _Solution:
     t = _tables(rules)
     kernel = _compiled()
     out = np.zeros((NC, NC, NC, NC, 4, NCAT, 4), dtype=np.int64)
-    kernel(t.counts, t.hand_of, t.hand_cat, t.result, t.bust_stand, t.bust_draw, t.ddisc, out)
+    kernel(
+        t.counts, t.hand_of, t.hand_cat, t.result, t.bust_stand, t.bust_draw, t.ddisc, _multiset_index(), out
+    )
     pay = np.zeros((NCAT, 4), dtype=np.int64)
     pay[:, 0] = t.win_odds
     pay[:, 2] = -1
