@@ -37,7 +37,7 @@ from tablegames.engine.events import (
     WagerPlaced,
     seat_name,
 )
-from tablegames.randomness import RandomSource, SeededRandom, shuffle_deck
+from tablegames.randomness import LiveRandom, RandomSource, SeededRandom, shuffle_deck
 from tablegames.rules import GameRules
 
 MAX_SEATS = 7
@@ -98,7 +98,8 @@ def validate_cents(amount: object, what: str) -> int:
 class Table:
     """Seats, the rules, the random source and the jackpot meters that persist across rounds.
 
-    ``bankrolls`` (optional) are seat balances in cents: wagers are refused beyond them and settlements
+    ``source`` defaults to the OS cryptographic source (:class:`LiveRandom`); pass a ``SeededRandom`` for
+    simulation, replay and tests. ``bankrolls`` (optional) are seat balances in cents: wagers are refused beyond them and settlements
     are credited to them.
     """
 
@@ -114,7 +115,7 @@ class Table:
             raise ValueError(f"a table has 1-{MAX_SEATS} seats, got {seats}")
         self.rules = rules
         self.seats = seats
-        self.source: RandomSource = source if source is not None else SeededRandom(0)
+        self.source: RandomSource = source if source is not None else LiveRandom()
         self.bankrolls: dict[int, int] | None = dict(bankrolls) if bankrolls is not None else None
         from tablegames.engine.games import meter_specs
 
