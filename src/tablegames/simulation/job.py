@@ -8,6 +8,7 @@ how many workers there are.  Every count is an integer; parts merge by addition.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,10 +48,15 @@ class Wagers:
 
 
 def parse_side_bets(
-    game: str, items: list[str] | tuple[str, ...], rules: GameRules, bet_cents: int
+    game: str,
+    items: list[str] | tuple[str, ...],
+    rules: GameRules,
+    bet_cents: int,
+    amount: Callable[[str], int] | None = None,
 ) -> Wagers:
-    """``["bonus", "progressive"]``, ``["jackpot", "flip=7"]``, comma lists allowed; ``NAME=AMOUNT`` in cents
-    for ``bonus``, ``NAME=OUTCOME`` for ``flip`` (a value 1-9, ``ten-value``, ``one-eyed``).
+    """``["bonus", "progressive"]``, ``["jackpot", "flip=7"]``, comma lists allowed; ``bonus=AMOUNT`` (parsed
+    by ``amount``, default whole cents; default the main wager), ``flip=OUTCOME`` (a value 1-9, ``ten-value``
+    (default), ``one-eyed``; the Flip Card wager equals the main wager). Progressive and jackpot are fixed.
 
     >>> from tablegames.rules import make_rules
     >>> parse_side_bets("one-eyed-flush", ["jackpot,flip=one-eyed"], make_rules("one-eyed-flush"), 500)
@@ -69,7 +75,9 @@ def parse_side_bets(
             choices = ", ".join(allowed) if allowed else "none"
             raise SimulationError(f"unknown side bet {name!r} for {game}; side bets: {choices}")
         if name == "bonus":
-            values["bonus"] = _cents(value, bet_cents, "bonus")
+            values["bonus"] = (amount or _cents)(value) if value.strip() else bet_cents
+            if values["bonus"] <= 0:
+                raise SimulationError("the bonus wager must be positive")
         elif name == "progressive":
             assert isinstance(rules, lir.LetItRideRules)
             values["progressive"] = rules.progressive.wager_cents
@@ -84,16 +92,11 @@ def parse_side_bets(
     return Wagers(**{**w.__dict__, **values})
 
 
-def _cents(value: str, default: int, what: str) -> int:
-    if not value.strip():
-        return default
+def _cents(value: str) -> int:
     try:
-        cents = int(value)
+        return int(value)
     except ValueError:
-        raise SimulationError(f"{what} amount must be whole cents, got {value!r}") from None
-    if cents <= 0:
-        raise SimulationError(f"{what} amount must be positive, got {cents}")
-    return cents
+        raise SimulationError(f"amount must be whole cents, got {value!r}") from None
 
 
 @dataclass(frozen=True)

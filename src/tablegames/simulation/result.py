@@ -174,7 +174,9 @@ class Tally:
             "rounds": n,
             "seed": job.seed,
             "chunk_rounds": job.chunk_rounds,
-            "wagers_cents": {k: v for k, v in job.wagers.__dict__.items() if v},
+            "wagers_cents": {
+                k: v for k, v in job.wagers.__dict__.items() if v and (k != "flip_outcome" or job.wagers.flip)
+            },
             "results": wagers,
             "outcomes": self.outcomes(),
             "jackpots": jackpots,

@@ -95,7 +95,9 @@ def run_job(
             for res in run_chunks(job, g, keep):
                 done(res)
     else:
-        ctx = multiprocessing.get_context("spawn")
+        # fork (POSIX): workers start at once and inherit the compiled kernels; spawn elsewhere.
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        ctx = multiprocessing.get_context(method)
         with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(job,)) as pool:
 
             def submit(g: list[int]) -> Future[list[ChunkResult]]:
