@@ -320,6 +320,13 @@ def test_one_eyed_flush_two_players(pair: tuple[Player, Player], screenshots: Pa
     ann.page.press("#wager-flip", "Tab")
     ann.page.wait_for_selector("#seat-1 .spot[data-wager=flip] .spot-option:has-text('One-eyed')")
     deal_in(ann, 700)
+    # over the table's $100 limit: a clear error, nothing taken, the bet controls stay
+    bob.page.fill("#wager-main", "200")
+    bob.page.press("#wager-main", "Tab")
+    deal_in(bob, 20000)
+    bob.page.locator(".toast.error").wait_for()
+    assert bob.page.locator("[data-testid=place-bets]").is_visible()
+    assert bob.balance() == 50000
     bob.page.fill("#wager-main", "20")
     bob.page.press("#wager-main", "Tab")
     deal_in(bob, 2000)

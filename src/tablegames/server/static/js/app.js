@@ -129,6 +129,7 @@ async function enterLobby() {
   leaveRoom();
   $("room").hidden = true;
   $("lobby").hidden = false;
+  document.body.classList.add("in-lobby");
   $("where").textContent = "";
   const fan = $("hero-fan");
   if (!fan.childElementCount) for (const c of ["As", "Kh", "Js", "Qd", "Tc"]) fan.appendChild(cardSVG(c));
@@ -262,6 +263,7 @@ async function enterRoom(tableId) {
   leaveRoom();
   $("lobby").hidden = true;
   $("room").hidden = false;
+  document.body.classList.remove("in-lobby");
   S.tableId = tableId;
   try {
     await loadMe();
@@ -542,6 +544,7 @@ function scene() {
     draftOption: S.draft ? S.draft.option : null,
     phaseOpen: canBet(),
     meters: S.meters,
+    rules: S.table.rules || {},
     dealerHand: S.per.hands.dealer ? (S.table.game === "final-count" ? `Total ${S.per.hands.dealer}` : S.per.hands.dealer) : null,
     lastActions: S.per.lastActions,
     newCards: S.newCards,
@@ -566,6 +569,7 @@ function renderFelt() {
     }
   }
   root._meters = { ...S.meters };
+  for (const t of root.querySelectorAll("[data-countdown]")) t.textContent = countdownText();
   S.newCards = new Set(); // animate a card's arrival once
 }
 
@@ -1025,6 +1029,7 @@ function boot() {
   setInterval(() => {
     const c = document.getElementById("countdown");
     if (c) c.textContent = countdownText();
+    for (const t of document.querySelectorAll("[data-countdown]")) t.textContent = countdownText();
     if (++tick % 5 === 0 && !$("lobby").hidden && S.me) refreshLobby();
   }, 1000);
   route();

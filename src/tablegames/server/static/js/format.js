@@ -36,7 +36,7 @@ export const METER_NAMES = {
   mega: "Mega",
   major: "Major",
   minor: "Minor",
-  "one-eyed-flush": "One Eyed Flush Jackpot",
+  "one-eyed-flush": "Jackpot",
 };
 
 export const WAGER_NAMES = {

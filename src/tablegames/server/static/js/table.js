@@ -119,6 +119,7 @@ function renderDealer(felt, scene) {
     return;
   }
   const codes = round && round.phase !== "betting" ? round.dealer : [];
+  const fcLine = game === "final-count" && codes.length ? fcTotal(codes, scene.rules) : "";
   const row = cardsRow(codes, {
     game,
     slots: 3,
@@ -131,6 +132,24 @@ function renderDealer(felt, scene) {
     div("flip-label", area, flip ? "FLIP CARD" : "FLIP CARD DEALT FACE UP");
   }
   if (scene.dealerHand) div("hand-name dealer-hand", area, escapeHtml(scene.dealerHand));
+  else if (fcLine) div("fc-total", area, escapeHtml(fcLine));
+}
+
+/**
+ * Final Count: the total of the cards showing, for reading the table (R-FC-1 values; ``face-value=0`` rule
+ * respected). Display only: the server decides every outcome.
+ */
+export function fcTotal(cards, rules) {
+  const shown = (cards || []).filter(Boolean);
+  if (!shown.length) return "";
+  const faceZero = rules && String(rules["face-value"]) === "0";
+  let total = 0;
+  for (const c of shown) {
+    const r = c[0];
+    total += r === "A" ? 1 : r === "T" ? 10 : "JQK".includes(r) ? (faceZero ? 0 : 10) : Number(r);
+  }
+  const label = shown.length < (cards || []).length ? "showing" : "total";
+  return `${label} ${total} · ${total % 2 ? "odd" : "even"}`;
 }
 
 function renderSpots(seatEl, scene, seatNo, seatView) {
@@ -201,6 +220,10 @@ function renderSeat(felt, scene, seatNo, pos) {
       },
     });
     seatEl.appendChild(row);
+    if (game === "final-count") {
+      const t = fcTotal(seatView.cards, scene.rules);
+      if (t) div("fc-total", seatEl, escapeHtml(t));
+    }
   } else if (playing) {
     div("cards hand waiting", seatEl);
   } else {
@@ -236,7 +259,7 @@ function renderSeat(felt, scene, seatNo, pos) {
       `<span class="net">${net === 0 ? "PUSH" : money(net, { sign: true })}</span>`;
   } else if (round && round.to_act === seatNo) {
     status.classList.add("turn");
-    status.textContent = mine ? "YOUR TURN" : "DECIDING…";
+    status.innerHTML = `${mine ? "YOUR TURN" : "DECIDING…"} <span class="seat-timer" data-countdown></span>`;
   } else if (seatView && seatView.out) {
     status.classList.add("lost");
     const acted = scene.lastActions && scene.lastActions[seatNo];
