@@ -95,3 +95,15 @@ def test_report_writes_every_file(tmp_path: Path) -> None:
     html = (tmp_path / "report.html").read_text()
     assert "<table>" in html and "house edge" in html and "strategy_chart.png" in html
     jsonschema.validate(json.loads((tmp_path / "analysis.json").read_text()), SCHEMA)
+
+
+def test_paytable_file_matches_the_solver(tmp_path: Path) -> None:
+    table = tmp_path / "flush12.toml"
+    pays = "royal-flush = 1000\nstraight-flush = 200\nquads = 50\nfull-house = 11\nflush = 12\n"
+    pays += "straight = 5\ntrips = 3\ntwo-pair = 2\ntens-or-better = 1\n"
+    table.write_text(f'game = "let-it-ride"\nname = "flush-12"\n[main]\n{pays}')
+    code, out = run("analyze", "let-it-ride", "--paytable", str(table), "-f", "json", "--no-full-strategy")
+    assert code == 0, out
+    data = json.loads(out)
+    assert data["rules"]["paytable"] == "flush-12"
+    assert f"{100 * data['house_edge']:.4f}" == "1.7701"  # what `tune ... --solve flush` reports for 12 to 1
