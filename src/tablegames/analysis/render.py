@@ -79,7 +79,7 @@ def rich_renderables(a: Analysis) -> list[Any]:
     for srow in side_bet_rows(a):
         sides.add_row(*srow)
     out.append(sides)
-    notes = [n for b in a.side_bets.values() for n in b.notes] + list(a.notes)
+    notes = list(dict.fromkeys([n for b in a.side_bets.values() for n in b.notes] + list(a.notes)))
     if notes:
         out.append(Text("\n".join(notes)))
     return out
