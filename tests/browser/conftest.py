@@ -1,6 +1,6 @@
 """Browser-test fixtures: Debian's chromium driven by Playwright (never a downloaded browser), screenshots.
 
-Every test here is marked ``browser``; they are skipped when ``/usr/bin/chromium`` (or the Playwright package)
+Every test module here sets ``pytestmark = pytest.mark.browser``; the tests are skipped when ``/usr/bin/chromium`` (or the Playwright package)
 is missing, so a machine without them still runs the rest of the suite (CI installs chromium: .ci/system-deps).
 """
 
@@ -28,12 +28,6 @@ CHROMIUM_ARGS = [
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 STATIC = ROOT / "src" / "tablegames" / "server" / "static"
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if "tests/browser/" in str(item.fspath).replace(os.sep, "/"):
-            item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture(scope="session")

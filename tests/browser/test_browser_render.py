@@ -210,3 +210,42 @@ def test_final_count_third_cards_face_down(harness: Any, screenshots: Path) -> N
     # no card is drawn for seats without a wager
     assert page.locator("#seat-3 svg.card").count() == 0
     assert page.locator(".meter").count() == 0
+
+
+def test_full_let_it_ride_table_of_seven(harness: Any, screenshots: Path) -> None:
+    """Seven seats, every one playing: each seat shows its own spots and cards, seat 1 on the dealer's left."""
+    page, _ = harness
+    table = Table(make_rules("let-it-ride"), seats=7, source=SeededRandom(11))
+    rnd = table.new_round()
+    for seat in range(1, 8):
+        rnd.place_wager(seat, "bets", 100 * seat)
+        if seat % 2:
+            rnd.place_wager(seat, "progressive", 100)
+        if seat % 3 == 0:
+            rnd.place_wager(seat, "bonus", 2500)
+    rnd.deal()
+    view = rnd.view(4)
+    players = {str(s): {"name": n} for s, n in enumerate(["ann", "bob", "cy", "dee", "eve", "fay", "gus"], 1)}
+    draw(
+        page,
+        {
+            "game": "let-it-ride",
+            "seatCount": 7,
+            "players": players,
+            "mySeat": 4,
+            "round": view,
+            "meters": view["meters"],
+        },
+        screenshots / "render-let-it-ride-7-seats.png",
+    )
+    assert faces(page, "#seat-4 .hand") == [c for c in view["seats"][3]["cards"]] and None not in faces(
+        page, "#seat-4 .hand"
+    )
+    for seat in (1, 2, 3, 5, 6, 7):
+        assert faces(page, f"#seat-{seat} .hand") == [None, None, None]
+    xs = [page.locator(f"#seat-{s}").bounding_box()["x"] for s in range(1, 8)]
+    assert xs == sorted(xs, reverse=True)  # seat 1 at the right of the screen: the dealer's left
+    stacks = page.eval_on_selector_all(
+        "#seat-6 .spot", "els => els.map(e => e.querySelector('.chip-stack')?.dataset.cents ?? null)"
+    )
+    assert stacks == ["600", "600", "600", "2500", None]

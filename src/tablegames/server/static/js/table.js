@@ -29,7 +29,7 @@ export const SPOTS = {
 /** Seat centres (percent of the table box) on the table's curved edge; seat 1 on the dealer's left. */
 export function seatPositions(n) {
   const out = {};
-  const span = n <= 1 ? 0 : Math.min(0.56 * Math.PI, 0.13 * Math.PI * (n - 1));
+  const span = n <= 1 ? 0 : Math.min(0.8 * Math.PI, 0.14 * Math.PI * (n - 1));
   for (let i = 1; i <= n; i++) {
     const t = n === 1 ? Math.PI / 2 : Math.PI / 2 - span / 2 + (span * (i - 1)) / (n - 1);
     out[i] = { x: 50 + 39 * Math.cos(t), y: 6 + 76 * Math.sin(t), angle: (t - Math.PI / 2) * (180 / Math.PI) };
