@@ -1,0 +1,50 @@
+"""The commands: ``tablegames tables create|list`` and ``tablegames history`` (Rich table) on the server database."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from test_server_support import Harness, play_round
+from typer.testing import CliRunner
+
+from tablegames.cli import app
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def test_tables_create_and_history(make_server: Callable[..., Harness], db_url: str) -> None:
+    runner = CliRunner()
+    out = runner.invoke(
+        app,
+        ["tables", "create", "one-eyed-flush", "--name", "High", "--seats", "3", "--min-bet", "500",
+         "--max-bet", "50000", "--rule", "ties=tournament", "--database", db_url],
+    )  # fmt: skip
+    assert out.exit_code == 0, out.output
+    assert "created table 1: High (one-eyed-flush, 3 seats, $5.00-$500.00" in out.output
+    assert "'ties': 'tournament'" in out.output
+    bad = runner.invoke(app, ["tables", "create", "poker", "--database", db_url])
+    assert bad.exit_code == 2 and "unknown game" in bad.output
+    bad = runner.invoke(app, ["tables", "create", "final-count", "--seats", "9", "--database", db_url])
+    assert bad.exit_code == 2 and "1-7 seats" in bad.output
+    listing = runner.invoke(app, ["tables", "list", "--database", db_url])
+    assert listing.exit_code == 0 and "High" in listing.output
+
+    h = make_server()  # the server picks up the table created by the command
+    assert [t["name"] for t in h.client.get("/tables").json()] == ["High"]
+    tok, _ = h.player("zoe", 20_000)
+    tok2, _ = h.player("yan", 20_000)
+    a, b = h.ws(tok, 1), h.ws(tok2, 1)
+    a.request(type="sit", seat=1)
+    b.request(type="sit", seat=2)
+    for _ in range(2):
+        play_round({1: a, 2: b}, {1: {"main": 500}, 2: {"main": 1000}}, choose=lambda s, st: "stand")
+    hist = runner.invoke(
+        app, ["history", "--player", "zoe", "--last", "5", "--database", db_url], env={"COLUMNS": "200"}
+    )
+    assert hist.exit_code == 0, hist.output
+    assert "Last 2 rounds of zoe" in hist.output
+    assert hist.output.count("one-eyed-flush") == 2 and "zoe" in hist.output and "yan" in hist.output
+    assert "$200.00" in hist.output  # zoe's balance before the first round
+    nobody = runner.invoke(app, ["history", "--player", "nobody", "--database", db_url])
+    assert nobody.exit_code == 2 and "no player" in nobody.output
