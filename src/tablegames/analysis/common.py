@@ -23,8 +23,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tablegames.cards import format_cards
-
 ASSUMPTIONS: tuple[str, ...] = (
     "One player heads-up against the dealer, one full 52-card deck (R-0.1), card removal included.",
     "Every deal is enumerated exactly (no sampling); probabilities are exact fractions of combination counts.",
@@ -256,15 +254,3 @@ def canonical_key(cards: Sequence[int]) -> tuple[int, ...]:
             best = key
     assert best is not None
     return best
-
-
-def cards_text(cards: Iterable[int]) -> str:
-    return format_cards(list(cards))
-
-
-def fraction_str(x: Fraction, digits: int = 6) -> str:
-    return f"{float(x):.{digits}f}"
-
-
-def pct(x: Fraction | float, digits: int = 4) -> str:
-    return f"{100 * float(x):.{digits}f}%"

@@ -42,7 +42,7 @@ from tablegames.analysis.common import (
     colex_of,
     combinations_array,
 )
-from tablegames.cards import CARDS, format_cards
+from tablegames.cards import format_cards
 from tablegames.engine.actions import PULL, RIDE, Action
 from tablegames.rules.common import PayTable, enum_key
 from tablegames.rules.let_it_ride import (
@@ -616,7 +616,3 @@ def canonical_keys(hands: npt.NDArray[np.int8]) -> IntArray:
             code = code * 52 + cards[:, i]
         np.minimum(best, code, out=best)
     return best
-
-
-def card_text(c: int) -> str:
-    return str(CARDS[c])

@@ -24,7 +24,7 @@ Action(name='stand', index=None)
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -624,7 +624,3 @@ def full_table(sol: _Solution) -> list[dict[str, Any]]:
                         }
                     )
     return rows
-
-
-def meters_from(meters: Mapping[str, int] | None) -> int | None:
-    return None if not meters else meters.get("jackpot")
