@@ -175,6 +175,8 @@ def play_until_settled(players: list[Player], choose: dict[str, Any], deadline_s
             if buttons.count():
                 actions = buttons.evaluate_all("els => els.map(e => e.dataset.action)")
                 action = choose[pl.name](actions)
+                if action is None:  # this player lets the turn time out
+                    continue
                 pl.page.click(f".action-btn[data-action='{action}']")
                 pl.page.wait_for_function(
                     "a => !document.querySelector(`.action-btn[data-action='${a}']`)", arg=action
@@ -403,6 +405,12 @@ def test_final_count_two_players_two_rounds(pair: tuple[Player, Player], screens
             ann.page.screenshot(path=str(screenshots / "final-count-ann-settled.png"))
     check_history(ann, "Final Count")
     assert ann.page.locator("#history li[data-round-id]").count() == 2
+    # back in the lobby: cash out $10 of the balance
+    ann.page.click("#btn-lobby")
+    ann.page.wait_for_selector("#wallet-panel:not([hidden])")
+    ann.page.fill("#wallet-amount", "10")
+    ann.page.click("#cashout-btn")
+    expect_text(ann.page, "[data-testid=balance]", money(balances[ann.name] - 1000))
 
 
 # --- a stacked deck: a Royal Flush, the Mega meter and the Envy Bonus, announced live ---------------------
@@ -413,6 +421,9 @@ def stacked(first: str) -> list[int]:
 
     head = [int(c) for c in parse_cards(first)]
     return head + [c for c in range(52) if c not in head]
+
+
+TURN_SECONDS = 5  # short: seat 2 lets its turns time out in the stacked-deck test
 
 
 @pytest.fixture()
@@ -431,7 +442,7 @@ def stacked_server(tmp_path: Path) -> Iterator[str]:
     app = create_app(
         f"sqlite:///{tmp_path / 'tg.sqlite3'}",
         betting_seconds=30,
-        turn_seconds=30,
+        turn_seconds=TURN_SECONDS,
         admin_token=ADMIN,
         deck_factory=lambda table_id: deck,
     )
@@ -464,7 +475,7 @@ def test_royal_flush_jackpot_and_envy_announced(
 ) -> None:
     """R-LIR-7/8: seat 1's Royal Flush hits the Mega meter; seat 2 (with a Progressive wager) gets the $1,000
     Envy Bonus. Both pages announce it and both jackpot signs show the meter reset; a reload mid-round gives
-    the seat and its cards back."""
+    the seat and its cards back; seat 2's turns time out and the server pulls for it."""
     ann = Player(browser, stacked_server, "ann", page_errors)
     bob = Player(browser, stacked_server, "bob", page_errors)
     try:
@@ -485,7 +496,9 @@ def test_royal_flush_jackpot_and_envy_announced(
         ann.page.reload()
         ann.page.wait_for_selector("#seat-1.mine .hand svg.card[data-card='Qh']")
         assert faces(ann.page, "#seat-2 .hand") == [None, None, None]
-        play_until_settled([ann, bob], {"ann": lambda a: "ride", "bob": lambda a: "pull"})
+        # bob never clicks: each of his turns times out and the server pulls for him (the documented default)
+        play_until_settled([ann, bob], {"ann": lambda a: "ride", "bob": lambda a: None})
+        assert ann.page.locator("#log li", has_text="bob (seat 2): pull — by timeout").count() == 2
         jackpot = ann.page.locator(".toast.jackpot")
         jackpot.wait_for()
         assert "Mega" in jackpot.inner_text() and "$50,000.20" in jackpot.inner_text()
