@@ -179,6 +179,8 @@ def test_jackpot_hit_and_linked_meter_across_tables(make_server: Callable[..., H
     play_round({1: wb}, {1: {"main": 500, "jackpot": 100}}, choose=lambda s, st: "stand")
     meter = {m["meter"]: m["value"] for m in h.client.get("/jackpots").json()}["one-eyed-flush"]
     assert meter == 500_000 + 10
+    pushed = wa.until(lambda m: m["type"] == "state" and m["meters"]["one-eyed-flush"] == 500_010)
+    assert pushed["round"] is None  # table A shows the linked meter live, pushed without a round of its own
     res = play_round({1: wa}, {1: {"main": 500, "jackpot": 100}}, choose=lambda s, st: "stand")[1]
     assert res["jackpot_hits"][0]["amount"] == 500_000 + 10 + 10  # both contributions, linked
     meter = {m["meter"]: m["value"] for m in h.client.get("/jackpots").json()}["one-eyed-flush"]

@@ -131,6 +131,7 @@ class TableRunner:
         self.conns: list[Connection] = []
         self.occupants: dict[int, PlayerInfo] = {}
         self._timer: asyncio.TimerHandle | None = None
+        self._meters_shown: dict[str, int] | None = None
         with server.sessions() as s:
             for seat, pid, name, acc in s.execute(
                 select(Seating.seat, Player.id, Player.name, Player.account_id)
@@ -559,6 +560,10 @@ class TableRunner:
             if live.result is not None:
                 for c in list(self.conns):
                     c.send({**live.result, "balance": self.server.balance(c.player)})
+            if self.engine.meters:  # linked meters: the other tables of the game show the new values
+                for other in self.server.runners.values():
+                    if other is not self and other.game == self.game and other.conns:
+                        other._changed()
             return
         self._changed()
 
@@ -735,8 +740,22 @@ class TableRunner:
 
     def _changed(self) -> None:
         self._schedule()  # first: it sets the turn deadline the states show
-        for c in list(self.conns):
-            self._push(c)
+        self._meters_shown = self._live_meters()
+        try:
+            for c in list(self.conns):
+                self._push(c)
+        finally:
+            self._meters_shown = None
+
+    def _live_meters(self) -> dict[str, int]:
+        """The linked meters as they stand (every table's settled contributions, plus this round's own)."""
+        if not self.engine.meters:
+            return {}
+        live = self.live
+        if live is not None and live.rnd.phase == Phase.DECIDING:
+            return dict(self.engine.meters)
+        with self.server.sessions() as s:
+            return meter_values(s, self.game)
 
     def deadline(self) -> float | None:
         live = self.live
@@ -777,7 +796,7 @@ class TableRunner:
             "betting_open": live is None or live.rnd.is_over or live.rnd.phase == Phase.BETTING,
             "deadline": deadline,
             "seconds_left": None if deadline is None else max(0.0, round(deadline - time.time(), 3)),
-            "meters": dict(self.engine.meters),
+            "meters": dict(self._meters_shown if self._meters_shown is not None else self._live_meters()),
             "commitment": live.pf.commitment if live is not None and live.pf is not None else None,
             "round": view,
             "events": events,
