@@ -101,6 +101,38 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         log.close()
 
 
+def frames_of(page: Any) -> list[dict[str, Any]]:
+    """Every WebSocket message the page receives from now on, parsed, in order."""
+    frames: list[dict[str, Any]] = []
+
+    def on_socket(ws: Any) -> None:
+        ws.on("framereceived", lambda payload: frames.append(json.loads(payload)))
+
+    page.on("websocket", on_socket)
+    return frames
+
+
+def assert_no_peeking(frames: list[dict[str, Any]], other_seat: int) -> int:
+    """Until the round is settled, no message shows another seat's cards or the dealer's hole cards
+    (Let It Ride: the burn card, and the community cards before they are turned). Returns the states checked."""
+    checked = 0
+    for msg in frames:
+        if msg.get("type") != "state" or not msg.get("round") or msg["round"]["phase"] == "settled":
+            continue
+        checked += 1
+        rnd = msg["round"]
+        other = next(s for s in rnd["seats"] if s["seat"] == other_seat)
+        assert all(c is None for c in other["cards"]), msg
+        assert rnd["dealer"][:1] == [None] or rnd["dealer"] == [], msg
+        assert len([c for c in rnd["dealer"] if c is not None]) == len(rnd.get("community", [])), msg
+        for ev in msg.get("events", []):
+            if ev["type"] == "card_dealt" and ev["to"] in (f"seat {other_seat}", "dealer"):
+                assert ev["card"] is None, ev
+            if ev["type"] == "card_discarded" and ev["owner"] in ("burn", f"seat {other_seat}"):
+                assert ev["card"] is None, ev
+    return checked
+
+
 class Player:
     """One browser context (its own localStorage: its own token) and its page."""
 
@@ -260,6 +292,7 @@ def test_let_it_ride_two_players(pair: tuple[Player, Player], screenshots: Path)
     bob.register_and_buy_in(1000)
     ann.page.wait_for_selector(".game-card[data-game=final-count] li:has-text('Count 1')")
     ann.page.screenshot(path=str(screenshots / "lobby.png"))
+    ann_frames = frames_of(ann.page)
     ann.join("Ride 1", 1)
     bob.join("Ride 1", 2)
     ann.page.wait_for_selector(f"#seat-2 .player-name:has-text('{bob.name}')")
@@ -304,6 +337,8 @@ def test_let_it_ride_two_players(pair: tuple[Player, Player], screenshots: Path)
     assert None not in faces(ann.page, ".community-cards")
     assert None not in faces(ann.page, "#seat-2 .hand")
     check_settlement(ann, bob, {ann.name: 100000, bob.name: 100000})
+    # what ann's browser was sent: never bob's cards or the dealer's before the settlement (several states)
+    assert assert_no_peeking(ann_frames, other_seat=2) >= 4
     ann.page.screenshot(path=str(screenshots / "let-it-ride-ann-settled.png"))
     check_history(ann, "Let It Ride")
 
