@@ -18,8 +18,8 @@ run: $(STAMP)
 	$(BIN)/tablegames serve
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks conftest.py
+	$(BIN)/ruff format --check src tests benchmarks conftest.py
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
