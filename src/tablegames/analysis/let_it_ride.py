@@ -126,21 +126,24 @@ def pattern_hist() -> npt.NDArray[np.int64]:
     """
     plain, flush = five_card_tables()
     out = np.zeros((13**4 * 2, NH), dtype=np.int64)
-    for pattern in combinations_with_replacement(range(13), 4):
-        key = _rank_key(pattern)
-        distinct = len(set(pattern)) == 4
-        for r in range(13):
-            left = 4 - pattern.count(r)
-            if left == 0:
-                continue
-            key5 = _rank_key(sorted((*pattern, r)))
-            out[2 * key, plain[key5]] += left
-            if distinct:
-                if r in pattern:
-                    out[2 * key + 1, plain[key5]] += left
-                else:
-                    out[2 * key + 1, plain[key5]] += left - 1
-                    out[2 * key + 1, flush[key5]] += 1
+    pats = np.array(list(combinations_with_replacement(range(13), 4)), dtype=np.int64)  # sorted rows
+    pow13 = 13 ** np.arange(5, dtype=np.int64)
+    key4 = pats @ pow13[:4]
+    distinct = (np.diff(pats, axis=1) > 0).all(axis=1)
+    for r in range(13):
+        left = 4 - (pats == r).sum(axis=1)
+        ok = left > 0
+        key5 = np.sort(np.concatenate([pats, np.full((len(pats), 1), r)], axis=1), axis=1) @ pow13
+        cat_plain = plain[key5[ok]].astype(np.int64)
+        np.add.at(out, (2 * key4[ok], cat_plain), left[ok])
+        # suited four cards: the one completion of their suit is a flush-type hand (ranks not among them)
+        suited = ok & distinct
+        in_pattern = (pats == r).any(axis=1)
+        fl = suited & ~in_pattern
+        same = suited & in_pattern
+        np.add.at(out, (2 * key4[same] + 1, plain[key5[same]].astype(np.int64)), left[same])
+        np.add.at(out, (2 * key4[fl] + 1, plain[key5[fl]].astype(np.int64)), left[fl] - 1)
+        np.add.at(out, (2 * key4[fl] + 1, flush[key5[fl]].astype(np.int64)), 1)
     return out
 
 
