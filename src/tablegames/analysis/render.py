@@ -55,7 +55,8 @@ def rich_renderables(a: Analysis) -> list[Any]:
     from rich.text import Text
 
     out: list[Any] = []
-    head = Table(title=f"{a.game} — main wager ({', '.join(f'{k}={v}' for k, v in a.rules.items())})")
+    stake = "" if a.unit_cents is None else f", ${a.unit_cents / 100:,.2f} per wager"
+    head = Table(title=f"{a.game} — main wager ({', '.join(f'{k}={v}' for k, v in a.rules.items())}{stake})")
     head.add_column("figure")
     head.add_column("value", justify="right")
     for name, value in headline(a):
@@ -98,6 +99,8 @@ def to_markdown(a: Analysis, images: dict[str, str] | None = None, command: str 
         parts += [f"Produced by `{command}`.", ""]
     parts += ["## Rules and assumptions", ""]
     parts += [f"- rule `{k}` = `{v}`" for k, v in a.rules.items()]
+    if a.unit_cents is not None:
+        parts += [f"- wager size: {a.unit_cents} cents per wager (figures per wager)"]
     parts += [f"- {s}" for s in ASSUMPTIONS]
     parts += [f"- {n}" for n in a.notes]
     parts += ["", "## Main wager", "", _md_table(("figure", "value"), headline(a)), ""]
