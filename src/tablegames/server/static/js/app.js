@@ -618,7 +618,7 @@ function consoleMode() {
       status:
         S.deadlineAt && r && r.phase === "betting"
           ? `Place your bets · dealing in ${cd()}`
-          : "Place your bets: pick a chip, click a betting spot, then <b>Deal me in</b>.",
+          : "Place your bets: click a chip, then a spot (or type amounts).",
     };
   }
   if (r && r.phase === "deciding" && r.to_act === S.seat && (r.legal_actions || []).length > 0)
@@ -667,7 +667,7 @@ function buildConsole(box, mode) {
   else if (mode === "act") box.appendChild(actionButtons(S.round));
 
   const right = document.createElement("div");
-  right.className = "group";
+  right.className = "group right";
   const tog = document.createElement("label");
   tog.className = "toggle";
   tog.innerHTML = `<input type="checkbox" id="hint-toggle" ${S.hintsOn ? "checked" : ""}/><span class="track"></span>Strategy hints`;
