@@ -393,7 +393,11 @@ def test_one_eyed_flush_two_players(pair: tuple[Player, Player], screenshots: Pa
     after = faces(ann.page, "#seat-1 .hand")
     assert after[1:] == first[1:] and None not in after
 
+    # bob stands with the keyboard (S); the round then settles
+    bob.page.wait_for_selector(".action-btn[data-action=stand]")
+    bob.page.keyboard.press("s")
     play_until_settled([ann, bob], {ann.name: lambda a: "stand", bob.name: lambda a: "stand"})
+    assert ann.page.locator("#log li", has_text=f"{bob.name} (seat 2): stand").count() == 1
     assert None not in faces(ann.page, ".dealer-cards")
     check_settlement(ann, bob, {ann.name: 50000, bob.name: 50000})
     bob.page.screenshot(path=str(screenshots / "one-eyed-flush-bob-settled.png"))

@@ -854,6 +854,8 @@ function actionButtons(r) {
     b.dataset.action = action;
     b.dataset.testid = `act-${action.replace(" ", "-")}`;
     b.innerHTML = `${escapeHtml(text)}<span class="sub">${escapeHtml(sub)}</span>`;
+    const key = Object.keys(KEYS).find((k) => KEYS[k] === action);
+    if (key) b.title = `key ${key.toUpperCase()}`;
     if (hint) {
       const info = hintBy[action];
       const tag = document.createElement("span");
@@ -881,6 +883,26 @@ function actionButtons(r) {
     wrap.appendChild(note);
   }
   return wrap;
+}
+
+// Keyboard: P pull, R ride, S stand, T turn, 1-3 swap that card, D deal me in, H hints.
+const KEYS = { p: "pull", r: "ride", s: "stand", t: "turn", 1: "discard 0", 2: "discard 1", 3: "discard 2" };
+
+function onKey(e) {
+  if (e.ctrlKey || e.metaKey || e.altKey || !S.table || $("room").hidden) return;
+  const tag = (e.target && e.target.tagName) || "";
+  if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+  const key = e.key.toLowerCase();
+  if (KEYS[key] && S.round && (S.round.legal_actions || []).includes(KEYS[key])) {
+    e.preventDefault();
+    act(KEYS[key]);
+  } else if (key === "d" && canBet() && $("place-bets") && !$("place-bets").disabled) {
+    e.preventDefault();
+    placeBets();
+  } else if (key === "h" && $("hint-toggle")) {
+    e.preventDefault();
+    $("hint-toggle").click();
+  }
 }
 
 function fmtEv(ev) {
@@ -1025,6 +1047,7 @@ function boot() {
     if (e.target.id === "recall") $("recall").hidden = true;
   });
   window.addEventListener("hashchange", route);
+  document.addEventListener("keydown", onKey);
   let tick = 0;
   setInterval(() => {
     const c = document.getElementById("countdown");
