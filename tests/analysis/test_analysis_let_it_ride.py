@@ -143,3 +143,13 @@ def test_house_edge_by_bet_table() -> None:
         by_bet["100"] == by_bet["1000"] == float(a.house_edge)
     )  # up to $16.66 a royal on 3 wagers fits the cap
     assert by_bet["100"] < by_bet["2500"] < by_bet["10000"] < by_bet["50000"]
+
+
+def test_bonus_counts_equal_bonus_hand_on_every_hand() -> None:
+    from collections import Counter
+    from itertools import combinations
+
+    from tablegames.rules.let_it_ride import bonus_hand
+
+    plain = Counter(bonus_hand(h) for h in combinations(range(52), 3))
+    assert lir.bonus_counts() == dict(plain)

@@ -145,3 +145,10 @@ def test_variants_move_the_edge_the_right_way(analysis: oef.Analysis) -> None:
     assert tournament.house_edge < analysis.house_edge  # equal hands push instead of losing
     always = oef.analyze(OneEyedFlushRules.from_options({"bust": "always"}))
     assert always.house_edge > analysis.house_edge
+
+
+def test_first_three_counts_equal_evaluate_on_every_hand() -> None:
+    from collections import Counter
+
+    plain = Counter(evaluate(h).category for h in combinations(range(52), 3))
+    assert oef.first_three_counts() == {c: plain.get(c, 0) for c in Category}
