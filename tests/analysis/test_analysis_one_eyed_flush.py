@@ -152,3 +152,20 @@ def test_first_three_counts_equal_evaluate_on_every_hand() -> None:
 
     plain = Counter(evaluate(h).category for h in combinations(range(52), 3))
     assert oef.first_three_counts() == {c: plain.get(c, 0) for c in Category}
+
+
+def test_class_tables_equal_rule_functions_on_real_cards() -> None:
+    import random
+
+    t = oef._tables(RULES)
+    rng = random.Random(5)
+    for _ in range(3000):
+        cards = rng.sample(range(52), 3)
+        k = tuple(oef.card_class(c) for c in cards)
+        assert t.hands[t.hand_of[k]] == evaluate(cards)
+        for w in (False, True):
+            i = dealer_discard(cards, w, RULES.dealer_wild_draw)
+            pos = int(t.ddisc[(*k, int(w))])
+            assert (i is None) == (pos < 0)
+            if i is not None:
+                assert oef.card_class(cards[i]) == k[pos]  # the same class: an identical hand after the draw
