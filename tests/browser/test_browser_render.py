@@ -249,3 +249,21 @@ def test_full_let_it_ride_table_of_seven(harness: Any, screenshots: Path) -> Non
         "#seat-6 .spot", "els => els.map(e => e.querySelector('.chip-stack')?.dataset.cents ?? null)"
     )
     assert stacks == ["600", "600", "600", "2500", None]
+
+
+def test_money_text_and_parsing_in_cents(harness: Any) -> None:
+    """The page shows and reads money as whole cents only: "12.5" -> 1250, "1.234" / "0" / "-5" refused."""
+    page, _ = harness
+    got = page.evaluate(
+        """async () => {
+            const m = await import("/static/js/format.js");
+            return {
+                shown: [m.money(5000020), m.money(-1600), m.money(100000), m.money(7, { sign: true }), m.money(0)],
+                parsed: ["12.5", "$1,000", "0.01", "1.234", "0", "-5", "abc", "1e3", "10."].map(m.parseDollars),
+                hands: [m.handName("royal-flush"), m.handName("tens-or-better"), m.handName("Pair (7)")],
+            };
+        }"""
+    )
+    assert got["shown"] == ["$50,000.20", "−$16", "$1,000", "+$0.07", "$0"]
+    assert got["parsed"] == [1250, 100000, 1, None, None, None, None, None, None]
+    assert got["hands"] == ["Royal flush", "Tens or better", "Pair (7)"]

@@ -209,7 +209,10 @@ def play_until_settled(players: list[Player], choose: dict[str, Any], deadline_s
                 action = choose[pl.name](actions)
                 if action is None:  # this player lets the turn time out
                     continue
-                pl.page.click(f".action-btn[data-action='{action}']")
+                try:
+                    pl.page.click(f".action-btn[data-action='{action}']", timeout=3000)
+                except Exception:
+                    continue  # the buttons went away meanwhile (the turn moved on): look again
                 pl.page.wait_for_function(
                     "a => !document.querySelector(`.action-btn[data-action='${a}']`)", arg=action
                 )
@@ -272,7 +275,7 @@ def money(c: int) -> str:
     return ("−" if c < 0 else "") + text
 
 
-def check_history(pl: Player, game_name: str) -> None:
+def check_history(pl: Player, game_name: str, shot: Path | None = None) -> None:
     p = pl.page
     p.wait_for_selector(f"#history li[data-round-id]:has-text('{game_name}')")
     p.locator("#history li[data-round-id]").first.click()
@@ -281,6 +284,8 @@ def check_history(pl: Player, game_name: str) -> None:
     assert game_name in sheet.locator("h2").inner_text()
     assert sheet.locator(".recall-events li", has_text="Card #0").count() == 1
     assert sheet.locator("tr", has_text=pl.name).count() == 1
+    if shot is not None:
+        p.screenshot(path=str(shot))
     p.click("#recall-close")
     p.wait_for_selector("#recall", state="hidden")
 
@@ -340,7 +345,7 @@ def test_let_it_ride_two_players(pair: tuple[Player, Player], screenshots: Path)
     # what ann's browser was sent: never bob's cards or the dealer's before the settlement (several states)
     assert assert_no_peeking(ann_frames, other_seat=2) >= 4
     ann.page.screenshot(path=str(screenshots / "let-it-ride-ann-settled.png"))
-    check_history(ann, "Let It Ride")
+    check_history(ann, "Let It Ride", screenshots / "let-it-ride-recall.png")
 
 
 def test_one_eyed_flush_two_players(pair: tuple[Player, Player], screenshots: Path) -> None:
@@ -396,6 +401,7 @@ def test_one_eyed_flush_two_players(pair: tuple[Player, Player], screenshots: Pa
     # bob stands with the keyboard (S); the round then settles
     bob.page.wait_for_selector(".action-btn[data-action=stand]")
     bob.page.keyboard.press("s")
+    bob.page.wait_for_selector(".action-btn", state="detached")
     play_until_settled([ann, bob], {ann.name: lambda a: "stand", bob.name: lambda a: "stand"})
     assert ann.page.locator("#log li", has_text=f"{bob.name} (seat 2): stand").count() == 1
     assert None not in faces(ann.page, ".dealer-cards")

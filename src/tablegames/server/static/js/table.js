@@ -4,7 +4,7 @@
 //   game, seatCount, players {seat: {name, you}}, mySeat, round (the server's round view or null),
 //   results {seat: {net, hand, lines}}, draft {wager: cents} (my unsent wagers), draftOption, meters.
 
-import { cardSVG, cardSlot, chipStack, ONE_EYED } from "./cards.js";
+import { cardSVG, cardSlot, cardText, chipStack, ONE_EYED } from "./cards.js";
 import { GAME_NAMES, GAME_TAGLINES, WAGER_NAMES, escapeHtml, flipOptionText, handName, money } from "./format.js";
 
 const SVGNS = "http://www.w3.org/2000/svg";
@@ -129,7 +129,8 @@ function renderDealer(felt, scene) {
   area.appendChild(row);
   if (game === "one-eyed-flush") {
     const flip = round && round.flip_card;
-    div("flip-label", area, flip ? "FLIP CARD" : "FLIP CARD DEALT FACE UP");
+    const settled = round && round.phase === "settled";
+    div("flip-label", area, !flip ? "FLIP CARD DEALT FACE UP" : settled ? `FLIP CARD WAS ${cardText(flip)}` : "FLIP CARD");
   }
   if (scene.dealerHand) div("hand-name dealer-hand", area, escapeHtml(scene.dealerHand));
   else if (fcLine) div("fc-total", area, escapeHtml(fcLine));
