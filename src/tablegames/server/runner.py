@@ -44,6 +44,7 @@ from tablegames.server.db import (
     IN_PLAY,
     SETTLED,
     VOID,
+    Account,
     GameTable,
     IdempotencyKey,
     Player,
@@ -132,6 +133,7 @@ class TableRunner:
         self.occupants: dict[int, PlayerInfo] = {}
         self._timer: asyncio.TimerHandle | None = None
         self._meters_shown: dict[str, int] | None = None
+        self._balances_shown: dict[int, int] | None = None
         with server.sessions() as s:
             for seat, pid, name, acc in s.execute(
                 select(Seating.seat, Player.id, Player.name, Player.account_id)
@@ -741,11 +743,24 @@ class TableRunner:
     def _changed(self) -> None:
         self._schedule()  # first: it sets the turn deadline the states show
         self._meters_shown = self._live_meters()
+        self._balances_shown = self._balances()
         try:
             for c in list(self.conns):
                 self._push(c)
         finally:
             self._meters_shown = None
+            self._balances_shown = None
+
+    def _balances(self) -> dict[int, int]:
+        """Wallet balances of every connected player, in one query (account id -> cents)."""
+        ids = {c.player.account_id for c in self.conns}
+        if not ids:
+            return {}
+        with self.server.sessions() as s:
+            return {
+                int(i): int(b)
+                for i, b in s.execute(select(Account.id, Account.balance).where(Account.id.in_(ids)))
+            }
 
     def _live_meters(self) -> dict[str, int]:
         """The linked meters as they stand (every table's settled contributions, plus this round's own)."""
@@ -791,7 +806,11 @@ class TableRunner:
             "round_id": live.round_id if live else None,
             "seq": seq,
             "seat": seat,
-            "balance": self.server.balance(conn.player),
+            "balance": (
+                self._balances_shown[conn.player.account_id]
+                if self._balances_shown is not None and conn.player.account_id in self._balances_shown
+                else self.server.balance(conn.player)
+            ),
             "occupants": {str(k): p.name for k, p in sorted(self.occupants.items())},
             "betting_open": live is None or live.rnd.is_over or live.rnd.phase == Phase.BETTING,
             "deadline": deadline,

@@ -30,6 +30,7 @@ from tablegames.server.db import (
     IN_PLAY,
     JACKPOT,
     SETTLED,
+    VOID,
     WALLET,
     Account,
     Entry,
@@ -496,6 +497,8 @@ def round_recall(session: Session, round_id: int) -> dict[str, Any]:
     row = session.get(RoundRow, round_id)
     if row is None:
         raise ApiError("not_found", f"no round {round_id}", 404)
+    if row.status == VOID:
+        raise ApiError("not_found", f"round {round_id} was never dealt (no wagers)", 404)
     if row.status != SETTLED:
         raise ApiError("round_in_progress", f"round {round_id} is not finished yet ({row.status})", 409)
     table = session.get(GameTable, row.table_id)
