@@ -32,6 +32,9 @@ def test_tables_create_and_history(make_server: Callable[..., Harness], db_url: 
 
     h = make_server()  # the server picks up the table created by the command
     assert [t["name"] for t in h.client.get("/tables").json()] == ["High"]
+    more = runner.invoke(app, ["tables", "create", "final-count", "--database", db_url])
+    assert more.exit_code == 0, more.output
+    assert [t["name"] for t in h.client.get("/tables").json()] == ["High", "Final Count"]  # while running
     tok, _ = h.player("zoe", 20_000)
     tok2, _ = h.player("yan", 20_000)
     a, b = h.ws(tok, 1), h.ws(tok2, 1)

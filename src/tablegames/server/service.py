@@ -307,13 +307,26 @@ class Server:
         return table_info(row)
 
     def list_tables(self) -> list[dict[str, Any]]:
+        self.sync_tables()
         return [r.info() for r in self.runners.values()]
 
     def runner(self, table_id: int) -> Any:
         r = self.runners.get(table_id)
         if r is None:
+            self.sync_tables()
+            r = self.runners.get(table_id)
+        if r is None:
             raise ApiError("not_found", f"no table {table_id}", 404)
         return r
+
+    def sync_tables(self) -> None:
+        """Open tables created meanwhile by ``tablegames tables create`` (another process)."""
+        from tablegames.server.runner import TableRunner
+
+        with self.sessions() as s:
+            rows = list(s.scalars(select(GameTable).where(GameTable.id.not_in(list(self.runners) or [0]))))
+        for row in rows:
+            self.runners[row.id] = TableRunner(self, row)
 
 
 def new_table_row(
