@@ -158,7 +158,7 @@ def register(app: typer.Typer) -> None:
         database: DatabaseOpt = None,
         data_dir: DataDirOpt = Path(DEFAULT_DATA_DIR),
     ) -> None:
-        """Create a table (a running server picks it up when restarted; or use POST /tables)."""
+        """Create a table (a running server opens it on the next request; or use POST /tables)."""
         from tablegames.rules import RuleError
         from tablegames.rules.common import parse_rule_options
         from tablegames.server.db import create_schema
