@@ -1,0 +1,370 @@
+"""Faults: the database failing in the middle of a settlement, a client that disconnects and comes back, a client
+that floods the server, and a client that never reads."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+import pytest
+import sqlalchemy as sa
+import uvicorn
+from sqlalchemy import event, func, select
+from test_hard_support import ADMIN, Harness, Sock, harness, make_app
+
+from tablegames.server import ledger
+from tablegames.server.db import SETTLED, LedgerTransaction, RoundPlayer, RoundRow
+from tablegames.server.limits import Limits
+
+pytestmark = pytest.mark.timeout(120)
+
+BUY_IN = 100_000
+STAKE = 500
+
+
+def _db_error(what: str) -> sa.exc.OperationalError:
+    import sqlite3
+
+    return sa.exc.OperationalError(what, {}, sqlite3.OperationalError("database is locked"))
+
+
+@contextmanager
+def settlement_fault(h: Harness, kind: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Make the settlement transaction fail at one point; yields the list of faults that fired."""
+    fired: list[str] = []
+    engine = h.server.engine
+    if kind == "mid-settlement":  # after the stakes and contributions were written in the same transaction
+        real = ledger.transfer
+
+        def transfer(session: Any, tx_kind: str, *args: Any, **kw: Any) -> int:
+            if tx_kind == "payout":
+                fired.append(kind)
+                raise _db_error("payout")
+            return real(session, tx_kind, *args, **kw)
+
+        monkeypatch.setattr(ledger, "transfer", transfer)
+        yield fired
+        monkeypatch.setattr(ledger, "transfer", real)
+        return
+
+    seen: dict[int, bool] = {}
+
+    def before(conn: Any, cursor: Any, statement: str, params: Any, context: Any, many: bool) -> None:
+        if statement.lstrip().upper().startswith("INSERT INTO ROUND_PLAYERS"):
+            if kind == "nth-statement":
+                fired.append(kind)
+                raise _db_error(statement)
+            seen[id(conn)] = True
+
+    def on_commit(conn: Any) -> None:
+        if kind == "commit" and seen.pop(id(conn), False):
+            fired.append(kind)
+            raise _db_error("COMMIT")
+
+    def on_rollback(conn: Any) -> None:
+        seen.pop(id(conn), None)
+
+    event.listen(engine, "before_cursor_execute", before)
+    event.listen(engine, "commit", on_commit)
+    event.listen(engine, "rollback", on_rollback)
+    try:
+        yield fired
+    finally:
+        event.remove(engine, "before_cursor_execute", before)
+        event.remove(engine, "commit", on_commit)
+        event.remove(engine, "rollback", on_rollback)
+
+
+def play_to_the_end(socks: dict[int, Sock], action: str = "stand") -> tuple[dict[str, Any] | None, list[Any]]:
+    """Act for whichever seat is to act until the round is over or a request fails; (error or None, answers)."""
+    watcher = next(iter(socks.values()))
+    answers: list[Any] = []
+    while True:
+        st = watcher.state()
+        rnd = st["round"]
+        if rnd is None or rnd["phase"] != "deciding":
+            return None, answers
+        seat = rnd["to_act"]
+        sock = socks[seat]
+        rid = f"act-{seat}-{len(answers)}"
+        sock.ws.send_json({"type": "act", "action": action, "request_id": rid})
+        answer = sock.until(lambda m, rid=rid: m["type"] in ("ack", "error") and m.get("request_id") == rid)
+        answers.append(answer)
+        if answer["type"] == "ack":
+            # the settlement error, if any, follows the ack with the same request id
+            follow = sock.until(lambda m: m["type"] in ("state", "error"))
+            if follow["type"] == "error":
+                return follow, answers
+
+
+def _round_rows(h: Harness, round_id: int) -> tuple[str, int, int]:
+    with h.server.sessions() as s:
+        status = s.scalar(select(RoundRow.status).where(RoundRow.id == round_id))
+        players = s.scalar(
+            select(func.count()).select_from(RoundPlayer).where(RoundPlayer.round_id == round_id)
+        )
+        stakes = s.scalar(
+            select(func.count())
+            .select_from(LedgerTransaction)
+            .where(LedgerTransaction.round_id == round_id, LedgerTransaction.kind == "stakes")
+        )
+    return str(status), int(players or 0), int(stakes or 0)
+
+
+def _returned(h: Harness, round_id: int) -> dict[int, int]:
+    with h.server.sessions() as s:
+        return {
+            int(seat): int(ret)
+            for seat, ret in s.execute(
+                select(RoundPlayer.seat, RoundPlayer.returned).where(RoundPlayer.round_id == round_id)
+            )
+        }
+
+
+@pytest.mark.parametrize("kind", ["mid-settlement", "nth-statement", "commit"])
+@pytest.mark.parametrize("recover_by", ["next-wager", "restart"])
+def test_db_failure_during_settlement_is_all_or_nothing_then_settles_once(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, kind: str, recover_by: str
+) -> None:
+    url = f"sqlite:///{tmp_path / 'fault.sqlite3'}"
+    with harness(make_app(url)) as h:
+        tid = h.table("one-eyed-flush", seats=2)
+        (ta, ha), (tb, hb) = h.player("ann", BUY_IN), h.player("bob", BUY_IN)
+        a, b = h.seated(ta, tid), h.seated(tb, tid)
+        with settlement_fault(h, kind, monkeypatch) as fired:
+            round_id = a.request(type="wager", wagers={"main": STAKE})["round_id"]
+            assert b.request(type="wager", wagers={"main": STAKE})["type"] == "ack"
+            error, _ = play_to_the_end({1: a, 2: b})
+            assert error is not None, "the settlement should have failed on the last decision"
+        assert fired == [kind]
+        assert error["code"] == "server_error" and "database" in error["message"]
+        # nothing of the settlement is written: stakes in play, wallets as after the wagers
+        assert _round_rows(h, round_id) == ("deciding", 0, 0)
+        assert h.balance(ha) == h.balance(hb) == BUY_IN - STAKE
+        totals = h.totals()
+        assert totals["in_play"] == 2 * STAKE and sum(totals.values()) == 0
+        h.ledger_ok()
+        if recover_by == "next-wager":
+            # the next wager at the table first settles the failed round (exactly once), then opens a new one
+            ack = a.request(type="wager", wagers={"main": STAKE})
+            assert ack["type"] == "ack" and ack["round_id"] != round_id
+            assert _round_rows(h, round_id) == (SETTLED, 2, 1)
+            returned = _returned(h, round_id)
+            assert h.balance(ha) == BUY_IN - STAKE + returned[1] - STAKE  # ann's new wager is in play
+            assert h.balance(hb) == BUY_IN - STAKE + returned[2]
+            assert h.totals()["in_play"] == STAKE
+            h.ledger_ok()
+            return
+    # restart: the server rebuilds the unfinished round from its steps and settles it exactly once
+    with harness(make_app(url, seed=99)) as h2:
+        assert _round_rows(h2, round_id) == (SETTLED, 2, 1)
+        returned = _returned(h2, round_id)
+        assert h2.balance(ha) == BUY_IN - STAKE + returned[1]
+        assert h2.balance(hb) == BUY_IN - STAKE + returned[2]
+        assert h2.totals()["in_play"] == 0
+        h2.ledger_ok()
+
+
+def test_a_client_that_reconnects_gets_its_seat_and_cards_back(tmp_path: Any) -> None:
+    with harness(make_app(f"sqlite:///{tmp_path / 'r.sqlite3'}")) as h:
+        tid = h.table("let-it-ride", seats=2)
+        (ta, _), (tb, _) = h.player("ann"), h.player("bob")
+        a, b = h.seated(ta, tid), h.seated(tb, tid)
+        a.request(type="wager", wagers={"bets": 100})
+        b.request(type="wager", wagers={"bets": 100})
+        before = a.until(lambda m: m["type"] == "state" and m["round"]["phase"] == "deciding")
+        mine = before["round"]["seats"][0]["cards"]
+        assert before["round"]["to_act"] == 1 and all(mine)
+        a.ws.close()
+        again = h.sock(ta, tid)
+        welcome = next(m for m in again.log if m["type"] == "welcome")
+        assert welcome["seat"] == 1
+        st = again.state()
+        assert st["seat"] == 1 and st["round"]["phase"] == "deciding"
+        assert st["round"]["seats"][0]["cards"] == mine  # its own cards, as before
+        assert st["round"]["seats"][1]["cards"] == [None, None, None]  # never bob's
+        assert st["round"]["legal_actions"] == ["pull", "ride"]
+        error, answers = play_to_the_end({1: again, 2: b}, action="ride")
+        assert error is None and all(x["type"] == "ack" for x in answers)
+        again.seen_or_next(lambda m: m["type"] == "round_result")
+        b.seen_or_next(lambda m: m["type"] == "round_result")
+        h.ledger_ok()
+
+
+def test_a_flood_is_rate_limited_changes_nothing_and_does_not_hurt_the_others(tmp_path: Any) -> None:
+    limits = Limits(ws_rate=20.0, ws_burst=10.0, ws_flood_strikes=40.0)
+    app = make_app(f"sqlite:///{tmp_path / 'f.sqlite3'}", limits=limits, turn_seconds=1.0)
+    with harness(app) as h:
+        tid = h.table("one-eyed-flush", seats=2)
+        (tf, hf), (tp, hp) = h.player("flood"), h.player("calm")
+        flood, calm = h.seated(tf, tid), h.seated(tp, tid)
+        n = 200
+        for i in range(n):
+            flood.ws.send_json({"type": "wager", "request_id": f"f{i}", "wagers": {"main": STAKE}})
+        answers: dict[str, dict[str, Any]] = {}
+        closed = None
+        while closed is None:
+            m = flood.ws.receive()
+            if m["type"] == "websocket.close":
+                closed = m["code"]
+                break
+            msg = json.loads(m["text"])
+            if msg["type"] in ("ack", "error") and msg.get("request_id"):
+                answers[msg["request_id"]] = msg
+        assert closed == 1008
+        limited = [a for a in answers.values() if a["type"] == "error" and a["code"] == "rate_limited"]
+        accepted = [a for a in answers.values() if a["type"] == "ack"]
+        assert len(accepted) == 1  # one wager in the round; the rest refused
+        assert len(limited) >= 40 and len(answers) < n  # dropped before the app; closed after the strikes
+        # the calm player plays the round out (the flooder's turn is taken by the timeout default)
+        ack = calm.request(type="wager", wagers={"main": STAKE})
+        assert ack["type"] == "ack"
+        round_id = ack["round_id"]
+        t0 = time.monotonic()
+        while True:
+            st = calm.state()
+            rnd = st["round"]
+            if rnd["phase"] == "settled":
+                break
+            if rnd["to_act"] == 2:
+                assert calm.request(type="act", action="stand")["type"] == "ack"
+            else:
+                time.sleep(0.2)  # polling slower than the rate limit
+            assert time.monotonic() - t0 < 10
+        h.ledger_ok()
+        with h.server.sessions() as s:
+            wagers = s.scalar(
+                select(func.count()).select_from(LedgerTransaction).where(LedgerTransaction.kind == "wager")
+            )
+        assert wagers == 2  # one wager each: the 199 other flood messages moved no money
+        returned = _returned(h, round_id)
+        assert h.balance(hf) == 100_000 - STAKE + returned[1]
+        assert h.balance(hp) == 100_000 - STAKE + returned[2]
+
+
+# --- a client that never reads (real server on loopback) -----------------------------------------------
+
+
+@contextmanager
+def live_server(app: Any, send_buffer: int | None = None) -> Iterator[str]:
+    """uvicorn on 127.0.0.1 in a thread; ``send_buffer`` shrinks the kernel send buffer of accepted sockets
+    (inherited from the listening socket) so a client that never reads fills it quickly."""
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if send_buffer is not None:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
+    listener.bind(("127.0.0.1", 0))
+    port = int(listener.getsockname()[1])
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert server.started
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        listener.close()
+
+
+class NeverReads:
+    """A WebSocket client that does the handshake and sends frames, but never reads a byte."""
+
+    def __init__(self, host: str, path: str) -> None:
+        import base64
+        import os
+
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+        hostname, port = host.split(":")
+        self.sock.connect((hostname, int(port)))
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall(
+            (
+                f"GET {path} HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            ).encode()
+        )
+
+    def send(self, text: str) -> None:
+        import os
+        import struct
+
+        data = text.encode()
+        assert len(data) < 126
+        mask = os.urandom(4)
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+        self.sock.sendall(struct.pack("!BB", 0x81, 0x80 | len(data)) + mask + masked)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def test_a_client_that_never_reads_cannot_stall_its_table(tmp_path: Any) -> None:
+    from websockets.sync.client import connect
+
+    limits = Limits(send_timeout=1.0, send_queue_messages=64)
+    app = make_app(
+        f"sqlite:///{tmp_path / 's.sqlite3'}", limits=limits, betting_seconds=0.2, turn_seconds=5.0
+    )
+    with live_server(app, send_buffer=4096) as host:
+        http = httpx.Client(base_url=f"http://{host}", timeout=10)
+        tid = http.post(
+            "/tables", json={"game": "final-count", "name": "T", "seats": 2}, headers={"X-Admin-Token": ADMIN}
+        ).json()["table_id"]
+        tokens = {}
+        for name in ("slow", "fast"):
+            tokens[name] = http.post("/players", json={"name": name}).json()["token"]
+            http.post(
+                "/wallet/buy-in",
+                json={"amount": BUY_IN, "request_id": "b"},
+                headers={"Authorization": f"Bearer {tokens[name]}"},
+            )
+        slow = NeverReads(host, f"/ws/tables/{tid}?token={tokens['slow']}")
+        slow.send('{"type": "sit"}')
+        runner = app.state.server.runners[tid]
+        with connect(f"ws://{host}/ws/tables/{tid}?token={tokens['fast']}") as fast:
+            fast.send('{"type": "sit", "request_id": "s"}')
+            t0 = time.monotonic()
+            rounds = 0
+            sent_states = 0
+            while rounds < 4:
+                assert time.monotonic() - t0 < 30, "the table stalled"
+                # the slow client keeps asking for states (within its rate limit) and never reads them
+                if sent_states < 400 and "slow" in {c.player.name for c in runner.conns}:
+                    for _ in range(5):
+                        slow.send('{"type": "state"}')
+                        sent_states += 1
+                msg = json.loads(fast.recv(timeout=10))
+                if msg["type"] == "ack" and msg.get("for") == "sit":
+                    fast.send(json.dumps({"type": "wager", "request_id": "w0", "wagers": {"main": 100}}))
+                elif msg["type"] == "state" and msg["round"] and msg["round"]["phase"] == "deciding":
+                    if msg["round"]["to_act"] == msg["seat"]:
+                        fast.send(
+                            json.dumps({"type": "act", "action": "stand", "request_id": f"a{msg['seq']}"})
+                        )
+                elif msg["type"] == "round_result":
+                    rounds += 1
+                    fast.send(
+                        json.dumps({"type": "wager", "request_id": f"w{rounds}", "wagers": {"main": 100}})
+                    )
+                time.sleep(0.01)
+            elapsed = time.monotonic() - t0
+            deadline = time.monotonic() + 15
+            while "slow" in {c.player.name for c in runner.conns} and time.monotonic() < deadline:
+                slow.send('{"type": "state"}')
+                time.sleep(0.05)
+            dropped = "slow" not in {c.player.name for c in runner.conns}
+        slow.close()
+        http.close()
+    assert elapsed < 30
+    assert dropped, "the server kept a connection that never reads"
