@@ -127,3 +127,17 @@ def test_optimal_strategy_matches_engine_bot_with_advisor(game: str) -> None:
         "one-eyed-flush": Wagers(500, jackpot=100),
     }
     check(game, {}, 2, wagers.get(game, Wagers(500)), random_decks(250, f"opt-{game}"), strategy="optimal")
+
+
+def test_sums_of_squares_are_exact_for_the_largest_wagers() -> None:
+    """$50,000 bets and bonus at seven seats: the squared round nets (far beyond 2^63 in total) are summed
+    exactly from their two int64 parts."""
+    rules = make_rules("let-it-ride")
+    decks = np.argsort(np.random.default_rng(8).random((20_000, 52)), axis=1)
+    job = make_job(rules, len(decks), seats=7, wagers=Wagers(5_000_000, bonus=5_000_000))
+    res, detail = run_decks(job, decks)
+    bets = [int(detail[r, :, [0, 1, 3]].sum()) - 7 * 3 * 5_000_000 for r in range(len(decks))]
+    bonus = [int(detail[r, :, 4].sum()) - 7 * 5_000_000 for r in range(len(decks))]
+    acc = res.wager_acc.tolist()
+    assert (acc[0][4] << 32) + acc[0][5] == sum(x * x for x in bets) > 2**63
+    assert (acc[1][4] << 32) + acc[1][5] == sum(x * x for x in bonus)

@@ -28,6 +28,9 @@ I64 = npt.NDArray[np.int64]
 CHUNK_ROUNDS = 1 << 16
 """Rounds per chunk: the unit of seeding and of work (memory stays flat whatever the number of rounds)."""
 
+MAX_WAGER_CENTS = 5_000_000
+"""$50,000 a wager: keeps every per-round net and its square inside int64 (7 seats, 3-Card Bonus at 50 to 1)."""
+
 SIDE_BETS = {lir.GAME: ("bonus", "progressive"), oef.GAME: ("jackpot", "flip"), fc.GAME: ()}
 
 
@@ -62,8 +65,8 @@ def parse_side_bets(
     >>> parse_side_bets("one-eyed-flush", ["jackpot,flip=one-eyed"], make_rules("one-eyed-flush"), 500)
     Wagers(main=500, bonus=0, progressive=0, jackpot=100, flip=500, flip_outcome='one-eyed')
     """
-    if bet_cents <= 0:
-        raise SimulationError(f"the main wager must be a positive number of cents, got {bet_cents}")
+    if not 0 < bet_cents <= MAX_WAGER_CENTS:
+        raise SimulationError(f"the main wager must be 1 to {MAX_WAGER_CENTS} cents, got {bet_cents}")
     names = [x.strip() for item in items for x in item.split(",") if x.strip()]
     allowed = SIDE_BETS[game]
     w = Wagers(main=bet_cents)
@@ -76,8 +79,8 @@ def parse_side_bets(
             raise SimulationError(f"unknown side bet {name!r} for {game}; side bets: {choices}")
         if name == "bonus":
             values["bonus"] = (amount or _cents)(value) if value.strip() else bet_cents
-            if values["bonus"] <= 0:
-                raise SimulationError("the bonus wager must be positive")
+            if not 0 < values["bonus"] <= MAX_WAGER_CENTS:
+                raise SimulationError(f"the bonus wager must be 1 to {MAX_WAGER_CENTS} cents")
         elif name == "progressive":
             assert isinstance(rules, lir.LetItRideRules)
             values["progressive"] = rules.progressive.wager_cents
@@ -266,8 +269,8 @@ class ChunkResult:
 
 def _empty_acc(job: Job) -> tuple[I64, I64, I64]:
     return (
-        np.zeros((len(job.wager_rows), 5), dtype=np.int64),
-        np.zeros((job.seats, 4), dtype=np.int64),
+        np.zeros((len(job.wager_rows), 6), dtype=np.int64),
+        np.zeros((job.seats, 5), dtype=np.int64),
         np.zeros(job.hist_size, dtype=np.int64),
     )
 

@@ -16,9 +16,9 @@ nets needed to correct the sums afterwards); :mod:`tablegames.simulation.meters`
 
 Accumulators (int64, merged by addition):
 
-* ``wager_acc[w] = [wagers, units, staked, returned, sum of x^2]`` where ``x`` is the round's net of wager
+* ``wager_acc[w] = [wagers, units, staked, returned, sum of x^2 (high part, low 32 bits)]`` where ``x`` is the round's net of wager
   type ``w`` over all seats (``units``: sum of initial wagers, the denominator of the house edge);
-* ``seat_acc[s] = [units, staked, returned, sum of x^2]`` with ``x`` the seat's net of the round;
+* ``seat_acc[s] = [units, staked, returned, sum of x^2 (high, low)]`` with ``x`` the seat's net of the round;
 * ``hist``: outcome counts (layout per game in :mod:`tablegames.simulation.games`).
 """
 
@@ -53,6 +53,14 @@ def deal_prefix(deck, k, buf, pos):  # type: ignore[no-untyped-def]
         deck[i] = deck[j]
         deck[j] = tmp
     return pos
+
+
+@njit(cache=True, nogil=True, inline="always")
+def add_square(acc, i, j, x):  # type: ignore[no-untyped-def]
+    """acc[i, j] (high part) and acc[i, j + 1] (low 32 bits) += x * x: exact, no int64 overflow in a chunk."""
+    q = x * x
+    acc[i, j] += q >> 32
+    acc[i, j + 1] += q & 0xFFFFFFFF
 
 
 @njit(cache=True, nogil=True)
@@ -229,13 +237,13 @@ def lir_run(  # type: ignore[no-untyped-def]
                 wager_acc[4, 0] += 1
                 wager_acc[4, 1] += prog_stake[s]
         x_prog += x_envy
-        wager_acc[0, 4] += x_bets * x_bets
-        wager_acc[1, 4] += x_bonus * x_bonus
-        wager_acc[2, 4] += x_prog * x_prog
-        wager_acc[3, 4] += x_fixed * x_fixed
-        wager_acc[4, 4] += x_envy * x_envy
+        add_square(wager_acc, 0, 4, x_bets)
+        add_square(wager_acc, 1, 4, x_bonus)
+        add_square(wager_acc, 2, 4, x_prog)
+        add_square(wager_acc, 3, 4, x_fixed)
+        add_square(wager_acc, 4, 4, x_envy)
         for s in range(S):
-            seat_acc[s, 3] += net_seat[s] * net_seat[s]
+            add_square(seat_acc, s, 3, net_seat[s])
         for i in range(hit_from, nhits):
             s = hits[i, 1]
             hits[i, 3] = ret_prog[s] - prog_stake[s] + envy_seat[s]
@@ -415,15 +423,15 @@ def oef_run(  # type: ignore[no-untyped-def]
             seat_acc[s, 1] += units
             seat_acc[s, 2] += seat_ret
             net_seat[s] = seat_ret - units
-            seat_acc[s, 3] += net_seat[s] * net_seat[s]
+            add_square(seat_acc, s, 3, net_seat[s])
             if detail.shape[0] > 0:
                 detail[r, s, 0] = ret
                 detail[r, s, 1] = ret_jack[s]
                 detail[r, s, 2] = fret
-        wager_acc[0, 4] += x_main * x_main
-        wager_acc[1, 4] += x_jack * x_jack
-        wager_acc[2, 4] += x_fixed * x_fixed
-        wager_acc[3, 4] += x_flip * x_flip
+        add_square(wager_acc, 0, 4, x_main)
+        add_square(wager_acc, 1, 4, x_jack)
+        add_square(wager_acc, 2, 4, x_fixed)
+        add_square(wager_acc, 3, 4, x_flip)
         for i in range(hit_from, nhits):
             s = hits[i, 1]
             hits[i, 3] = ret_jack[s] - jack_stake[s]
@@ -498,11 +506,11 @@ def fc_run(  # type: ignore[no-untyped-def]
             seat_acc[s, 0] += ms
             seat_acc[s, 1] += ms
             seat_acc[s, 2] += ret
-            seat_acc[s, 3] += (ret - ms) * (ret - ms)
+            add_square(seat_acc, s, 3, ret - ms)
             if s == 0 and seat1.shape[0] > 0:
                 seat1[r] = ret - ms
             if detail.shape[0] > 0:
                 detail[r, s, 0] = ret
                 detail[r, s, 1] = turned
-        wager_acc[0, 4] += x * x
+        add_square(wager_acc, 0, 4, x)
     return end, pos

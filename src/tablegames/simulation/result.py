@@ -63,11 +63,13 @@ class Tally:
         self.next_index += 1
         self.rounds += res.rounds
         for i, row in enumerate(res.wager_acc.tolist()):
-            for j, v in enumerate(row):
+            for j, v in enumerate(row[:4]):
                 self.wager[i][j] += v
+            self.wager[i][4] += (row[4] << 32) + row[5]  # sum of squares from its two int64 parts
         for i, row in enumerate(res.seat_acc.tolist()):
-            for j, v in enumerate(row):
+            for j, v in enumerate(row[:3]):
                 self.seat[i][j] += v
+            self.seat[i][3] += (row[3] << 32) + row[4]
         for i, v in enumerate(res.hist.tolist()):
             self.hist[i] += v
         seat1 = res.seat1
