@@ -149,3 +149,33 @@ def test_strategy_file_overrides_basic(tmp_path: Path) -> None:
     bad.write_text(json.dumps({"decisions": {"W95|7": "discard X"}}))
     res = runner.invoke(app, ["simulate", "one-eyed-flush", "-n", "100", "--strategy", str(bad)])
     assert res.exit_code == 2 and "names a card" in res.output
+
+
+def test_cli_cluster_matches_local_run() -> None:
+    """``--cluster ADDRESS`` on a local Dask cluster prints the same report as the single process."""
+    distributed = pytest.importorskip("distributed")
+    args = [
+        "simulate",
+        "one-eyed-flush",
+        "-n",
+        "30000",
+        "--seats",
+        "2",
+        "--side-bets",
+        "jackpot",
+        "--strategy",
+        "basic",
+        "--seed",
+        "8",
+        "--format",
+        "json",
+    ]
+    local = runner.invoke(app, args)
+    assert local.exit_code == 0, local.output
+    with distributed.LocalCluster(n_workers=2, processes=False, dashboard_address=None) as cluster:
+        remote = runner.invoke(app, [*args, "--cluster", cluster.scheduler_address])
+    assert remote.exit_code == 0, remote.output
+    drop = {"elapsed_seconds", "rounds_per_second", "workers", "cluster"}
+    a, b = json.loads(local.output), json.loads(remote.output)
+    assert {k: v for k, v in a.items() if k not in drop} == {k: v for k, v in b.items() if k not in drop}
+    assert b["cluster"] == cluster.scheduler_address
