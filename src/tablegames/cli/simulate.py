@@ -231,7 +231,10 @@ def render_report(report: dict[str, Any]) -> None:
         bt.add_row("mean session result", _money(b["mean_result_cents"]))
         bt.add_row("sessions ahead", _pct(b["p_ahead"], 2))
         for q, v in b["result_percentiles_cents"].items():
-            bt.add_row(f"{q}th percentile result", _money(v))
+            suffix = (
+                {"1": "st", "2": "nd", "3": "rd"}.get(q[-1], "th") if q not in ("11", "12", "13") else "th"
+            )
+            bt.add_row(f"{q}{suffix} percentile result", _money(v))
         if "plot" in b:
             bt.add_row("plot", b["plot"])
         console.print(bt)
