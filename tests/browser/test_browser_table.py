@@ -468,7 +468,7 @@ def stacked(first: str) -> list[int]:
     return head + [c for c in range(52) if c not in head]
 
 
-TURN_SECONDS = 5  # short: seat 2 lets its turns time out in the stacked-deck test
+TURN_SECONDS = 6  # short: seat 2 lets its turns time out in the stacked-deck test
 
 
 @pytest.fixture()
@@ -537,7 +537,9 @@ def test_royal_flush_jackpot_and_envy_announced(
         # two progressive wagers: each adds 10% to Mega ($0.10), 4% to Major, 2% to Minor, live on both pages
         expect_text(bob.page, "#table-scene .meter-mega .meter-value", "$50,000.20")
         expect_text(ann.page, "#table-scene .meter-major .meter-value", "$5,000.08")
-        # a reload (a reconnect) gives ann her seat and her cards back
+        # ann lets bet 1 ride; during bob's turn a reload (a reconnect) gives her her seat and cards back
+        ann.page.click(".action-btn[data-action=ride]")
+        ann.page.wait_for_selector(".action-btn", state="detached")
         ann.page.reload()
         ann.page.wait_for_selector("#seat-1.mine .hand svg.card[data-card='Qh']")
         assert faces(ann.page, "#seat-2 .hand") == [None, None, None]
