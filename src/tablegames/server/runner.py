@@ -134,6 +134,7 @@ class TableRunner:
         self._timer: asyncio.TimerHandle | None = None
         self._meters_shown: dict[str, int] | None = None
         self._balances_shown: dict[int, int] | None = None
+        self._views_shown: dict[int | None, dict[str, Any]] | None = None  # per push cycle: seat -> view
         with server.sessions() as s:
             for seat, pid, name, acc in s.execute(
                 select(Seating.seat, Player.id, Player.name, Player.account_id)
@@ -744,12 +745,14 @@ class TableRunner:
         self._schedule()  # first: it sets the turn deadline the states show
         self._meters_shown = self._live_meters()
         self._balances_shown = self._balances()
+        self._views_shown = {}
         try:
             for c in list(self.conns):
                 self._push(c)
         finally:
             self._meters_shown = None
             self._balances_shown = None
+            self._views_shown = None
 
     def _balances(self) -> dict[int, int]:
         """Wallet balances of every connected player, in one query (account id -> cents)."""
@@ -791,13 +794,20 @@ class TableRunner:
         seq = 0
         if live is not None:
             rnd = live.rnd
-            view = rnd.view(seat)
-            history = rnd.visible_history(seat)
-            seq = len(history)
+            views = self._views_shown
+            if views is not None and seat in views:
+                view = views[seat]
+            else:
+                view = rnd.view(seat)
+                if views is not None:
+                    views[seat] = view
+            seq = len(rnd.history)
             if conn.round_key != rnd.round_no:
                 conn.round_key = rnd.round_no
                 conn.sent = 0
-            events = history[conn.sent :]
+            # the engine's rule (Round.visible_history): redacted for the seat until the round is over
+            new = rnd.history[conn.sent :]
+            events = [e.to_dict() for e in new] if rnd.is_over else [e.for_viewer(seat) for e in new]
             conn.sent = seq
         deadline = self.deadline()
         return {
