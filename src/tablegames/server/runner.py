@@ -367,9 +367,14 @@ class TableRunner:
                     f"the {name} wager is {cents} cents; this table's maximum is {self.row.max_bet}",
                 )
         order = sorted(wagers, key=lambda n: not specs[n].main)
-        trial = copy.deepcopy(rnd)
+        # The engine validates (typed errors, nothing changed). Side bets placed together with the main wager
+        # are checked on a copy of the round that has the main wager placed.
+        trial = copy.deepcopy(rnd) if len(order) > 1 and specs[order[0]].main else None
         for name in order:
-            trial.place_wager(seat, name, wagers[name], options.get(name))  # engine validation (typed errors)
+            if trial is None:
+                rnd.check_wager(seat, name, wagers[name], options.get(name))
+            else:
+                trial.place_wager(seat, name, wagers[name], options.get(name))
         cost = sum(rnd.wager_cost(name, wagers[name]) for name in order)
         first = live.round_id is None
         try:
