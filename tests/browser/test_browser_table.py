@@ -283,7 +283,7 @@ def check_history(pl: Player, game_name: str, shot: Path | None = None) -> None:
     sheet = p.locator("#recall-sheet")
     assert game_name in sheet.locator("h2").inner_text()
     assert sheet.locator(".recall-events li", has_text="Card #0").count() == 1
-    assert sheet.locator("tr", has_text=pl.name).count() == 1
+    assert sheet.locator("table.players tr", has_text=pl.name).count() == 1
     if shot is not None:
         p.screenshot(path=str(shot))
     p.click("#recall-close")

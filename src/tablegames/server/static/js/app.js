@@ -2,7 +2,7 @@
 // Talks to the server only through docs/protocol.md; never decides a game outcome itself.
 
 import { ApiError, TableSocket, api, getToken, requestId, setToken } from "./api.js";
-import { DENOMINATIONS, cardSVG, cardText, chipSVG, installSprite } from "./cards.js";
+import { DENOMINATIONS, cardSVG, cardText, chipSVG, installSprite, parseCode } from "./cards.js";
 import {
   GAME_NAMES,
   GAME_TAGLINES,
@@ -83,11 +83,21 @@ function ownerName(owner) {
   return m ? seatName(Number(m[1])) : owner === "dealer" ? "Dealer" : owner;
 }
 
+/** Cards as small inline text chips ("A♥" in red on white; a face-down card as a patterned back). */
 function miniCards(codes) {
-  const span = document.createElement("span");
-  span.className = "mini-cards";
-  for (const c of codes || []) span.appendChild(cardSVG(c));
-  return span.outerHTML;
+  return `<span class="mini-cards">${(codes || [])
+    .map((c) => {
+      const p = parseCode(c);
+      if (!p) return `<span class="mc back" title="face down"></span>`;
+      return `<span class="mc ${p.red ? "red" : "black"}" data-card="${c}">${escapeHtml(cardText(c))}</span>`;
+    })
+    .join("")}</span>`;
+}
+
+function when(iso) {
+  if (!iso) return "";
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? String(iso) : d.toLocaleString();
 }
 
 // --- routing ----------------------------------------------------------------------------------------
@@ -1001,11 +1011,16 @@ async function openRecall(roundId) {
       )
       .join("");
     const jackpot = (r.jackpot || [])
-      .map((j) => `<li>${escapeHtml(j.kind)} ${escapeHtml(j.meter)} ${money(j.amount)} ${escapeHtml(j.player || "")}</li>`)
+      .map(
+        (j) =>
+          `<tr><td>${escapeHtml(j.kind)}</td><td>${escapeHtml(METER_NAMES[j.meter] || j.meter)}</td><td>${money(j.amount)}</td><td>${escapeHtml(
+            j.player || "",
+          )}</td></tr>`,
+      )
       .join("");
     sheet.innerHTML = `
       <h2>Round #${r.round_id} · ${escapeHtml(GAME_NAMES[r.game] || r.game)} · ${escapeHtml(r.table || "")}</h2>
-      <p>${escapeHtml(r.started || "")} → ${escapeHtml(r.settled_at || "")} · ${escapeHtml(r.status || "")}${
+      <p>${escapeHtml(when(r.started))} → ${escapeHtml(when(r.settled_at))} · ${escapeHtml(r.status || "")}${
         r.recovered ? " · completed after a restart" : ""
       } · house ${money(r.house_net, { sign: true })}</p>
       <p class="muted">Rules: ${escapeHtml(
@@ -1013,8 +1028,8 @@ async function openRecall(roundId) {
           .map(([k, v]) => `${k}=${v}`)
           .join(", "),
       )}</p>
-      <table><tr><th>Seat</th><th>Player</th><th>Staked</th><th>Returned</th><th>Net</th><th>Balance</th></tr>${players}</table>
-      ${jackpot ? `<h3>Jackpot</h3><ul>${jackpot}</ul>` : ""}
+      <table class="players"><tr><th>Seat</th><th>Player</th><th>Staked</th><th>Returned</th><th>Net</th><th>Balance</th></tr>${players}</table>
+      ${jackpot ? `<h3>Jackpot</h3><table><tr><th>Entry</th><th>Meter</th><th>Amount</th><th>Player</th></tr>${jackpot}</table>` : ""}
       <h3>Every step</h3>
       <ol class="recall-events">${(r.events || []).map((e) => `<li>${describeEvent(e)}</li>`).join("")}</ol>
       <div class="form-row"><button class="btn" id="recall-close" type="button">Close</button></div>`;
