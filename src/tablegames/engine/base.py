@@ -25,7 +25,6 @@ from tablegames.engine.errors import (
     WrongSeat,
 )
 from tablegames.engine.events import (
-    PUBLIC,
     ActionTaken,
     CardDealt,
     Event,
@@ -35,7 +34,6 @@ from tablegames.engine.events import (
     RoundStarted,
     Settled,
     WagerPlaced,
-    seat_name,
 )
 from tablegames.randomness import LiveRandom, RandomSource, SeededRandom, shuffle_deck
 from tablegames.rules import GameRules
@@ -392,9 +390,7 @@ class Round(ABC):
         return [e.for_viewer(seat) for e in self.history]
 
     def card_visible(self, event: CardDealt, seat: int | None) -> bool:
-        if self.phase == Phase.SETTLED or event.visible_to == PUBLIC:
-            return True
-        return seat is not None and event.visible_to == seat_name(seat)
+        return self.phase == Phase.SETTLED or event.visible(seat)
 
     def view(self, seat: int | None = None) -> dict[str, Any]:
         """What ``seat`` may see now, as a JSON-ready dict: never a card it may not see."""

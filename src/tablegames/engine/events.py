@@ -78,8 +78,29 @@ class JackpotContribution(Event):
     meter_after: int
 
 
+class _OneCard:
+    """Mixin for an event that carries one card, seen only by ``visible_to`` until the round ends."""
+
+    card: int
+    visible_to: str
+
+    def visible(self, seat: int | None) -> bool:
+        return self.visible_to == PUBLIC or (seat is not None and self.visible_to == seat_name(seat))
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = super().to_dict()  # type: ignore[misc]
+        d["card"] = str(CARDS[self.card])
+        return d
+
+    def for_viewer(self, seat: int | None) -> dict[str, Any]:
+        d = self.to_dict()
+        if not self.visible(seat):
+            d["card"] = None
+        return d
+
+
 @dataclass(frozen=True)
-class CardDealt(Event):
+class CardDealt(_OneCard, Event):
     """One card from deck position ``position`` to ``to`` (``seat N``, dealer, community, burn).
 
     ``visible_to`` is ``"all"`` for a face-up card, else the one seat name that may look at it (``""``: nobody).
@@ -90,17 +111,6 @@ class CardDealt(Event):
     position: int
     card: int
     visible_to: str
-
-    def to_dict(self) -> dict[str, Any]:
-        d = super().to_dict()
-        d["card"] = str(CARDS[self.card])
-        return d
-
-    def for_viewer(self, seat: int | None) -> dict[str, Any]:
-        d = self.to_dict()
-        if not (self.visible_to == PUBLIC or (seat is not None and self.visible_to == seat_name(seat))):
-            d["card"] = None
-        return d
 
 
 @dataclass(frozen=True)
@@ -136,24 +146,13 @@ class BetPulled(Event):
 
 
 @dataclass(frozen=True)
-class CardDiscarded(Event):
+class CardDiscarded(_OneCard, Event):
     """A card put aside face down (One Eyed Flush discard before a draw)."""
 
     kind: ClassVar[str] = "card_discarded"
     owner: str
     card: int
     visible_to: str
-
-    def to_dict(self) -> dict[str, Any]:
-        d = super().to_dict()
-        d["card"] = str(CARDS[self.card])
-        return d
-
-    def for_viewer(self, seat: int | None) -> dict[str, Any]:
-        d = self.to_dict()
-        if not (self.visible_to == PUBLIC or (seat is not None and self.visible_to == seat_name(seat))):
-            d["card"] = None
-        return d
 
 
 @dataclass(frozen=True)
