@@ -450,6 +450,10 @@ def test_final_count_two_players_two_rounds(pair: tuple[Player, Player], screens
             ann.page.screenshot(path=str(screenshots / "final-count-ann-settled.png"))
     check_history(ann, "Final Count")
     assert ann.page.locator("#history li[data-round-id]").count() == 2
+    # bob leaves his seat: ann sees it open, bob can sit again
+    bob.page.click("#leave-btn")
+    ann.page.wait_for_selector("#seat-2 .player-name:has-text('open seat')")
+    bob.page.wait_for_selector("[data-testid=sit-2]")
     # back in the lobby: cash out $10 of the balance
     ann.page.click("#btn-lobby")
     ann.page.wait_for_selector("#wallet-panel:not([hidden])")
