@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
-from tablegames.server.db import CASHIER, HOUSE, IN_PLAY, WALLET, Account, Entry, LedgerTransaction
+from tablegames.server.db import CASHIER, HOUSE, IN_PLAY, WALLET, Account, Entry, LedgerTransaction, now
 
 SYSTEM_ACCOUNTS = {HOUSE: HOUSE, CASHIER: CASHIER, IN_PLAY: "in-play"}
 
@@ -54,7 +54,7 @@ def post(
     player_id: int | None = None,
     memo: str = "",
 ) -> int:
-    """Write one balanced transaction; returns its id. Raises :class:`NotEnoughMoney` if a wallet would go
+    """Write one balanced transaction; returns its id (0 when every amount is zero). Raises :class:`NotEnoughMoney` if a wallet would go
     negative (the caller rolls back)."""
     moves = [m for m in moves if m.amount != 0]
     if sum(m.amount for m in moves) != 0:
@@ -62,9 +62,15 @@ def post(
     for m in moves:
         if isinstance(m.amount, bool) or not isinstance(m.amount, int):
             raise LedgerError(f"amounts are integer cents, got {m.amount!r}")
-    tx = LedgerTransaction(kind=kind, round_id=round_id, player_id=player_id, memo=memo[:200])
-    session.add(tx)
-    session.flush()
+    if not moves:
+        return 0  # nothing moves: no transaction is written
+    tx_id = int(
+        session.execute(
+            insert(LedgerTransaction)
+            .values(kind=kind, round_id=round_id, player_id=player_id, memo=memo[:200], created_at=now())
+            .returning(LedgerTransaction.id)
+        ).scalar_one()
+    )
     # Debits first, in account order (a stable lock order on PostgreSQL).
     for m in sorted(moves, key=lambda m: (m.amount > 0, m.account_id)):
         stmt = update(Account).where(Account.id == m.account_id)
@@ -75,9 +81,14 @@ def post(
         )
         if result.rowcount != 1:  # type: ignore[attr-defined]
             raise NotEnoughMoney(f"not enough money in the account for {-m.amount} cents")
-        session.add(Entry(transaction_id=tx.id, account_id=m.account_id, amount=m.amount, kind=m.kind))
-    session.flush()
-    return int(tx.id)
+    session.execute(
+        insert(Entry),
+        [
+            {"transaction_id": tx_id, "account_id": m.account_id, "amount": m.amount, "kind": m.kind}
+            for m in moves
+        ],
+    )
+    return tx_id
 
 
 def transfer(
