@@ -19,6 +19,7 @@ import pexpect
 import pytest
 
 from tablegames.cards import CARDS
+from tablegames.cli.play import exact_advisor
 from tablegames.cli.render import meters_text, money
 from tablegames.engine import Bot, Round, Table
 from tablegames.randomness import SeededRandom
@@ -99,7 +100,7 @@ def engine_round(
     person: Callable[[Round], str],
 ) -> tuple[Table, Round, int]:
     """The same seeded round through the engine: the person's wagers and decisions, bots as the CLI plays them
-    (``--bet`` on the main wager plus the fixed jackpot wager, decisions by ``Bot()``). Returns the table, the
+    (``--bet`` on the main wager plus the fixed jackpot wager, decisions by the exact optimal strategy). Returns the table, the
     round and the number of the person's decisions."""
     table = Table(
         make_rules(game),
@@ -124,7 +125,7 @@ def engine_round(
             decisions += 1
             rnd.act(1, person(rnd))
         else:
-            rnd.act(seat, Bot().choose(rnd, seat), by="bot")
+            rnd.act(seat, Bot(exact_advisor(rnd, seat)).choose(rnd, seat), by="bot")
     return table, rnd, decisions
 
 

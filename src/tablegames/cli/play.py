@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
@@ -75,54 +75,14 @@ def parse_seed(text: str) -> int | str:
 
 
 def exact_advisor(rnd: Round, seat: int) -> Advisor | None:
-    """Exact expected values of every action from the analysis layer's optimal strategy of the game, for
-    hints; ``None`` (the documented rule of thumb) if it is not available."""
-    from fractions import Fraction
-
-    from tablegames.rules.final_count import FinalCountRules
-    from tablegames.rules.let_it_ride import LetItRideRules
-    from tablegames.rules.one_eyed_flush import OneEyedFlushRules
-
-    rules = rnd.table.rules
+    """Exact expected values of every action from the analysis layer's optimal strategy (R-… rulings as
+    analysed by ``tablegames analyze``); ``None`` (the documented rule of thumb) if it is not available."""
     try:
-        if isinstance(rules, LetItRideRules):
-            from tablegames.analysis.let_it_ride import optimal_strategy as lir_strategy
+        from tablegames.analysis.advice import advisor
 
-            lir = lir_strategy(rules, rnd.seats[seat].wagers["bets"])
-            pulled = {
-                e["wager"]
-                for e in rnd.visible_history(seat)
-                if e["type"] == "settled" and e["seat"] == seat and e["outcome"] == "pulled"
-            }
-
-            def lir_values(context: Mapping[str, Any]) -> dict[Action, Fraction]:
-                cards = list(context["cards"])
-                if context["stage"] == 1:
-                    return lir.first(cards[:3])
-                return lir.second(cards[:4], bet1_up="bet 1" not in pulled)
-
-            return lir_values
-        if isinstance(rules, FinalCountRules):
-            from tablegames.analysis.final_count import optimal_strategy as fc_strategy
-
-            fc = fc_strategy(rules)
-
-            def fc_values(context: Mapping[str, Any]) -> dict[Action, Fraction]:
-                return fc.options(context["player_up"], context["dealer_up"])
-
-            return fc_values
-        if isinstance(rules, OneEyedFlushRules):
-            from tablegames.analysis.one_eyed_flush import optimal_strategy as oef_strategy
-
-            oef = oef_strategy(rules)
-
-            def oef_values(context: Mapping[str, Any]) -> dict[Action, Fraction]:
-                return oef.options(context["cards"], context["flip_card"])
-
-            return oef_values
-    except (ImportError, AttributeError, ValueError, OverflowError):
+        return advisor(rnd, seat)
+    except (ImportError, ValueError, OverflowError):
         return None
-    return None
 
 
 # --- the game loop -------------------------------------------------------------------------------
@@ -143,8 +103,6 @@ class TerminalGame:
         read: Callable[[str], str] | None = None,
         you: int = YOU,
     ) -> None:
-        from tablegames.engine import Bot
-
         if table.bankrolls is None:
             raise ValueError("the terminal game needs a table with bankrolls")
         self.table = table
@@ -156,7 +114,6 @@ class TerminalGame:
         self.last_main = default_bet
         self.last_side: dict[str, int | None] = {}
         self.last_flip: str | None = None
-        self.bot = Bot()
         self.rounds_played = 0
         self.quitting = False
         self.hinted = False
@@ -224,6 +181,7 @@ class TerminalGame:
 
     def play_round(self) -> None:
         from tablegames.cli.render import meters_text, money
+        from tablegames.engine import Bot
 
         rnd = self.table.new_round()
         self.console.rule(f"Round {rnd.round_no}")
@@ -248,7 +206,7 @@ class TerminalGame:
                     self.quitting = True
                     self.say("Quitting: the bot strategy finishes your wagers on the table.", style="bold")
             else:
-                action = self.bot.choose(rnd, seat)
+                action = Bot(exact_advisor(rnd, seat)).choose(rnd, seat)
                 rnd.act(seat, action, by="bot")
         self.stream(rnd, shown)
         self.rounds_played += 1
