@@ -312,7 +312,11 @@ function onMessage(msg) {
       $("where").innerHTML = `<span class="where-game">${escapeHtml(GAME_NAMES[msg.table.game] || msg.table.game)}</span> · ${escapeHtml(
         msg.table.name,
       )} · limits ${money(msg.table.min_bet)}–${money(msg.table.max_bet)}`;
-      if (!S.draft) S.draft = defaultDraft();
+      if (!S.draft || S.draft.game !== msg.table.game) S.draft = defaultDraft();
+      // a (re)connection is sent the current round's events from its start: rebuild what they say
+      S.per = freshPer(null);
+      S.roundId = null;
+      $("log").replaceChildren();
       break;
     case "state":
       onState(msg);
@@ -321,7 +325,7 @@ function onMessage(msg) {
       onResult(msg);
       break;
     case "hint":
-      S.hint = msg;
+      S.hint = S.hintsOn ? msg : null;
       renderConsole();
       return;
     case "ack":
@@ -341,8 +345,8 @@ function defaultDraft() {
   const t = S.table || {};
   const main = Math.max(t.min_bet || 100, Math.min(500, t.max_bet || 500));
   const game = t.game;
-  if (game === "let-it-ride") return { wagers: { bets: main }, option: "ten-value" };
-  return { wagers: { main }, option: "ten-value" };
+  if (game === "let-it-ride") return { game, wagers: { bets: main }, option: "ten-value" };
+  return { game, wagers: { main }, option: "ten-value" };
 }
 
 function onAck(msg) {
