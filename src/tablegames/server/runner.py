@@ -13,6 +13,7 @@ A crash at any point leaves the database with the steps taken so far; :meth:`Tab
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import json
 import logging
@@ -74,6 +75,7 @@ log = logging.getLogger("tablegames.server")
 DEFAULT_ACTIONS: dict[str, Action] = {"let-it-ride": PULL, "one-eyed-flush": STAND, "final-count": STAND}
 
 MAX_QUEUE = 1000
+RETRY_SECONDS = 1.0  # a timer step (deal, timeout, settlement) that failed, e.g. database down, is retried
 
 
 class Connection:
@@ -548,22 +550,28 @@ class TableRunner:
         rnd = live.rnd
         if rnd.phase != Phase.BETTING or not rnd.active_seats:
             return
+        self._refresh_meters()  # (reads only) before the step is stored: after that nothing may fail
         self._persist_step({"op": "deal"}, status=DECIDING)
-        self._refresh_meters()
         rnd.deal()
         self._after_step()
 
     def _apply_action(self, seat: int, action: Action, by: str) -> Any:
         live = self.live
         assert live is not None
+        self._refresh_meters()  # (reads only) before the step is stored: after that nothing may fail
         self._persist_step({"op": "act", "seat": seat, "action": str(action), "by": by})
-        self._refresh_meters()
         return live.rnd.act(seat, action, by=by)
 
     def _after_step(self) -> None:
         live = self.live
         if live is not None and live.rnd.is_over and not live.settled:
-            self._settle()
+            try:
+                self._settle()
+            except SQLAlchemyError:
+                # Nothing of the settlement was written (one transaction); it is retried by the timer.
+                log.exception("settlement of round %s failed; retrying", live.round_id)
+                self._schedule()
+                return
             self._changed()
             if live.result is not None:
                 for c in list(self.conns):
@@ -712,6 +720,8 @@ class TableRunner:
                 live.turn_key = key
                 live.turn_deadline = time.time() + self.server.config.turn_seconds
             deadline = live.turn_deadline
+        elif rnd.is_over and not live.settled:
+            deadline = time.time() + RETRY_SECONDS  # a settlement the database refused is retried
         if deadline is None:
             return
         try:
@@ -728,7 +738,9 @@ class TableRunner:
         try:
             rnd = live.rnd
             now = time.time() + 0.005
-            if (
+            if rnd.is_over and not live.settled:
+                self._after_step()
+            elif (
                 rnd.phase == Phase.BETTING
                 and live.betting_deadline is not None
                 and now >= live.betting_deadline
@@ -742,7 +754,9 @@ class TableRunner:
             else:
                 self._schedule()
         except Exception:
-            log.exception("timer step failed on table %s", self.table_id)
+            log.exception("timer step failed on table %s; retrying", self.table_id)
+            with contextlib.suppress(RuntimeError):
+                self._timer = asyncio.get_running_loop().call_later(RETRY_SECONDS, self._on_timer)
 
     # --- pushes -----------------------------------------------------------------------------------
 
@@ -896,8 +910,8 @@ class TableRunner:
                     s.execute(update(RoundRow).where(RoundRow.id == row.id).values(status=VOID))
                 continue
             if rnd.phase == Phase.BETTING:
-                self._persist_step({"op": "deal"}, status=DECIDING)
                 self._refresh_meters()
+                self._persist_step({"op": "deal"}, status=DECIDING)
                 rnd.deal()
             while not rnd.is_over:
                 seat = rnd.to_act
