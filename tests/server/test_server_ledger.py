@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 import sqlalchemy as sa
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -54,5 +56,46 @@ def test_balanced_entries_and_no_negative_wallet(db_url: str) -> None:
             s.rollback()
             check = ledger.check_ledger(s)
             assert check.ok and check.transactions == 3 and ledger.balance(s, wallet) == 5_600
+    finally:
+        engine.dispose()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(1, 5_000)).filter(lambda t: t[0] != t[1]),
+        max_size=25,
+    )
+)
+def test_any_sequence_of_transfers_keeps_the_books(moves: list[tuple[int, int, int]]) -> None:
+    """Random transfers between two wallets, the house and the cashier: a transfer that would make a wallet
+    negative is refused and changes nothing; the rest match a plain model; the books always balance."""
+    engine = make_engine("sqlite://")
+    create_schema(engine)
+    try:
+        with Session(engine) as s, s.begin():
+            ids = [ledger.system_account(s, HOUSE), ledger.system_account(s, CASHIER)]
+            for name in ("a", "b"):
+                acc = Account(name=f"wallet:{name}", kind=WALLET, balance=0)
+                s.add(acc)
+                s.flush()
+                ids.append(acc.id)
+        model = dict.fromkeys(ids, 0)
+        wallets = set(ids[2:])
+        for src, dst, amount in moves:
+            a, b = ids[src], ids[dst]
+            with Session(engine) as s:
+                try:
+                    with s.begin():
+                        ledger.transfer(s, "t", a, b, amount)
+                except ledger.NotEnoughMoney:
+                    assert a in wallets and model[a] < amount
+                    continue
+            assert a not in wallets or model[a] >= amount
+            model[a] -= amount
+            model[b] += amount
+        with Session(engine) as s:
+            assert {i: ledger.balance(s, i) for i in ids} == model
+            assert ledger.check_ledger(s).ok
     finally:
         engine.dispose()
