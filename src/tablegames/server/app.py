@@ -21,6 +21,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, StrictInt
+from sqlalchemy.exc import SQLAlchemyError
 
 from tablegames.randomness import RandomSource
 from tablegames.server.errors import ApiError
@@ -58,6 +59,11 @@ class TableBody(BaseModel):
     max_bet: StrictInt = 10_000
     rules: dict[str, str] = Field(default_factory=dict)
     paytable: str | None = None
+
+
+class LimitsBody(BaseModel):
+    min_bet: StrictInt | None = None
+    max_bet: StrictInt | None = None
 
 
 def current_player(request: Request, authorization: Annotated[str | None, Header()] = None) -> PlayerInfo:
@@ -122,6 +128,11 @@ def create_app(
     async def api_error(request: Request, exc: ApiError) -> JSONResponse:
         return _error(exc)
 
+    @app.exception_handler(SQLAlchemyError)
+    async def database_error(request: Request, exc: SQLAlchemyError) -> JSONResponse:
+        log.exception("database error on %s %s", request.method, request.url.path)
+        return _error(ApiError("server_error", "the database refused the request; nothing was changed", 503))
+
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = exc.errors()
@@ -165,6 +176,13 @@ def create_app(
         return server.create_table(
             body.game, body.name, body.seats, body.min_bet, body.max_bet, body.rules, body.paytable
         )
+
+    @app.patch("/tables/{table_id}")
+    async def set_limits(
+        table_id: int, body: LimitsBody, x_admin_token: Annotated[str | None, Header()] = None
+    ) -> dict[str, Any]:
+        server.check_admin(x_admin_token)
+        return server.set_limits(table_id, body.min_bet, body.max_bet)
 
     @app.get("/tables/{table_id}")
     async def table(table_id: int) -> dict[str, Any]:

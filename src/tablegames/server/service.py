@@ -136,14 +136,18 @@ class Server:
         self.runners: dict[int, Any] = {}  # table id -> TableRunner
         self.system: dict[str, int] = {}
         self.started = False
+        self._balances: dict[int, int] = {}  # account id -> committed balance; see tx() and balance()
 
     # --- lifecycle --------------------------------------------------------------------------------
 
     @contextmanager
     def tx(self) -> Iterator[Session]:
         """One database transaction (committed on success, rolled back on any error)."""
-        with self.sessions() as session, session.begin():
-            yield session
+        with self.sessions() as session:
+            with session.begin():
+                yield session
+            for account_id in session.info.pop("touched_accounts", ()):  # committed: forget cached balances
+                self._balances.pop(account_id, None)
 
     def start(self, demo_tables: bool = False) -> None:
         """Create the schema, system accounts and meters, demo tables; rebuild and settle unfinished rounds."""
@@ -212,8 +216,12 @@ class Server:
             raise ApiError("forbidden", "this operator action needs the admin token (X-Admin-Token)", 403)
 
     def balance(self, player: PlayerInfo) -> int:
-        with self.sessions() as s:
-            return ledger.balance(s, player.account_id)
+        """The committed balance (cached per account until a transaction that moved its money commits)."""
+        cached = self._balances.get(player.account_id)
+        if cached is None:
+            with self.sessions() as s:
+                cached = self._balances[player.account_id] = ledger.balance(s, player.account_id)
+        return cached
 
     def me(self, player: PlayerInfo) -> dict[str, Any]:
         with self.sessions() as s:
@@ -305,6 +313,20 @@ class Server:
             s.flush()
         self.runners[row.id] = TableRunner(self, row)
         return table_info(row)
+
+    def set_limits(self, table_id: int, min_bet: object, max_bet: object) -> dict[str, Any]:
+        """Change a table's limits (operator); wagers already placed stay as they are."""
+        runner = self.runner(table_id)
+        lo = runner.row.min_bet if min_bet is None else check_amount(min_bet, "min_bet")
+        hi = runner.row.max_bet if max_bet is None else check_amount(max_bet, "max_bet")
+        if hi < lo:
+            raise ApiError("bad_message", f"max_bet {hi} is below min_bet {lo}")
+        with self.tx() as s:
+            row = s.get(GameTable, table_id)
+            assert row is not None
+            row.min_bet, row.max_bet = lo, hi
+        runner.row.min_bet, runner.row.max_bet = lo, hi
+        return runner.info()  # type: ignore[no-any-return]
 
     def list_tables(self) -> list[dict[str, Any]]:
         self.sync_tables()
