@@ -377,6 +377,7 @@ function onState(msg) {
   S.bettingOpen = !!msg.betting_open;
   S.deadlineAt = msg.seconds_left === null || msg.seconds_left === undefined ? null : Date.now() + msg.seconds_left * 1000;
   S.meters = msg.meters || (S.round && S.round.meters) || {};
+  S.commitment = msg.commitment || null;
   for (const ev of msg.events || []) onEvent(ev);
   if (S.hint && (!S.round || S.round.to_act !== S.seat || S.hint.round_id !== S.roundId)) S.hint = null;
   // cards that appeared since the last state: animated as dealt
@@ -559,6 +560,7 @@ function scene() {
     phaseOpen: canBet(),
     meters: S.meters,
     rules: S.table.rules || {},
+    commitment: S.round && S.round.phase !== "settled" ? S.commitment : null,
     dealerHand: S.per.hands.dealer ? (S.table.game === "final-count" ? `Total ${S.per.hands.dealer}` : S.per.hands.dealer) : null,
     lastActions: S.per.lastActions,
     newCards: S.newCards,
@@ -1003,6 +1005,19 @@ function describeEvent(e) {
   }
 }
 
+/** The provably-fair record of a round (server seed revealed after the round, its commitment, ...). */
+function fairnessHtml(f) {
+  if (!f || typeof f !== "object") return "";
+  const rows = [];
+  const add = (k, v) => {
+    if (v && typeof v === "object" && !Array.isArray(v)) for (const [k2, v2] of Object.entries(v)) add(`${k}.${k2}`, v2);
+    else rows.push(`<tr><th>${escapeHtml(k)}</th><td class="mono">${escapeHtml(Array.isArray(v) ? v.join(" ") : String(v))}</td></tr>`);
+  };
+  for (const [k, v] of Object.entries(f)) add(k, v);
+  return `<h3>Provably fair</h3><p class="muted">The deck was sealed by the commitment before the deal; the revealed
+    server seed reproduces it (<code>tablegames verify</code>).</p><table class="fairness">${rows.join("")}</table>`;
+}
+
 async function openRecall(roundId) {
   const sheet = $("recall-sheet");
   try {
@@ -1034,6 +1049,7 @@ async function openRecall(roundId) {
       )}</p>
       <table class="players"><tr><th>Seat</th><th>Player</th><th>Staked</th><th>Returned</th><th>Net</th><th>Balance</th></tr>${players}</table>
       ${jackpot ? `<h3>Jackpot</h3><table><tr><th>Entry</th><th>Meter</th><th>Amount</th><th>Player</th></tr>${jackpot}</table>` : ""}
+      ${fairnessHtml(r.fairness)}
       <h3>Every step</h3>
       <ol class="recall-events">${(r.events || []).map((e) => `<li>${describeEvent(e)}</li>`).join("")}</ol>
       <div class="form-row"><button class="btn" id="recall-close" type="button">Close</button></div>`;

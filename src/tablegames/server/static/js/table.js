@@ -301,6 +301,11 @@ export function renderTable(root, scene) {
   renderDealer(felt, scene);
   const positions = seatPositions(scene.seatCount);
   for (let s = 1; s <= scene.seatCount; s++) renderSeat(felt, scene, s, positions[s]);
+  if (scene.commitment) {
+    const c = div("commitment", felt);
+    c.title = `SHA-256 commitment of this round's server seed: ${scene.commitment}`;
+    c.textContent = `DECK SEALED · ${String(scene.commitment).slice(0, 12)}…`;
+  }
   if (scene.round) {
     const r = scene.round;
     const badge = div("round-badge", felt);
