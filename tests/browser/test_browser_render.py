@@ -86,7 +86,7 @@ def deck(first: str) -> list[int]:
 def draw(page: Any, scene: dict[str, Any], shot: Path | None = None) -> None:
     page.evaluate("s => window.renderScene(s)", scene)
     if shot is not None:
-        page.locator("#t").screenshot(path=str(shot))
+        page.locator("#t").screenshot(path=str(shot), animations="disabled")
 
 
 def faces(page: Any, selector: str) -> list[str | None]:

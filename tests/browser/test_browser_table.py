@@ -113,8 +113,9 @@ def frames_of(page: Any) -> list[dict[str, Any]]:
 
 
 def assert_no_peeking(frames: list[dict[str, Any]], other_seat: int) -> int:
-    """Until the round is settled, no message shows another seat's cards or the dealer's hole cards
-    (Let It Ride: the burn card, and the community cards before they are turned). Returns the states checked."""
+    """Until the round is settled, no message shows another seat's cards or the dealer's hidden cards
+    (Let It Ride: the burn card and the community cards before they are turned; One Eyed Flush: all but the
+    Flip Card). Returns how many states were checked."""
     checked = 0
     for msg in frames:
         if msg.get("type") != "state" or not msg.get("round") or msg["round"]["phase"] == "settled":
@@ -123,11 +124,15 @@ def assert_no_peeking(frames: list[dict[str, Any]], other_seat: int) -> int:
         rnd = msg["round"]
         other = next(s for s in rnd["seats"] if s["seat"] == other_seat)
         assert all(c is None for c in other["cards"]), msg
-        assert rnd["dealer"][:1] == [None] or rnd["dealer"] == [], msg
-        assert len([c for c in rnd["dealer"] if c is not None]) == len(rnd.get("community", [])), msg
+        shown = [c for c in rnd["dealer"] if c is not None]
+        if rnd["game"] == "let-it-ride":
+            assert rnd["dealer"][:1] in ([None], []), msg
+            assert shown == rnd["community"], msg
+        elif rnd["game"] == "one-eyed-flush":
+            assert shown == ([rnd["flip_card"]] if rnd["dealer"] else []), msg
         for ev in msg.get("events", []):
             if ev["type"] == "card_dealt" and ev["to"] in (f"seat {other_seat}", "dealer"):
-                assert ev["card"] is None, ev
+                assert ev["card"] is None or ev["visible_to"] == "all", ev
             if ev["type"] == "card_discarded" and ev["owner"] in ("burn", f"seat {other_seat}"):
                 assert ev["card"] is None, ev
     return checked
@@ -285,7 +290,7 @@ def check_history(pl: Player, game_name: str, shot: Path | None = None) -> None:
     assert sheet.locator(".recall-events li", has_text="Card #0").count() == 1
     assert sheet.locator("table.players tr", has_text=pl.name).count() == 1
     if shot is not None:
-        p.screenshot(path=str(shot))
+        p.screenshot(path=str(shot), animations="disabled")
     p.click("#recall-close")
     p.wait_for_selector("#recall", state="hidden")
 
@@ -296,7 +301,7 @@ def test_let_it_ride_two_players(pair: tuple[Player, Player], screenshots: Path)
     ann.register_and_buy_in(1000)
     bob.register_and_buy_in(1000)
     ann.page.wait_for_selector(".game-card[data-game=final-count] li:has-text('Count 1')")
-    ann.page.screenshot(path=str(screenshots / "lobby.png"))
+    ann.page.screenshot(path=str(screenshots / "lobby.png"), animations="disabled")
     ann_frames = frames_of(ann.page)
     ann.join("Ride 1", 1)
     bob.join("Ride 1", 2)
@@ -334,7 +339,7 @@ def test_let_it_ride_two_players(pair: tuple[Player, Player], screenshots: Path)
     ]
     assert ann.page.locator(".action-btn.best").count() == 1
     assert bob.page.locator(".action-btn").count() == 0
-    ann.page.screenshot(path=str(screenshots / "let-it-ride-ann-deciding.png"))
+    ann.page.screenshot(path=str(screenshots / "let-it-ride-ann-deciding.png"), animations="disabled")
 
     play_until_settled([ann, bob], {ann.name: lambda a: "ride", bob.name: lambda a: "pull"})
     # bob pulled bet 1 and bet 2: ann sees it on his spots; the community cards are face up
@@ -344,7 +349,7 @@ def test_let_it_ride_two_players(pair: tuple[Player, Player], screenshots: Path)
     check_settlement(ann, bob, {ann.name: 100000, bob.name: 100000})
     # what ann's browser was sent: never bob's cards or the dealer's before the settlement (several states)
     assert assert_no_peeking(ann_frames, other_seat=2) >= 4
-    ann.page.screenshot(path=str(screenshots / "let-it-ride-ann-settled.png"))
+    ann.page.screenshot(path=str(screenshots / "let-it-ride-ann-settled.png"), animations="disabled")
     check_history(ann, "Let It Ride", screenshots / "let-it-ride-recall.png")
 
 
@@ -353,6 +358,7 @@ def test_one_eyed_flush_two_players(pair: tuple[Player, Player], screenshots: Pa
     ann, bob = pair
     ann.register_and_buy_in(500)
     bob.register_and_buy_in(500)
+    bob_frames = frames_of(bob.page)
     ann.join("Flush 1", 1)
     bob.join("Flush 1", 2)
 
@@ -386,7 +392,7 @@ def test_one_eyed_flush_two_players(pair: tuple[Player, Player], screenshots: Pa
         "discard 1",
         "discard 2",
     ]
-    ann.page.screenshot(path=str(screenshots / "one-eyed-flush-ann-deciding.png"))
+    ann.page.screenshot(path=str(screenshots / "one-eyed-flush-ann-deciding.png"), animations="disabled")
     # ann discards her first card by clicking it on the felt
     first = faces(ann.page, "#seat-1 .hand")
     ann.page.click("#seat-1 .hand svg.card[data-index='0']")
@@ -406,7 +412,9 @@ def test_one_eyed_flush_two_players(pair: tuple[Player, Player], screenshots: Pa
     assert ann.page.locator("#log li", has_text=f"{bob.name} (seat 2): stand").count() == 1
     assert None not in faces(ann.page, ".dealer-cards")
     check_settlement(ann, bob, {ann.name: 50000, bob.name: 50000})
-    bob.page.screenshot(path=str(screenshots / "one-eyed-flush-bob-settled.png"))
+    # bob's browser never got ann's cards (her discard and draw included) or the dealer's hole cards
+    assert assert_no_peeking(bob_frames, other_seat=1) >= 3
+    bob.page.screenshot(path=str(screenshots / "one-eyed-flush-bob-settled.png"), animations="disabled")
     check_history(bob, "One Eyed Flush")
 
 
@@ -440,14 +448,14 @@ def test_final_count_two_players_two_rounds(pair: tuple[Player, Player], screens
         if "DECIDING" in snap["phase"]:
             assert snap["dealer"][2] is None  # R-FC-5: turned only after every player has decided
         if round_no == 1:
-            ann.page.screenshot(path=str(screenshots / "final-count-ann-dealt.png"))
+            ann.page.screenshot(path=str(screenshots / "final-count-ann-dealt.png"), animations="disabled")
         play_until_settled([ann, bob], {ann.name: lambda a: "turn", bob.name: lambda a: "stand"})
         assert None not in faces(ann.page, ".dealer-cards")
         check_settlement(ann, bob, balances)
         balances[ann.name] += seat_net(ann, 1)
         balances[bob.name] += seat_net(bob, 2)
         if round_no == 1:
-            ann.page.screenshot(path=str(screenshots / "final-count-ann-settled.png"))
+            ann.page.screenshot(path=str(screenshots / "final-count-ann-settled.png"), animations="disabled")
     check_history(ann, "Final Count")
     assert ann.page.locator("#history li[data-round-id]").count() == 2
     # bob leaves his seat: ann sees it open, bob can sit again
@@ -565,8 +573,8 @@ def test_royal_flush_jackpot_and_envy_announced(
         assert seat_net(ann, 1) == 3 * 500 * 1000 + 5_000_020 - 100
         assert seat_net(bob, 2) == 100_000 - 500 - 100
         check_settlement(ann, bob, {"ann": 10_000, "bob": 10_000})
-        bob.page.screenshot(path=str(screenshots / "let-it-ride-envy-bob.png"))
-        ann.page.screenshot(path=str(screenshots / "let-it-ride-royal-ann.png"))
+        bob.page.screenshot(path=str(screenshots / "let-it-ride-envy-bob.png"), animations="disabled")
+        ann.page.screenshot(path=str(screenshots / "let-it-ride-royal-ann.png"), animations="disabled")
     finally:
         ann.close()
         bob.close()
