@@ -81,6 +81,7 @@ def post(
         )
         if result.rowcount != 1:  # type: ignore[attr-defined]
             raise NotEnoughMoney(f"not enough money in the account for {-m.amount} cents")
+    session.info.setdefault("touched_accounts", set()).update(m.account_id for m in moves)  # balance cache
     session.execute(
         insert(Entry),
         [
