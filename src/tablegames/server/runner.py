@@ -570,6 +570,15 @@ class TableRunner:
             except SQLAlchemyError:
                 # Nothing of the settlement was written (one transaction); it is retried by the timer.
                 log.exception("settlement of round %s failed; retrying", live.round_id)
+                notice = {
+                    "type": "error",
+                    "code": "server_error",
+                    "message": f"the database refused the settlement of round {live.round_id}: nothing was paid or "
+                    "taken; it is retried automatically",
+                    "request_id": None,
+                }
+                for c in list(self.conns):  # tell the table (issue 7: a clear error, no partial settlement)
+                    c.send(notice)
                 self._schedule()
                 return
             self._changed()
