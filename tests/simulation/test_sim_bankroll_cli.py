@@ -118,6 +118,7 @@ def test_cli_table_report_with_bankroll_plot(tmp_path: Path) -> None:
         (["final-count", "--bet", "abc"], "dollars"),
         (["final-count", "--format", "xml"], "--format"),
         (["final-count", "-n", "10", "--bankroll", "10", "--session", "100"], "less than one session"),
+        (["final-count", "-n", "10", "--strategy", "basic", "--cluster", "no port"], "cannot reach the Dask"),
     ],
 )
 def test_cli_errors_are_clear(args: list[str], message: str) -> None:

@@ -119,8 +119,8 @@ def _run_dask(
     own = not isinstance(address, Client)
     try:
         client = Client(address, timeout="10s") if own else address  # type: ignore[no-untyped-call]
-    except OSError as exc:
-        raise SimulationError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+    except (OSError, ValueError, TypeError) as exc:  # refused / timed out / not an address
+        raise SimulationError(f"cannot reach the Dask scheduler at {address!r}: {exc}") from None
     try:
         nworkers = max(1, len(client.scheduler_info().get("workers", {})))
         [job_future] = client.scatter([job], broadcast=True)
