@@ -424,6 +424,10 @@ class Round(ABC):
             ],
             "dealer": cards(self.dealer),
             "meters": dict(self.table.meters),
+            "wager_specs": [
+                {"name": w.name, "main": w.main, "fixed_cents": w.fixed_cents, "needs_option": w.needs_option}
+                for w in self.wager_specs()
+            ],
             **self._extra_view(cards),
         }
 

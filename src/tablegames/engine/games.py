@@ -167,7 +167,8 @@ class LetItRideRound(Round):
         return {"game": lir.GAME, "stage": self.stage, "cards": [*s.cards, *self.community]}
 
     def _extra_view(self, cards: Any) -> dict[str, Any]:
-        return {"community": cards(self.community), "stage": self.stage}
+        bets_up = {str(seat): [b for b in ("1", "2", "$") if b in up] for seat, up in self.up.items()}
+        return {"community": cards(self.community), "stage": self.stage, "bets_up": bets_up}
 
 
 # --- One Eyed Flush --------------------------------------------------------------------------------
