@@ -128,10 +128,14 @@ def _returned(h: Harness, round_id: int) -> dict[int, int]:
 
 
 @pytest.mark.parametrize("kind", ["mid-settlement", "nth-statement", "commit"])
-@pytest.mark.parametrize("recover_by", ["next-wager", "restart"])
+@pytest.mark.parametrize("recover_by", ["timer", "next-wager", "restart"])
 def test_db_failure_during_settlement_is_all_or_nothing_then_settles_once(
     tmp_path: Any, monkeypatch: pytest.MonkeyPatch, kind: str, recover_by: str
 ) -> None:
+    from tablegames.server import runner
+
+    retry = 0.3 if recover_by == "timer" else 3600.0  # the server's automatic retry of a refused settlement
+    monkeypatch.setattr(runner, "RETRY_SECONDS", 0.3)
     url = f"sqlite:///{tmp_path / 'fault.sqlite3'}"
     with harness(make_app(url)) as h:
         tid = h.table("one-eyed-flush", seats=2)
@@ -142,25 +146,36 @@ def test_db_failure_during_settlement_is_all_or_nothing_then_settles_once(
             assert b.request(type="wager", wagers={"main": STAKE})["type"] == "ack"
             error, _ = play_to_the_end({1: a, 2: b})
             assert error is not None, "the settlement should have failed on the last decision"
-        assert fired == [kind]
-        assert error["code"] == "server_error" and "database" in error["message"]
-        # nothing of the settlement is written: stakes in play, wallets as after the wagers
-        assert _round_rows(h, round_id) == ("deciding", 0, 0)
-        assert h.balance(ha) == h.balance(hb) == BUY_IN - STAKE
-        totals = h.totals()
-        assert totals["in_play"] == 2 * STAKE and sum(totals.values()) == 0
-        h.ledger_ok()
-        if recover_by == "next-wager":
+            assert error["code"] == "server_error" and "database" in error["message"]
+            for sock in (a, b):  # the whole table is told
+                sock.seen_or_next(lambda m: m["type"] == "error" and "settlement" in m.get("message", ""))
+            time.sleep(1.0)  # the database stays down: the automatic retries fail the same clean way
+            assert len(fired) >= 2 and set(fired) == {kind}
+            # nothing of the settlement is written: stakes in play, wallets as after the wagers
+            assert _round_rows(h, round_id) == ("deciding", 0, 0)
+            assert h.balance(ha) == h.balance(hb) == BUY_IN - STAKE
+            totals = h.totals()
+            assert totals["in_play"] == 2 * STAKE and sum(totals.values()) == 0
+            h.ledger_ok()
+            monkeypatch.setattr(runner, "RETRY_SECONDS", retry)
+            time.sleep(0.4)  # let a pending 0.3 s retry fire (and fail) before the database comes back
+        if recover_by == "timer":
+            # the database is back: the next automatic retry settles the round, and the table hears of it
+            a.seen_or_next(lambda m: m["type"] == "round_result" and m["round_id"] == round_id)
+        elif recover_by == "next-wager":
             # the next wager at the table first settles the failed round (exactly once), then opens a new one
             ack = a.request(type="wager", wagers={"main": STAKE})
             assert ack["type"] == "ack" and ack["round_id"] != round_id
+        if recover_by != "restart":
             assert _round_rows(h, round_id) == (SETTLED, 2, 1)
             returned = _returned(h, round_id)
-            assert h.balance(ha) == BUY_IN - STAKE + returned[1] - STAKE  # ann's new wager is in play
+            pending = STAKE if recover_by == "next-wager" else 0  # ann's new wager is in play
+            assert h.balance(ha) == BUY_IN - STAKE + returned[1] - pending
             assert h.balance(hb) == BUY_IN - STAKE + returned[2]
-            assert h.totals()["in_play"] == STAKE
+            assert h.totals()["in_play"] == pending
             h.ledger_ok()
             return
+        assert _round_rows(h, round_id) == ("deciding", 0, 0)  # still open when the server stops
     # restart: the server rebuilds the unfinished round from its steps and settles it exactly once
     with harness(make_app(url, seed=99)) as h2:
         assert _round_rows(h2, round_id) == (SETTLED, 2, 1)
