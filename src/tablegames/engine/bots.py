@@ -45,11 +45,8 @@ def rule_of_thumb(context: Mapping[str, Any]) -> Action:
         i = oef.rule_of_thumb_discard(context["cards"], context["flip_card"])
         return STAND if i is None else discard(i)
     if game == fc.GAME:
-        from tablegames.rules.final_count import FinalCountRules
-
-        rules = FinalCountRules()
-        dealer_up = rules.total(context["dealer_up"])
-        return TURN if fc.rule_of_thumb_turn(context["total"], dealer_up) else STAND
+        # totals by the table's own card values (R-FC-1, face-value variant included)
+        return TURN if fc.rule_of_thumb_turn(context["total"], context["dealer_total"]) else STAND
     raise ValueError(f"unknown game {game!r}")
 
 

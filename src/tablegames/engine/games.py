@@ -360,6 +360,7 @@ class FinalCountRound(Round):
             "player_up": list(s.cards[:2]),
             "dealer_up": list(self.dealer[:2]),
             "total": self._two(s),
+            "dealer_total": self.rules.total(self.dealer[:2]),
         }
 
 

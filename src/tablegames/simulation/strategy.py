@@ -296,7 +296,13 @@ def fc_strategy(decide: Decide, rules: fc.FinalCountRules) -> StrategyTables:
             if fc.must_turn(total):
                 turn = True  # R-FC-3: the dealer turns it, no choice
             else:
-                ctx = {"game": fc.GAME, "player_up": player, "dealer_up": dealer, "total": total}
+                ctx = {
+                    "game": fc.GAME,
+                    "player_up": player,
+                    "dealer_up": dealer,
+                    "total": total,
+                    "dealer_total": rules.total(dealer),
+                }
                 turn = decide(ctx) == TURN
             turn_sorted[rank_index(ranks)] = int(turn)
     # Expand: sort within the player's pair and within the dealer's pair.
