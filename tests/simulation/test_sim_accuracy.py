@@ -128,3 +128,14 @@ def test_final_count_house_edge(face: str) -> None:
     rules = make_rules("final-count", {"face-value": face})
     s = simulate("final-count", 2_000_000, seed=17, options={"face-value": face}, strategy="optimal")
     within(s["results"]["main"], float(exact.analyze(rules).house_edge), "house_edge")
+
+
+def test_let_it_ride_average_wager_counts_only_bets_left_riding() -> None:
+    """Element of risk divides by the average total wagered: pulled bets (R-LIR-2, R-LIR-3) are not at risk.
+    The exact average is 1.2237 units (Grochowski: 1.23 bets in action), so the element of risk is ~2.86%."""
+    from tablegames.analysis.api import analyze_game
+
+    exact = analyze_game(make_rules("let-it-ride"))
+    row = simulate("let-it-ride", 1_000_000, seed=13)["results"]["bets"]
+    assert abs(row["average_wager_units"] - float(exact.average_wager)) < 0.004  # sd of bets up ~0.6 -> 4 SE
+    assert abs(row["element_of_risk"] - row["house_edge"] / row["average_wager_units"]) < 1e-12

@@ -102,6 +102,15 @@ class Tally:
 
     # --- the report --------------------------------------------------------------------------
 
+    def _at_risk_units(self, name: str, units: int) -> float:
+        """Cents of ``name`` still in action when settled: Let It Ride's bets that were not pulled."""
+        if self.job.game != lir.GAME or name != "bets":
+            return units
+        h = self.hist
+        riding = [sum(h[i * 4 + u] for i in range(10)) for u in (1, 2, 3)]
+        hands = sum(riding)
+        return units * sum(u * c for u, c in zip((1, 2, 3), riding, strict=True)) / hands if hands else units
+
     def summary(self) -> dict[str, Any]:
         job, n = self.job, self.rounds
         if self.job.meters:
@@ -131,9 +140,12 @@ class Tally:
                     -net / units - Z95 * se / per_round,
                     -net / units + Z95 * se / per_round,
                 ]
-                if staked != units:
-                    entry["element_of_risk"] = -net / staked
-                    entry["average_wager_units"] = staked / units
+                at_risk = self._at_risk_units(name, units)
+                if at_risk != units:
+                    # Element of risk: loss over the average total amount wagered, i.e. the money still in
+                    # action at settlement (Let It Ride's pulled bets were never at risk; RULES.md).
+                    entry["element_of_risk"] = -net / at_risk
+                    entry["average_wager_units"] = at_risk / units
             wagers[name] = entry
         seats = []
         for i, (units, staked, returned, x2) in enumerate(self.seat):
