@@ -8,14 +8,11 @@ built in a background thread and the hint meanwhile comes from the rule of thumb
 
 from __future__ import annotations
 
-import importlib
 import logging
 import threading
-from collections.abc import Mapping
-from fractions import Fraction
 from typing import Any
 
-from tablegames.engine import Action, Advisor, Bot, Round
+from tablegames.engine import Advisor, Bot, Round
 
 log = logging.getLogger("tablegames.server")
 
@@ -28,10 +25,9 @@ def _build(key: Any) -> None:
     rules, bet = key
     strategy = None
     try:
-        module = importlib.import_module(f"tablegames.analysis.{rules.game.replace('-', '_')}")
-        make = getattr(module, "optimal_strategy", None)
-        if make is not None:
-            strategy = make(rules, bet) if bet is not None else make(rules)
+        from tablegames.analysis.advice import optimal_strategy
+
+        strategy = optimal_strategy(rules, bet)
     except Exception:  # an analysis that is missing or fails must not break play
         log.exception("no exact strategy for %s; hints use the rule of thumb", rules.game)
     with _LOCK:
@@ -57,36 +53,10 @@ def strategy_for(rules: Any, bet: int | None = None, wait: bool = False) -> Any:
 
 def exact_advisor(rnd: Round, seat: int, wait: bool = False) -> Advisor | None:
     """An advisor giving the exact EV of every action of this decision, when the analysis is ready."""
-    game = rnd.table.game
-    if game == "let-it-ride":
-        strategy = strategy_for(rnd.rules, rnd.seats[seat].wagers.get("bets"), wait)
-        if strategy is None:
-            return None
-        bet1_up = "1" in getattr(rnd, "up", {}).get(seat, {"1"})
+    from tablegames.analysis.advice import advisor, strategy_key
 
-        def lir(context: Mapping[str, Any]) -> Mapping[Action, Fraction | float]:
-            cards = list(context["cards"])
-            if context["stage"] == 1:
-                return dict(strategy.first(cards[:3]))
-            return dict(strategy.second(cards[:4], bet1_up=bet1_up))
-
-        return lir
-    strategy = strategy_for(rnd.rules, None, wait)
-    if strategy is None or not hasattr(strategy, "options"):
-        return None
-    if game == "one-eyed-flush":
-
-        def oef(context: Mapping[str, Any]) -> Mapping[Action, Fraction | float]:
-            return dict(strategy.options(context["cards"], context["flip_card"]))
-
-        return oef
-    if game == "final-count":
-
-        def fc(context: Mapping[str, Any]) -> Mapping[Action, Fraction | float]:
-            return dict(strategy.options(context["player_up"], context["dealer_up"]))
-
-        return fc
-    return None
+    strategy = strategy_for(*strategy_key(rnd, seat), wait=wait)
+    return None if strategy is None else advisor(rnd, seat, strategy)
 
 
 def hint_message(rnd: Round, seat: int, round_id: int | None, wait: bool = False) -> dict[str, Any]:
