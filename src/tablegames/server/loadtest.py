@@ -24,6 +24,7 @@ import math
 import os
 import random
 import secrets
+import signal
 import socket
 import subprocess
 import sys
@@ -126,7 +127,7 @@ class LoadConfig:
     seed: int = 0
     buy_in: int = 1_000_000
     side_bets: float = 0.3
-    betting_seconds: float = 2.0
+    betting_seconds: float = 10.0
     turn_seconds: float = 30.0
     grace: float = 30.0
     think: float = 0.0
@@ -166,6 +167,9 @@ class Stats:
     requests: int = 0
     messages: int = 0
     disconnects: int = 0
+    server_cpu: float | None = None  # CPU seconds of the server process during the measured window
+    client_cpu: float | None = None  # CPU seconds of this (client) process during the window
+    load_average: tuple[float, ...] = ()
     failures: Counter[str] = field(default_factory=Counter)
     timeouts: int = 0
 
@@ -255,6 +259,9 @@ class LoadReport:
             "errors": dict(self.stats.errors),
             "disconnects": self.stats.disconnects,
             "client_failures": dict(self.stats.failures),
+            "server_cpu_s": self.stats.server_cpu,
+            "client_cpu_s": self.stats.client_cpu,
+            "load_average": list(self.stats.load_average),
             "timeouts": self.stats.timeouts,
             "money": {
                 "checked": m.checked,
@@ -602,6 +609,8 @@ def serve_main() -> None:
     )
     if not any(m.cls is HardeningMiddleware for m in app.user_middleware):
         app = HardeningMiddleware(app)
+    # uvicorn re-raises the SIGTERM it caught once it has shut down: end with a normal exit (runs finally blocks)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     profile = os.environ.get("TABLEGAMES_LOADTEST_PROFILE")
     if not profile:
         uvicorn.run(app, host="127.0.0.1", port=int(port), log_level="warning", ws_max_size=1 << 16)
@@ -683,7 +692,19 @@ async def _final_balances(base: str, players: list[Player]) -> dict[int, int]:
     return out
 
 
-async def play(base: str, admin: str, cfg: LoadConfig) -> tuple[Stats, list[Player], dict[int, int], float]:
+def _cpu(pid: int | None) -> float | None:
+    import psutil
+
+    try:
+        t = psutil.Process(pid).cpu_times()
+    except (psutil.Error, ValueError):
+        return None
+    return float(t.user + t.system)
+
+
+async def play(
+    base: str, admin: str, cfg: LoadConfig, server_pid: int | None = None
+) -> tuple[Stats, list[Player], dict[int, int], float]:
     """Set up, play for ``cfg.duration`` seconds, finish the open rounds; (stats, players, balances, elapsed)."""
     players = await _setup(base, admin, cfg)
     stats = Stats()
@@ -708,12 +729,24 @@ async def play(base: str, admin: str, cfg: LoadConfig) -> tuple[Stats, list[Play
     if not all(c.p.seat is not None for c in clients):
         raise LoadTestError("not every client could take a seat in time")
     t0 = time.monotonic()
+    cpu0 = (_cpu(server_pid) if server_pid else None, _cpu(None))
     stop_at[0] = t0 + cfg.duration
     start.set()
+    sampled = False
     hard = stop_at[0] + cfg.grace + cfg.betting_seconds + cfg.turn_seconds
     pending = set(tasks)
     while pending and time.monotonic() < hard:
-        done, pending = await asyncio.wait(pending, timeout=max(0.01, min(1.0, hard - time.monotonic())))
+        done, pending = await asyncio.wait(pending, timeout=max(0.01, min(0.25, hard - time.monotonic())))
+        if not sampled and time.monotonic() >= stop_at[0]:
+            sampled = True
+            import psutil
+
+            cpu1 = (_cpu(server_pid) if server_pid else None, _cpu(None))
+            if cpu0[0] is not None and cpu1[0] is not None:
+                stats.server_cpu = round(cpu1[0] - cpu0[0], 2)
+            if cpu0[1] is not None and cpu1[1] is not None:
+                stats.client_cpu = round(cpu1[1] - cpu0[1], 2)
+            stats.load_average = tuple(round(x, 2) for x in psutil.getloadavg())
         for t in done:
             exc = t.exception()
             if exc is not None:
@@ -809,7 +842,8 @@ def run_load_test(cfg: LoadConfig, log_dir: Path | None = None) -> LoadReport:
             admin = cfg.admin_token or os.environ.get("TABLEGAMES_ADMIN_TOKEN", "")
             if not admin:
                 raise LoadTestError("--url needs the admin token (--admin-token or TABLEGAMES_ADMIN_TOKEN)")
-        stats, players, balances, elapsed = asyncio.run(play(base, admin, cfg))
+        pid = server.proc.pid if server is not None else None
+        stats, players, balances, elapsed = asyncio.run(play(base, admin, cfg, pid))
         if server is not None:
             server.stop()
         money = check_money(database) if database is not None else MoneyCheck()
