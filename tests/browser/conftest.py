@@ -30,8 +30,10 @@ SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 STATIC = ROOT / "src" / "tablegames" / "server" / "static"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Chromium for one test module. Module scope, not session: Playwright's sync API keeps an asyncio loop
+    running in the main thread while it is open, which would break later tests that call ``asyncio.run``."""
     if not Path(CHROMIUM).exists() and shutil.which("chromium") is None:
         pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium)")
     sync_api = pytest.importorskip("playwright.sync_api")
