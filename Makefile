@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint typecheck unit bench clean
+.PHONY: install system run test lint typecheck unit bench clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -24,10 +24,20 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP)
-	$(BIN)/pytest -q
+# Debian packages for the browser and PostgreSQL tests (chromium, postgresql); needs root to install them.
+system:
+	bash .ci/system-deps
 
-test: lint typecheck unit
+# The server tests run on SQLite and, with TABLEGAMES_TEST_POSTGRES_URL set, on PostgreSQL too:
+# start the local cluster for them unless a URL is given.
+unit: $(STAMP)
+	@if [ -z "$$TABLEGAMES_TEST_POSTGRES_URL" ] && command -v pg_lsclusters >/dev/null 2>&1; then \
+	  bash -c 'source .ci/start-postgres && exec $(BIN)/pytest -q'; \
+	else \
+	  $(BIN)/pytest -q; \
+	fi
+
+test: system lint typecheck unit
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
