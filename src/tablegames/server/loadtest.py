@@ -131,6 +131,7 @@ class LoadConfig:
     turn_seconds: float = 30.0
     grace: float = 30.0
     think: float = 0.0
+    ramp: float = 2.0  # players start at random moments over this many seconds (no thundering herd)
     connect_timeout: float = 60.0
 
     def validate(self) -> None:
@@ -245,6 +246,7 @@ class LoadReport:
             "tables": self.config.tables,
             "duration_s": self.config.duration,
             "think_s": self.config.think,
+            "ramp_s": self.config.ramp,
             "games": list(self.config.games),
             "database": self.database,
             "server": self.server_url,
@@ -450,6 +452,8 @@ class Client:
                 raise LoadTestError("could not take a seat")
             self.p.seat = answer.get("seat")
         await self.start.wait()
+        if self.cfg.ramp > 0:
+            await asyncio.sleep(self.rng.uniform(0, self.cfg.ramp))
         await self._fresh_state()
         while True:
             step = self._next()
@@ -611,6 +615,23 @@ def serve_main() -> None:
         app = HardeningMiddleware(app)
     # uvicorn re-raises the SIGTERM it caught once it has shut down: end with a normal exit (runs finally blocks)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    if os.environ.get("TABLEGAMES_LOADTEST_GCLOG"):  # diagnostics: log every garbage collection over 20 ms
+        import gc
+
+        started: list[float] = []
+
+        def gc_log(phase: str, info: dict[str, Any]) -> None:
+            if phase == "start":
+                started[:] = [time.perf_counter()]
+            elif started and (ms := (time.perf_counter() - started[0]) * 1000) > 20:
+                print(f"gc gen {info.get('generation')}: {ms:.0f} ms", flush=True)
+
+        gc.callbacks.append(gc_log)
+    if os.environ.get("TABLEGAMES_LOADTEST_GCFREEZE"):
+        import gc
+
+        gc.collect()
+        gc.freeze()
     profile = os.environ.get("TABLEGAMES_LOADTEST_PROFILE")
     if not profile:
         uvicorn.run(app, host="127.0.0.1", port=int(port), log_level="warning", ws_max_size=1 << 16)
