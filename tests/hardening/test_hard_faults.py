@@ -16,7 +16,7 @@ import pytest
 import sqlalchemy as sa
 import uvicorn
 from sqlalchemy import event, func, select
-from test_hard_support import ADMIN, Harness, Sock, harness, make_app
+from test_hard_support import ADMIN, Harness, Sock, harness, make_app, postgres_url
 
 from tablegames.server import ledger
 from tablegames.server.db import SETTLED, LedgerTransaction, RoundPlayer, RoundRow
@@ -127,16 +127,28 @@ def _returned(h: Harness, round_id: int) -> dict[int, int]:
         }
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def fault_db(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[str]:
+    """SQLite, and PostgreSQL in a fresh schema when TABLEGAMES_TEST_POSTGRES_URL is set (CI)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'fault.sqlite3'}"
+        return
+    with postgres_url() as url:
+        if url is None:
+            pytest.skip("TABLEGAMES_TEST_POSTGRES_URL is not set (CI sets it with .ci/start-postgres)")
+        yield url
+
+
 @pytest.mark.parametrize("kind", ["mid-settlement", "nth-statement", "commit"])
 @pytest.mark.parametrize("recover_by", ["timer", "next-wager", "restart"])
 def test_db_failure_during_settlement_is_all_or_nothing_then_settles_once(
-    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, kind: str, recover_by: str
+    fault_db: str, monkeypatch: pytest.MonkeyPatch, kind: str, recover_by: str
 ) -> None:
     from tablegames.server import runner
 
     retry = 0.3 if recover_by == "timer" else 3600.0  # the server's automatic retry of a refused settlement
     monkeypatch.setattr(runner, "RETRY_SECONDS", 0.3)
-    url = f"sqlite:///{tmp_path / 'fault.sqlite3'}"
+    url = fault_db
     with harness(make_app(url)) as h:
         tid = h.table("one-eyed-flush", seats=2)
         (ta, ha), (tb, hb) = h.player("ann", BUY_IN), h.player("bob", BUY_IN)

@@ -13,7 +13,6 @@ public, its own, or already revealed at that point of the round.
 from __future__ import annotations
 
 import json
-import secrets
 import tempfile
 from contextlib import ExitStack
 from pathlib import Path
@@ -143,7 +142,7 @@ class TableMachine(RuleBasedStateMachine):
         self.tmp = tempfile.TemporaryDirectory(prefix="hard-sm-")
         app = make_app(
             f"sqlite:///{Path(self.tmp.name) / 'sm.sqlite3'}",
-            seed=secrets.randbelow(10**6),
+            seed=20261130,  # fixed decks: hypothesis needs the same draws for the same steps
             limits=Limits(ws_rate=10_000.0, ws_burst=10_000.0, http_rate=10_000.0, http_burst=10_000.0),
         )
         self.http = self.stack.enter_context(TestClient(app))
