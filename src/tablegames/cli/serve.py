@@ -80,7 +80,7 @@ def register(app: typer.Typer) -> None:
         shown = url.split("@")[-1] if "@" in url else url
         print(f"tablegames table server: http://{host}:{port}/  (database {shown})", flush=True)
         print(f"admin token: {app.state.server.admin_token}", flush=True)
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=1 << 16)  # frames <= 64 KiB
 
     @app.command("history")
     def history_cmd(
