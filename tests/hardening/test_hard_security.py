@@ -105,7 +105,22 @@ def test_operator_actions_need_the_admin_credential(h: Any) -> None:
         assert r.status_code == 403, (hdrs, r.text)
         assert r.json()["error"]["code"] == "forbidden"
     assert all(t["name"] != "mine" for t in h.client.get("/tables").json())
-    assert h.client.post("/tables", json=body, headers={"X-Admin-Token": ADMIN}).status_code == 201
+    created = h.client.post("/tables", json=body, headers={"X-Admin-Token": ADMIN})
+    assert created.status_code == 201
+    tid = created.json()["table_id"]
+    # changing a table's limits is an operator action too
+    for hdrs in (
+        {},
+        {"X-Admin-Token": ADMIN + "x"},
+        {"X-Admin-Token": token},
+        {"Authorization": f"Bearer {token}"},
+    ):
+        r = h.client.patch(f"/tables/{tid}", json={"min_bet": 1, "max_bet": 10**9}, headers=hdrs)
+        assert r.status_code == 403, (hdrs, r.text)
+    table = next(t for t in h.client.get("/tables").json() if t["table_id"] == tid)
+    assert (table["min_bet"], table["max_bet"]) == (100, 10_000)
+    r = h.client.patch(f"/tables/{tid}", json={"min_bet": 200}, headers={"X-Admin-Token": ADMIN})
+    assert r.status_code == 200 and r.json()["min_bet"] == 200
 
 
 def test_request_bodies_are_bounded(h: Any) -> None:
