@@ -56,6 +56,25 @@ def deal_prefix(deck, k, buf, pos):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, inline="always")
+def load_round(r, k, decks, deck, buf, pos, cards):  # type: ignore[no-untyped-def]
+    """Put round ``r``'s first ``k`` cards into ``cards``: row ``r`` of the given ``decks`` when there are any,
+    else a partial shuffle of ``deck`` from ``buf``. Returns the new buffer position; -1 when ``buf`` may not
+    hold a whole deal (the caller refills it first), -2 when it ran out during the deal."""
+    if decks.shape[0] > 0:
+        for i in range(k):
+            cards[i] = decks[r, i]
+        return pos
+    if pos + k > buf.shape[0]:
+        return -1
+    p = deal_prefix(deck, k, buf, pos)
+    if p < 0:
+        return -2
+    for i in range(k):
+        cards[i] = deck[i]
+    return p
+
+
+@njit(cache=True, nogil=True, inline="always")
 def add_square(acc, i, j, x):  # type: ignore[no-untyped-def]
     """acc[i, j] (high part) and acc[i, j + 1] (low 32 bits) += x * x: exact, no int64 overflow in a chunk."""
     q = x * x
@@ -103,22 +122,13 @@ def lir_run(  # type: ignore[no-untyped-def]
     ret_prog = np.empty(S, dtype=np.int64)
     net_seat = np.empty(S, dtype=np.int64)
     envy_seat = np.empty(S, dtype=np.int64)
-    use_decks = decks.shape[0] > 0
     for r in range(start, end):
         if nhits + S > hits.shape[0]:
             return r, pos, nhits
-        if use_decks:
-            for i in range(k):
-                cards[i] = decks[r, i]
-        else:
-            if pos + k > buf.shape[0]:
-                return r, pos, nhits
-            p = deal_prefix(deck, k, buf, pos)
-            if p < 0:
-                return r, buf.shape[0], nhits
-            pos = p
-            for i in range(k):
-                cards[i] = deck[i]
+        p = load_round(r, k, decks, deck, buf, pos, cards)
+        if p < 0:
+            return r, (pos if p == -1 else buf.shape[0]), nhits
+        pos = p
         c1 = cards[S + 1 + S]  # dealer's second card: first community card (the first is burnt)
         c2 = cards[2 * (S + 1) + S]
         x_bets = 0
@@ -301,22 +311,13 @@ def oef_run(  # type: ignore[no-untyped-def]
     dealer = np.empty(3, dtype=np.int64)
     net_seat = np.empty(S, dtype=np.int64)
     ret_jack = np.empty(S, dtype=np.int64)
-    use_decks = decks.shape[0] > 0
     for r in range(start, end):
         if nhits + S > hits.shape[0]:
             return r, pos, nhits
-        if use_decks:
-            for i in range(k):
-                cards[i] = decks[r, i]
-        else:
-            if pos + k > buf.shape[0]:
-                return r, pos, nhits
-            p = deal_prefix(deck, k, buf, pos)
-            if p < 0:
-                return r, buf.shape[0], nhits
-            pos = p
-            for i in range(k):
-                cards[i] = deck[i]
+        p = load_round(r, k, decks, deck, buf, pos, cards)
+        if p < 0:
+            return r, (pos if p == -1 else buf.shape[0]), nhits
+        pos = p
         for j in range(3):
             dealer[j] = cards[j * (S + 1) + S]
         flip = dealer[1]
@@ -451,20 +452,11 @@ def fc_run(  # type: ignore[no-untyped-def]
     S = nseats
     k = 3 * (S + 1)
     cards = np.empty(k, dtype=np.int64)
-    use_decks = decks.shape[0] > 0
     for r in range(start, end):
-        if use_decks:
-            for i in range(k):
-                cards[i] = decks[r, i]
-        else:
-            if pos + k > buf.shape[0]:
-                return r, pos
-            p = deal_prefix(deck, k, buf, pos)
-            if p < 0:
-                return r, buf.shape[0]
-            pos = p
-            for i in range(k):
-                cards[i] = deck[i]
+        p = load_round(r, k, decks, deck, buf, pos, cards)
+        if p < 0:
+            return r, (pos if p == -1 else buf.shape[0])
+        pos = p
         dt = value[cards[S]] + value[cards[2 * S + 1]] + value[cards[3 * S + 2]]
         x = 0
         for s in range(S):
