@@ -16,8 +16,9 @@ import pytest
 import sqlalchemy as sa
 import uvicorn
 from sqlalchemy import event, func, select
-from test_hard_support import ADMIN, Harness, Sock, harness, make_app, postgres_url
+from test_hard_support import harness, make_app, postgres_url
 
+from server_harness import ADMIN, WS, Harness
 from tablegames.server import ledger
 from tablegames.server.db import SETTLED, LedgerTransaction, RoundPlayer, RoundRow
 from tablegames.server.limits import Limits
@@ -40,17 +41,18 @@ def settlement_fault(h: Harness, kind: str, monkeypatch: pytest.MonkeyPatch) -> 
     fired: list[str] = []
     engine = h.server.engine
     if kind == "mid-settlement":  # after the stakes and contributions were written in the same transaction
-        real = ledger.transfer
+        real = ledger.post_all
 
-        def transfer(session: Any, tx_kind: str, *args: Any, **kw: Any) -> int:
-            if tx_kind == "payout":
+        def post_all(executor: Any, postings: Any) -> Any:
+            if any(p.kind == "payout" for p in postings):
                 fired.append(kind)
-                raise _db_error("payout")
-            return real(session, tx_kind, *args, **kw)
+                real(executor, [p for p in postings if p.kind != "payout"])  # written in the transaction...
+                raise _db_error("payout")  # ...which then fails
+            return real(executor, postings)
 
-        monkeypatch.setattr(ledger, "transfer", transfer)
+        monkeypatch.setattr(ledger, "post_all", post_all)
         yield fired
-        monkeypatch.setattr(ledger, "transfer", real)
+        monkeypatch.setattr(ledger, "post_all", real)
         return
 
     seen: dict[int, bool] = {}
@@ -81,7 +83,7 @@ def settlement_fault(h: Harness, kind: str, monkeypatch: pytest.MonkeyPatch) -> 
         event.remove(engine, "rollback", on_rollback)
 
 
-def play_to_the_end(socks: dict[int, Sock], action: str = "stand") -> tuple[dict[str, Any] | None, list[Any]]:
+def play_to_the_end(socks: dict[int, WS], action: str = "stand") -> tuple[dict[str, Any] | None, list[Any]]:
     """Act for whichever seat is to act until the round is over or a request fails; (error or None, answers)."""
     watcher = next(iter(socks.values()))
     answers: list[Any] = []
@@ -168,7 +170,7 @@ def test_db_failure_during_settlement_is_all_or_nothing_then_settles_once(
             assert h.balance(ha) == h.balance(hb) == BUY_IN - STAKE
             totals = h.totals()
             assert totals["in_play"] == 2 * STAKE and sum(totals.values()) == 0
-            h.ledger_ok()
+            h.check_ledger()
             monkeypatch.setattr(runner, "RETRY_SECONDS", retry)
             time.sleep(0.4)  # let a pending 0.3 s retry fire (and fail) before the database comes back
         if recover_by == "timer":
@@ -185,7 +187,7 @@ def test_db_failure_during_settlement_is_all_or_nothing_then_settles_once(
             assert h.balance(ha) == BUY_IN - STAKE + returned[1] - pending
             assert h.balance(hb) == BUY_IN - STAKE + returned[2]
             assert h.totals()["in_play"] == pending
-            h.ledger_ok()
+            h.check_ledger()
             return
         assert _round_rows(h, round_id) == ("deciding", 0, 0)  # still open when the server stops
     # restart: the server rebuilds the unfinished round from its steps and settles it exactly once
@@ -195,7 +197,7 @@ def test_db_failure_during_settlement_is_all_or_nothing_then_settles_once(
         assert h2.balance(ha) == BUY_IN - STAKE + returned[1]
         assert h2.balance(hb) == BUY_IN - STAKE + returned[2]
         assert h2.totals()["in_play"] == 0
-        h2.ledger_ok()
+        h2.check_ledger()
 
 
 def test_a_client_that_reconnects_gets_its_seat_and_cards_back(tmp_path: Any) -> None:
@@ -209,7 +211,7 @@ def test_a_client_that_reconnects_gets_its_seat_and_cards_back(tmp_path: Any) ->
         mine = before["round"]["seats"][0]["cards"]
         assert before["round"]["to_act"] == 1 and all(mine)
         a.ws.close()
-        again = h.sock(ta, tid)
+        again = h.ws(ta, tid)
         welcome = next(m for m in again.log if m["type"] == "welcome")
         assert welcome["seat"] == 1
         st = again.state()
@@ -221,7 +223,7 @@ def test_a_client_that_reconnects_gets_its_seat_and_cards_back(tmp_path: Any) ->
         assert error is None and all(x["type"] == "ack" for x in answers)
         again.seen_or_next(lambda m: m["type"] == "round_result")
         b.seen_or_next(lambda m: m["type"] == "round_result")
-        h.ledger_ok()
+        h.check_ledger()
 
 
 def test_a_flood_is_rate_limited_changes_nothing_and_does_not_hurt_the_others(tmp_path: Any) -> None:
@@ -264,7 +266,7 @@ def test_a_flood_is_rate_limited_changes_nothing_and_does_not_hurt_the_others(tm
             else:
                 time.sleep(0.2)  # polling slower than the rate limit
             assert time.monotonic() - t0 < 10
-        h.ledger_ok()
+        h.check_ledger()
         with h.server.sessions() as s:
             wagers = s.scalar(
                 select(func.count()).select_from(LedgerTransaction).where(LedgerTransaction.kind == "wager")

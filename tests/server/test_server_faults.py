@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.exc import OperationalError
-from test_server_support import Harness
 
+from server_harness import Harness
 from tablegames.server import ledger, runner
 
 pytestmark = pytest.mark.timeout(120)
@@ -25,16 +25,17 @@ def test_settlement_failure_writes_nothing_and_is_retried_once(
     ws = h.ws(tok, table)
     ws.request(type="sit")
     monkeypatch.setattr(runner, "RETRY_SECONDS", 0.3)
-    real = ledger.transfer
+    real = ledger.post_all
     failures = []
 
-    def flaky(session: Any, kind: str, *args: Any, **kw: Any) -> int:
-        if kind == "payout" and not failures:
-            failures.append(kind)
+    def flaky(executor: Any, postings: Any) -> Any:
+        if any(p.kind == "payout" for p in postings) and not failures:
+            failures.append("payout")
+            real(executor, [p for p in postings if p.kind != "payout"])  # written, then the database fails
             raise OperationalError("UPDATE accounts", {}, Exception("database is locked"))
-        return real(session, kind, *args, **kw)
+        return real(executor, postings)
 
-    monkeypatch.setattr(runner.ledger, "transfer", flaky)
+    monkeypatch.setattr(runner.ledger, "post_all", flaky)
     ack = ws.request(type="wager", wagers={"main": 1_000})
     st = ws.until(lambda m: m["type"] == "state" and m["round"] and m["round"]["phase"] != "betting")
     if st["round"]["phase"] == "deciding":

@@ -9,7 +9,7 @@ before anything is changed.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -222,16 +222,41 @@ class Round(ABC):
         """Cents the wager takes from the player's balance (Let It Ride's main wager is three bets)."""
         return amount
 
-    def check_wager(self, seat: int, wager: str, amount: object, option: str | None = None) -> int:
-        """Validate a wager without placing it; returns the amount. Raises an IllegalAction subclass."""
+    def check_wagers(self, seat: int, wagers: Sequence[tuple[str, object, str | None]]) -> int:
+        """Validate wagers placed together, in order, without placing any; returns their total cost.
+
+        A side bet may come with its main wager in the same list. Raises an IllegalAction subclass.
+        """
+        placing: set[str] = set()
+        cost = 0
+        for wager, amount, option in wagers:
+            cents = self.check_wager(seat, wager, amount, option, _placing=placing, _cost=cost)
+            placing.add(wager)
+            cost += self.wager_cost(wager, cents)
+        return cost
+
+    def check_wager(
+        self,
+        seat: int,
+        wager: str,
+        amount: object,
+        option: str | None = None,
+        *,
+        _placing: Collection[str] = (),
+        _cost: int = 0,
+    ) -> int:
+        """Validate a wager without placing it; returns the amount. Raises an IllegalAction subclass.
+
+        (``_placing``/``_cost``: wagers checked before it in the same :meth:`check_wagers` call, and their cost.)
+        """
         if self.phase != Phase.BETTING:
             raise WrongPhase(f"wagers are closed: the round is {self.phase.value}")
         state = self._seat(seat)
         spec = self._spec(wager)
         cents = validate_cents(amount, f"the {wager} wager")
-        if wager in state.wagers:
+        if wager in state.wagers or wager in _placing:
             raise BadWager(f"seat {seat} already placed the {wager} wager")
-        if not spec.main and self.main_wager() not in state.wagers:
+        if not spec.main and self.main_wager() not in state.wagers and self.main_wager() not in _placing:
             raise SideBetWithoutMain(f"the {wager} side bet needs the {self.main_wager()} wager first")
         if spec.fixed_cents is not None and cents != spec.fixed_cents:
             raise BadWager(f"the {wager} wager is fixed at {spec.fixed_cents} cents, got {cents}")
@@ -240,7 +265,7 @@ class Round(ABC):
         elif option is not None:
             raise BadWager(f"the {wager} wager takes no option")
         bank = self.table.bankrolls
-        if bank is not None and bank.get(seat, 0) < self.wager_cost(wager, cents):
+        if bank is not None and bank.get(seat, 0) - _cost < self.wager_cost(wager, cents):
             raise InsufficientFunds(
                 f"seat {seat} has {bank.get(seat, 0)} cents; the {wager} wager needs {self.wager_cost(wager, cents)}"
             )

@@ -7,10 +7,10 @@ writers (the database refuses, and the whole transaction is rolled back by the c
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import BigInteger, Connection, bindparam, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from tablegames.server.db import CASHIER, HOUSE, IN_PLAY, WALLET, Account, Entry, LedgerTransaction, now
@@ -45,8 +45,121 @@ def system_account(session: Session, kind: str) -> int:
     return int(acc_id)
 
 
+@dataclass(frozen=True)
+class Posting:
+    """One ledger transaction to write: its moves (summing to zero) and what it is about."""
+
+    kind: str
+    moves: tuple[Move, ...]
+    round_id: int | None = None
+    player_id: int | None = None
+    memo: str = ""
+
+    @classmethod
+    def transfer(
+        cls,
+        kind: str,
+        source: int,
+        dest: int,
+        amount: int,
+        *,
+        round_id: int | None = None,
+        player_id: int | None = None,
+        memo: str = "",
+    ) -> Posting:
+        return cls(kind, (Move(source, -amount, kind), Move(dest, amount, kind)), round_id, player_id, memo)
+
+
+# Prebuilt statements (compiled once, cached by SQLAlchemy): the ledger is on every wager and settlement.
+_INSERT_TRANSACTIONS = insert(LedgerTransaction).returning(LedgerTransaction.id, sort_by_parameter_order=True)
+_CREDIT = (
+    update(Account)
+    .where(Account.id == bindparam("account"))
+    .values(balance=Account.balance + bindparam("delta", type_=BigInteger))
+    .returning(Account.balance)
+)
+_DEBIT = (
+    update(Account)
+    .where(
+        Account.id == bindparam("account"),
+        or_(Account.kind.not_in([WALLET, IN_PLAY]), Account.balance >= bindparam("need", type_=BigInteger)),
+    )
+    .values(balance=Account.balance + bindparam("delta", type_=BigInteger))
+    .returning(Account.balance)
+)
+_INSERT_ENTRIES = insert(Entry)
+_BALANCE = select(Account.balance).where(Account.id == bindparam("account"))
+
+
+def touched_accounts(executor: Session | Connection) -> set[int]:
+    """The accounts whose balances this transaction changed (the server forgets their cached balances)."""
+    touched: set[int] = executor.info.setdefault("touched_accounts", set())
+    return touched
+
+
+def post_all(executor: Session | Connection, postings: Sequence[Posting]) -> tuple[list[int], dict[int, int]]:
+    """Write several balanced transactions at once: their ids (0 for one where nothing moves) and the new
+    balance of every account they touched.
+
+    The balances change by one conditional ``UPDATE`` per account (the net of all postings): a wallet or the
+    in-play account that would go negative raises :class:`NotEnoughMoney` (the caller rolls back).
+    """
+    net: dict[int, int] = {}
+    kept: list[tuple[int, Posting, list[Move]]] = []
+    for i, p in enumerate(postings):
+        for m in p.moves:
+            if isinstance(m.amount, bool) or not isinstance(m.amount, int):
+                raise LedgerError(f"amounts are integer cents, got {m.amount!r}")
+        moves = [m for m in p.moves if m.amount != 0]
+        if sum(m.amount for m in moves) != 0:
+            raise LedgerError(f"unbalanced transaction {p.kind}: {moves}")
+        if moves:
+            kept.append((i, p, moves))
+            for m in moves:
+                net[m.account_id] = net.get(m.account_id, 0) + m.amount
+    ids = [0] * len(postings)
+    if not kept:
+        return ids, {}
+    stamp = now()
+    rows = [
+        {
+            "kind": p.kind,
+            "round_id": p.round_id,
+            "player_id": p.player_id,
+            "memo": p.memo[:200],
+            "created_at": stamp,
+        }
+        for _, p, _ in kept
+    ]
+    new_ids = [int(i) for i in executor.execute(_INSERT_TRANSACTIONS, rows).scalars()]
+    for (i, _, _), tx_id in zip(kept, new_ids, strict=True):
+        ids[i] = tx_id
+    balances: dict[int, int] = {}
+    # Debits first, in account order (a stable lock order on PostgreSQL).
+    for account, delta in sorted(net.items(), key=lambda kv: (kv[1] > 0, kv[0])):
+        if delta < 0:
+            new = executor.execute(_DEBIT, {"account": account, "delta": delta, "need": -delta}).scalar()
+            if new is None:
+                raise NotEnoughMoney(f"not enough money in the account for {-delta} cents")
+        else:
+            new = executor.execute(_CREDIT, {"account": account, "delta": delta}).scalar()
+            if new is None:
+                raise LedgerError(f"no account {account}")
+        balances[account] = int(new)
+    touched_accounts(executor).update(net)
+    executor.execute(
+        _INSERT_ENTRIES,
+        [
+            {"transaction_id": tx_id, "account_id": m.account_id, "amount": m.amount, "kind": m.kind}
+            for (_, _, moves), tx_id in zip(kept, new_ids, strict=True)
+            for m in moves
+        ],
+    )
+    return ids, balances
+
+
 def post(
-    session: Session,
+    executor: Session | Connection,
     kind: str,
     moves: Iterable[Move],
     *,
@@ -54,46 +167,14 @@ def post(
     player_id: int | None = None,
     memo: str = "",
 ) -> int:
-    """Write one balanced transaction; returns its id (0 when every amount is zero). Raises :class:`NotEnoughMoney` if a wallet would go
-    negative (the caller rolls back)."""
-    moves = [m for m in moves if m.amount != 0]
-    if sum(m.amount for m in moves) != 0:
-        raise LedgerError(f"unbalanced transaction {kind}: {moves}")
-    for m in moves:
-        if isinstance(m.amount, bool) or not isinstance(m.amount, int):
-            raise LedgerError(f"amounts are integer cents, got {m.amount!r}")
-    if not moves:
-        return 0  # nothing moves: no transaction is written
-    tx_id = int(
-        session.execute(
-            insert(LedgerTransaction)
-            .values(kind=kind, round_id=round_id, player_id=player_id, memo=memo[:200], created_at=now())
-            .returning(LedgerTransaction.id)
-        ).scalar_one()
-    )
-    # Debits first, in account order (a stable lock order on PostgreSQL).
-    for m in sorted(moves, key=lambda m: (m.amount > 0, m.account_id)):
-        stmt = update(Account).where(Account.id == m.account_id)
-        if m.amount < 0:
-            stmt = stmt.where((Account.kind.not_in([WALLET, IN_PLAY])) | (Account.balance >= -m.amount))
-        result = session.execute(
-            stmt.values(balance=Account.balance + m.amount).execution_options(synchronize_session=False)
-        )
-        if result.rowcount != 1:  # type: ignore[attr-defined]
-            raise NotEnoughMoney(f"not enough money in the account for {-m.amount} cents")
-    session.info.setdefault("touched_accounts", set()).update(m.account_id for m in moves)  # balance cache
-    session.execute(
-        insert(Entry),
-        [
-            {"transaction_id": tx_id, "account_id": m.account_id, "amount": m.amount, "kind": m.kind}
-            for m in moves
-        ],
-    )
-    return tx_id
+    """Write one balanced transaction; returns its id (0 when every amount is zero). Raises :class:`NotEnoughMoney`
+    if a wallet would go negative (the caller rolls back)."""
+    ids, _ = post_all(executor, [Posting(kind, tuple(moves), round_id, player_id, memo)])
+    return ids[0]
 
 
 def transfer(
-    session: Session,
+    session: Session | Connection,
     kind: str,
     source: int,
     dest: int,
@@ -113,8 +194,8 @@ def transfer(
     )
 
 
-def balance(session: Session, account_id: int) -> int:
-    return int(session.scalar(select(Account.balance).where(Account.id == account_id)) or 0)
+def balance(session: Session | Connection, account_id: int) -> int:
+    return int(session.execute(_BALANCE, {"account": account_id}).scalar() or 0)
 
 
 @dataclass(frozen=True)

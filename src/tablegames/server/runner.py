@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import json
 import logging
 import time
@@ -23,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from sqlalchemy import func, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from tablegames.engine import PULL, STAND, Action, IllegalAction, Phase, Round, Table
@@ -61,8 +60,6 @@ from tablegames.server.service import (
     check_amount,
     check_request_id,
     clear_seat,
-    meter_accounts,
-    meter_values,
     table_info,
 )
 
@@ -76,6 +73,50 @@ DEFAULT_ACTIONS: dict[str, Action] = {"let-it-ride": PULL, "one-eyed-flush": STA
 
 MAX_QUEUE = 1000
 RETRY_SECONDS = 1.0  # a timer step (deal, timeout, settlement) that failed, e.g. database down, is retried
+
+
+# Prebuilt statements of the table hot paths (wagers, steps, settlements): compiled once, no ORM unit of work.
+_IDEMPOTENT = select(IdempotencyKey.response).where(
+    IdempotencyKey.player_id == bindparam("player"), IdempotencyKey.request_id == bindparam("key")
+)
+_INSERT_KEY = insert(IdempotencyKey)
+_INSERT_ROUND = insert(RoundRow).returning(RoundRow.id)
+_INSERT_STEP = insert(RoundStep)
+_INSERT_ROUND_PLAYERS = insert(RoundPlayer)
+_SET_SEAT_PLAYERS = (
+    update(RoundRow)
+    .where(RoundRow.id == bindparam("rid"))
+    .values(seat_players=bindparam("seat_players", type_=RoundRow.__table__.c.seat_players.type))
+)
+_SET_STATUS = update(RoundRow).where(RoundRow.id == bindparam("rid")).values(status=bindparam("status"))
+_ROUND_FOR_SETTLEMENT = (
+    select(
+        RoundRow.status,
+        RoundRow.seat_players,
+        RoundRow.server_seed,
+        RoundRow.client_seed,
+        RoundRow.nonce,
+        RoundRow.deck,
+        RoundRow.commitment,
+    )
+    .where(RoundRow.id == bindparam("rid"))
+    .with_for_update()
+)
+_WALLETS = select(Player.id, Player.account_id).where(Player.id.in_(bindparam("players", expanding=True)))
+_ACCOUNT_BALANCES = select(Account.id, Account.balance).where(
+    Account.id.in_(bindparam("accounts", expanding=True))
+)
+_FINISH_ROUND = (
+    update(RoundRow)
+    .where(RoundRow.id == bindparam("rid"))
+    .values(
+        status=bindparam("status"),
+        events=bindparam("events", type_=RoundRow.__table__.c.events.type),
+        settled_at=bindparam("settled_at"),
+        recovered=bindparam("recovered"),
+        result=bindparam("result", type_=RoundRow.__table__.c.result.type),
+    )
+)
 
 
 class Connection:
@@ -304,11 +345,11 @@ class TableRunner:
         assert rid is not None
         player = conn.player
         key = f"wager:{self.table_id}:{rid}"
-        with self.server.sessions() as s:
-            old = s.get(IdempotencyKey, (player.player_id, key))
-            if old is not None:
-                conn.send({**old.response, "duplicate": True})
-                return
+        with self.server.engine.connect() as c:
+            old = c.execute(_IDEMPOTENT, {"player": player.player_id, "key": key}).scalar()
+        if old is not None:
+            conn.send({**old, "duplicate": True})
+            return
         seat = self.seat_of(player.player_id)
         if seat is None:
             raise ApiError("not_seated", "take a seat (sit) before wagering")
@@ -369,59 +410,73 @@ class TableRunner:
                     f"the {name} wager is {cents} cents; this table's maximum is {self.row.max_bet}",
                 )
         order = sorted(wagers, key=lambda n: not specs[n].main)
-        # The engine validates (typed errors, nothing changed). Side bets placed together with the main wager
-        # are checked on a copy of the round that has the main wager placed.
-        trial = copy.deepcopy(rnd) if len(order) > 1 and specs[order[0]].main else None
-        for name in order:
-            if trial is None:
-                rnd.check_wager(seat, name, wagers[name], options.get(name))
-            else:
-                trial.place_wager(seat, name, wagers[name], options.get(name))
-        cost = sum(rnd.wager_cost(name, wagers[name]) for name in order)
+        # The engine validates them together (typed errors, nothing changed): a side bet may come with its main.
+        cost = rnd.check_wagers(seat, [(name, wagers[name], options.get(name)) for name in order])
         first = live.round_id is None
+        seat_players = {**live.seat_players, seat: player.player_id}
         try:
-            with self.server.tx() as s:
-                row: RoundRow | None
+            with self.server.write() as c:
                 if first:
-                    row = self._round_row(live)
-                    s.add(row)
-                    s.flush()
+                    round_id = int(c.execute(_INSERT_ROUND, self._round_values(live)).scalar_one())
                 else:
-                    row = s.get(RoundRow, live.round_id, with_for_update=True)
-                assert row is not None
-                ledger.transfer(
-                    s,
-                    "wager",
-                    player.account_id,
-                    self.server.system[IN_PLAY],
-                    cost,
-                    round_id=row.id,
-                    player_id=player.player_id,
-                    memo=f"table {self.table_id} seat {seat}: "
-                    + ", ".join(f"{n} {wagers[n]}" for n in order),
+                    assert live.round_id is not None
+                    round_id = live.round_id
+                _, balances = ledger.post_all(
+                    c,
+                    [
+                        ledger.Posting.transfer(
+                            "wager",
+                            player.account_id,
+                            self.server.system[IN_PLAY],
+                            cost,
+                            round_id=round_id,
+                            player_id=player.player_id,
+                            memo=f"table {self.table_id} seat {seat}: "
+                            + ", ".join(f"{n} {wagers[n]}" for n in order),
+                        )
+                    ],
                 )
-                for i, name in enumerate(order):
-                    payload = {
-                        "op": "wager",
-                        "seat": seat,
-                        "player_id": player.player_id,
-                        "wager": name,
-                        "amount": wagers[name],
-                        "option": options.get(name),
-                    }
-                    s.add(RoundStep(round_id=row.id, seq=live.steps + i, payload=payload))
-                row.seat_players = {**row.seat_players, str(seat): player.player_id}
+                c.execute(
+                    _INSERT_STEP,
+                    [
+                        {
+                            "round_id": round_id,
+                            "seq": live.steps + i,
+                            "payload": {
+                                "op": "wager",
+                                "seat": seat,
+                                "player_id": player.player_id,
+                                "wager": name,
+                                "amount": wagers[name],
+                                "option": options.get(name),
+                            },
+                            "created_at": time.time(),
+                        }
+                        for i, name in enumerate(order)
+                    ],
+                )
+                c.execute(
+                    _SET_SEAT_PLAYERS,
+                    {"rid": round_id, "seat_players": {str(k): v for k, v in sorted(seat_players.items())}},
+                )
                 ack = {
                     "type": "ack",
                     "request_id": rid,
                     "for": "wager",
-                    "round_id": row.id,
+                    "round_id": round_id,
                     "seat": seat,
                     "wagers": {n: wagers[n] for n in order},
-                    "balance": ledger.balance(s, player.account_id),
+                    "balance": balances[player.account_id],
                 }
-                s.add(IdempotencyKey(player_id=player.player_id, request_id=key, response=ack))
-                round_id = row.id
+                c.execute(
+                    _INSERT_KEY,
+                    {
+                        "player_id": player.player_id,
+                        "request_id": key,
+                        "response": ack,
+                        "created_at": time.time(),
+                    },
+                )
         except ledger.NotEnoughMoney:
             raise ApiError(
                 "insufficient_funds",
@@ -499,29 +554,34 @@ class TableRunner:
         rnd = self.engine.new_round(deck=[int(c) for c in deck])
         return Live(rnd, pf=pf)
 
-    def _round_row(self, live: Live) -> RoundRow:
+    def _round_values(self, live: Live) -> dict[str, Any]:
         pf = live.pf
-        return RoundRow(
-            table_id=self.table_id,
-            round_no=live.rnd.round_no,
-            game=self.game,
-            rules=dict(self.rules.describe()),
-            status=BETTING,
-            deck=list(live.rnd.deck),
-            server_seed=pf.server_seed.hex if pf else None,
-            commitment=pf.commitment if pf else None,
-            client_seed=pf.client_seed if pf else None,
-            nonce=pf.nonce if pf else None,
-            seat_players={},
-        )
+        return {
+            "table_id": self.table_id,
+            "round_no": live.rnd.round_no,
+            "game": self.game,
+            "rules": dict(self.rules.describe()),
+            "status": BETTING,
+            "deck": list(live.rnd.deck),
+            "server_seed": pf.server_seed.hex if pf else None,
+            "commitment": pf.commitment if pf else None,
+            "client_seed": pf.client_seed if pf else None,
+            "nonce": pf.nonce if pf else None,
+            "seat_players": {},
+            "recovered": False,
+            "started_at": time.time(),
+        }
 
     def _persist_step(self, payload: dict[str, Any], status: str | None = None) -> None:
         live = self.live
         assert live is not None and live.round_id is not None
-        with self.server.tx() as s:
-            s.add(RoundStep(round_id=live.round_id, seq=live.steps, payload=payload))
+        with self.server.write() as c:
+            c.execute(
+                _INSERT_STEP,
+                {"round_id": live.round_id, "seq": live.steps, "payload": payload, "created_at": time.time()},
+            )
             if status is not None:
-                s.execute(update(RoundRow).where(RoundRow.id == live.round_id).values(status=status))
+                c.execute(_SET_STATUS, {"rid": live.round_id, "status": status})
         live.steps += 1
 
     def _refresh_meters(self) -> None:
@@ -529,8 +589,7 @@ class TableRunner:
         if not self.engine.meters or self.live is None:
             return
         rnd = self.live.rnd
-        with self.server.sessions() as s:
-            values = meter_values(s, self.game)
+        values = self.server.meter_values(self.game)
         own: dict[str, int] = defaultdict(int)
         for e in rnd.history:
             if isinstance(e, JackpotContribution):
@@ -598,23 +657,21 @@ class TableRunner:
         assert live is not None and live.round_id is not None
         rnd = live.rnd
         system = self.server.system
-        with self.server.tx() as s:
-            row = s.get(RoundRow, live.round_id, with_for_update=True)
-            assert row is not None
+        meters = self.server.meter_accounts(self.game)
+        round_id = live.round_id
+        with self.server.write() as c:
+            row = c.execute(_ROUND_FOR_SETTLEMENT, {"rid": round_id}).one()
             if row.status == SETTLED:
                 live.settled = True
                 return
-            meters = meter_accounts(s, self.game)
-            seat_players = {int(k): v for k, v in row.seat_players.items()}
+            seat_players = {int(k): int(v) for k, v in row.seat_players.items()}
             wallets: dict[int, int] = {
-                pid: acc
-                for pid, acc in s.execute(
-                    select(Player.id, Player.account_id).where(Player.id.in_(list(seat_players.values())))
-                )
+                int(pid): int(acc)
+                for pid, acc in c.execute(_WALLETS, {"players": sorted(set(seat_players.values()))})
             }
 
             def wallet(seat: int) -> int:
-                return int(wallets[seat_players[seat]])
+                return wallets[seat_players[seat]]
 
             staked = {st.seat: st.staked for st in rnd.active_seats}
             returned: dict[int, int] = defaultdict(int)
@@ -622,55 +679,72 @@ class TableRunner:
             envy: dict[int, int] = defaultdict(int)
             house = system[HOUSE]
             house_delta = sum(staked.values())
-            ledger.transfer(s, "stakes", system[IN_PLAY], house, house_delta, round_id=row.id)
+            transfer = ledger.Posting.transfer
+            postings = [transfer("stakes", system[IN_PLAY], house, house_delta, round_id=round_id)]
             for e in rnd.history:
                 if isinstance(e, JackpotContribution):
-                    ledger.transfer(
-                        s, "contribution", house, meters[e.meter], e.amount, round_id=row.id,
-                        player_id=seat_players[e.seat], memo=e.meter,
+                    postings.append(
+                        transfer(
+                            "contribution", house, meters[e.meter], e.amount, round_id=round_id,
+                            player_id=seat_players[e.seat], memo=e.meter,
+                        )
                     )  # fmt: skip
                     house_delta -= e.amount
             for e in rnd.history:
                 if isinstance(e, Settled):
                     returned[e.seat] += e.returned
                 elif isinstance(e, JackpotHit):
-                    ledger.transfer(
-                        s, "hit", meters[e.meter], wallet(e.seat), e.amount, round_id=row.id,
-                        player_id=seat_players[e.seat], memo=e.meter,
+                    postings.append(
+                        transfer(
+                            "hit", meters[e.meter], wallet(e.seat), e.amount, round_id=round_id,
+                            player_id=seat_players[e.seat], memo=e.meter,
+                        )
                     )  # fmt: skip
-                    ledger.transfer(
-                        s, "seed", house, meters[e.meter], e.reset_to, round_id=row.id, memo=e.meter
+                    postings.append(
+                        transfer("seed", house, meters[e.meter], e.reset_to, round_id=round_id, memo=e.meter)
                     )
                     house_delta -= e.reset_to
                     hits[e.seat] += e.amount
                 elif isinstance(e, EnvyPaid):
-                    ledger.transfer(
-                        s, "envy", house, wallet(e.seat), e.amount, round_id=row.id,
-                        player_id=seat_players[e.seat], memo=f"from seat {e.from_seat}: {e.hand}",
+                    postings.append(
+                        transfer(
+                            "envy", house, wallet(e.seat), e.amount, round_id=round_id,
+                            player_id=seat_players[e.seat], memo=f"from seat {e.from_seat}: {e.hand}",
+                        )
                     )  # fmt: skip
                     house_delta -= e.amount
                     envy[e.seat] += e.amount
-            results = []
             for seat in sorted(staked):
                 pay = returned[seat] - hits[seat]
-                ledger.transfer(
-                    s, "payout", house, wallet(seat), pay, round_id=row.id, player_id=seat_players[seat]
+                postings.append(
+                    transfer(
+                        "payout", house, wallet(seat), pay, round_id=round_id, player_id=seat_players[seat]
+                    )
                 )
                 house_delta -= pay
+            _, balances = ledger.post_all(c, postings)
+            untouched = sorted({wallet(seat) for seat in staked} - set(balances))
+            if untouched:
+                balances.update(
+                    (int(a), int(b)) for a, b in c.execute(_ACCOUNT_BALANCES, {"accounts": untouched})
+                )
+            results = []
+            player_rows = []
+            for seat in sorted(staked):
                 total_back = returned[seat] + envy[seat]
                 net = total_back - staked[seat]
-                after = ledger.balance(s, wallet(seat))
-                s.add(
-                    RoundPlayer(
-                        round_id=row.id,
-                        seat=seat,
-                        player_id=seat_players[seat],
-                        staked=staked[seat],
-                        returned=total_back,
-                        net=net,
-                        balance_before=after - net,
-                        balance_after=after,
-                    )
+                after = balances[wallet(seat)]
+                player_rows.append(
+                    {
+                        "round_id": round_id,
+                        "seat": seat,
+                        "player_id": seat_players[seat],
+                        "staked": staked[seat],
+                        "returned": total_back,
+                        "net": net,
+                        "balance_before": after - net,
+                        "balance_after": after,
+                    }
                 )
                 results.append(
                     {
@@ -681,11 +755,12 @@ class TableRunner:
                         "net": net,
                     }
                 )
+            c.execute(_INSERT_ROUND_PLAYERS, player_rows)
             fairness = None
             if row.server_seed and row.client_seed is not None and row.nonce is not None:
                 fairness = fairness_record(
                     game=self.game,
-                    round_id=row.id,
+                    round_id=round_id,
                     server_seed=ServerSeed.from_hex(row.server_seed),
                     client_seed=row.client_seed,
                     nonce=row.nonce,
@@ -693,11 +768,17 @@ class TableRunner:
                     dealt=[(e.position, e.to) for e in rnd.history if isinstance(e, CardDealt)],
                     commitment=row.commitment,
                 )
-            row.status = SETTLED
-            row.events = [e.to_dict() for e in rnd.history]
-            row.settled_at = time.time()
-            row.recovered = live.recovered
-            row.result = {"house_net": house_delta, "results": results, "fairness": fairness}
+            c.execute(
+                _FINISH_ROUND,
+                {
+                    "rid": round_id,
+                    "status": SETTLED,
+                    "events": [e.to_dict() for e in rnd.history],
+                    "settled_at": time.time(),
+                    "recovered": live.recovered,
+                    "result": {"house_net": house_delta, "results": results, "fairness": fairness},
+                },
+            )
         live.settled = True
         names = {p.player_id: p.name for p in self.occupants.values()}
         live.result = {
@@ -784,14 +865,7 @@ class TableRunner:
 
     def _balances(self) -> dict[int, int]:
         """Wallet balances of every connected player, in one query (account id -> cents)."""
-        ids = {c.player.account_id for c in self.conns}
-        if not ids:
-            return {}
-        with self.server.sessions() as s:
-            return {
-                int(i): int(b)
-                for i, b in s.execute(select(Account.id, Account.balance).where(Account.id.in_(ids)))
-            }
+        return self.server.balances(c.player.account_id for c in self.conns)
 
     def _live_meters(self) -> dict[str, int]:
         """The linked meters as they stand (every table's settled contributions, plus this round's own)."""
@@ -800,8 +874,7 @@ class TableRunner:
         live = self.live
         if live is not None and live.rnd.phase == Phase.DECIDING:
             return dict(self.engine.meters)
-        with self.server.sessions() as s:
-            return meter_values(s, self.game)
+        return self.server.meter_values(self.game)
 
     def deadline(self) -> float | None:
         live = self.live

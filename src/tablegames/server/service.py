@@ -10,13 +10,13 @@ import hashlib
 import logging
 import re
 import secrets
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import Connection, bindparam, delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -137,6 +137,7 @@ class Server:
         self.system: dict[str, int] = {}
         self.started = False
         self._balances: dict[int, int] = {}  # account id -> committed balance; see tx() and balance()
+        self._meter_accounts: dict[str, dict[str, int]] = {}
 
     # --- lifecycle --------------------------------------------------------------------------------
 
@@ -148,6 +149,50 @@ class Server:
                 yield session
             for account_id in session.info.pop("touched_accounts", ()):  # committed: forget cached balances
                 self._balances.pop(account_id, None)
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        """One transaction on a Core connection: the table hot paths (wagers, steps, settlements) use prebuilt
+        statements on it instead of the ORM. Committed on success, rolled back on any error."""
+        with self.engine.connect() as conn:
+            try:
+                with conn.begin():
+                    yield conn
+                for account_id in conn.info.get("touched_accounts", ()):  # committed: forget cached balances
+                    self._balances.pop(account_id, None)
+            finally:
+                conn.info.pop(
+                    "touched_accounts", None
+                )  # the info dict lives as long as the pooled connection
+
+    def meter_accounts(self, game: str) -> dict[str, int]:
+        """Meter name -> its jackpot account id (fixed once the meters exist; cached)."""
+        cached = self._meter_accounts.get(game)
+        if cached is None:
+            with self.sessions() as s:
+                cached = self._meter_accounts[game] = meter_accounts(s, game)
+        return cached
+
+    def meter_values(self, game: str) -> dict[str, int]:
+        """The linked meters of a game as committed (meter name -> cents)."""
+        with self.engine.connect() as conn:
+            return {str(n): int(b) for n, b in conn.execute(_METER_VALUES, {"game": game})}
+
+    def balances(self, account_ids: Iterable[int]) -> dict[int, int]:
+        """Committed balances of several accounts (from the cache, the rest in one query)."""
+        out: dict[int, int] = {}
+        missing = []
+        for a in set(account_ids):
+            cached = self._balances.get(a)
+            if cached is None:
+                missing.append(a)
+            else:
+                out[a] = cached
+        if missing:
+            with self.engine.connect() as conn:
+                for a, b in conn.execute(select(Account.id, Account.balance).where(Account.id.in_(missing))):
+                    out[int(a)] = self._balances[int(a)] = int(b)
+        return out
 
     def start(self, demo_tables: bool = False) -> None:
         """Create the schema, system accounts and meters, demo tables; rebuild and settle unfinished rounds."""
@@ -414,6 +459,13 @@ def ensure_meters(server: Server) -> None:
                 ledger.transfer(
                     s, "seed", server.system[HOUSE], acc.id, spec.reset_cents, memo=f"{game} {spec.name}"
                 )
+
+
+_METER_VALUES = (
+    select(Meter.name, Account.balance)
+    .join(Account, Account.id == Meter.account_id)
+    .where(Meter.game == bindparam("game"))
+)
 
 
 def meter_values(session: Session, game: str) -> dict[str, int]:
