@@ -15,8 +15,9 @@ import schemathesis
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from schemathesis import checks
-from test_hard_support import ADMIN, make_app
+from test_hard_support import make_app
 
+from server_harness import ADMIN
 from tablegames.server.limits import Limits
 
 pytestmark = pytest.mark.timeout(300)

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 from starlette.websockets import WebSocketDisconnect
-from test_hard_support import ADMIN, harness, make_app
+from test_hard_support import harness, make_app
 
+from server_harness import ADMIN
 from tablegames.server.db import Player
 from tablegames.server.limits import Limits
 
@@ -59,7 +60,7 @@ def test_every_player_request_checks_the_token(h: Any, method: str, path: str, b
 
 @pytest.mark.parametrize("query", ["", "?token=", "?token=forged-token-123"])
 def test_websocket_refuses_a_missing_or_forged_token(h: Any, query: str) -> None:
-    tid = h.table("final-count")
+    tid = h.table("final-count", seats=3)
     with h.client.websocket_connect(f"/ws/tables/{tid}{query}") as ws:
         msg = ws.receive_json()
         assert msg["type"] == "error" and msg["code"] == "unauthorized"
@@ -138,7 +139,7 @@ def test_request_bodies_are_bounded(h: Any) -> None:
 
 def test_websocket_messages_are_bounded(h: Any) -> None:
     limit = Limits().max_ws_message_bytes
-    tid = h.table("final-count")
+    tid = h.table("final-count", seats=3)
     token, headers = h.player("ann")
     s = h.seated(token, tid)
     big = '{"type": "wager", "request_id": "big", "wagers": {"main": 100}, "pad": "' + "x" * limit + '"}'

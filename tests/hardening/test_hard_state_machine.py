@@ -24,8 +24,9 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 from sqlalchemy import select
-from test_hard_support import ADMIN, make_app
+from test_hard_support import make_app
 
+from server_harness import ADMIN
 from tablegames.server.db import RoundPlayer
 from tablegames.server.ledger import check_ledger
 from tablegames.server.limits import Limits

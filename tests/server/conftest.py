@@ -14,8 +14,9 @@ from urllib.parse import quote
 import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
-from test_server_support import ADMIN, PG_ENV, Harness
+from test_server_support import PG_ENV
 
+from server_harness import ADMIN, Harness
 from tablegames.randomness import SeededRandom
 from tablegames.server.app import create_app
 

@@ -6,13 +6,14 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from test_server_support import WS, Harness
+
+from server_harness import WS, Harness
 
 pytestmark = pytest.mark.timeout(120)
 
 
 def snapshot(h: Harness, ws: WS) -> tuple[Any, ...]:
-    st = ws.state()
+    st = ws.next_state()
     return (st["round"], st["seq"], st["occupants"], st["balance"], h.totals())
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from test_server_support import Harness, play_round
+from test_server_support import play_round
 from typer.testing import CliRunner
 
+from server_harness import Harness
 from tablegames.cli import app
 
 pytestmark = pytest.mark.timeout(120)

@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from test_server_support import Harness, play_round, rigged_deck
+from test_server_support import play_round, rigged_deck
+
+from server_harness import Harness
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -99,7 +101,7 @@ def test_repeated_wager_request_is_applied_once(make_server: Callable[..., Harne
     assert first["type"] == again["type"] == "ack"
     assert not first["duplicate"] and again["duplicate"] and again["round_id"] == first["round_id"]
     assert h.balance(hdr) == 9_500
-    st = ws.state()
+    st = ws.next_state()
     assert st["round"]["seats"][0]["wagers"] == {"main": 500}
     assert [e["type"] for e in st["events"]].count("wager_placed") == 1
     h.check_ledger()

@@ -6,7 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from test_server_support import ADMIN, Harness
+
+from server_harness import ADMIN, Harness
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -10,7 +10,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from test_server_support import WS, Harness, play_round
+from test_server_support import play_round
+
+from server_harness import WS, Harness
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -113,7 +115,7 @@ def test_no_card_reaches_a_client_before_it_may_see_it(make_server: Callable[...
             assert len(results[1]["results"]) == 3
         for ws in socks.values():
             logs.append(ws.log)
-        onlooker.state()
+        onlooker.next_state()
         logs.append(onlooker.log)
     histories: dict[int, list[dict[str, Any]]] = {}
     total = 0

@@ -1,117 +1,25 @@
-"""Helpers of the table-server tests (imported by conftest.py and the tests): a recording WebSocket client, an
-in-process server harness, rigged decks."""
+"""Helpers of the table-server tests (imported by conftest.py and the tests): rigged decks, a ledger check by URL,
+a round driver. The recording WebSocket client and the server harness are in ``server_harness``."""
 
 from __future__ import annotations
 
-import itertools
-import secrets
 from collections.abc import Callable, Sequence
-from contextlib import ExitStack
 from typing import Any
 
 import sqlalchemy as sa
-from fastapi.testclient import TestClient
 
+from server_harness import WS
 from tablegames.cards import CARDS, parse_card
 from tablegames.server.db import make_engine
 from tablegames.server.ledger import check_ledger
 
 PG_ENV = "TABLEGAMES_TEST_POSTGRES_URL"
-ADMIN = "test-admin-token"
 
 
 def rigged_deck(first: Sequence[str]) -> list[int]:
     """A deck whose first cards are ``first`` (e.g. ``["Jh", "2c", ...]``), the rest in order."""
     head = [int(parse_card(c)) for c in first]
     return head + [int(c) for c in CARDS if int(c) not in head]
-
-
-class WS:
-    """A WebSocket client that records every message it receives."""
-
-    def __init__(self, client: TestClient, token: str | None, table_id: int, stack: ExitStack) -> None:
-        url = f"/ws/tables/{table_id}" + (f"?token={token}" if token is not None else "")
-        self.ws = stack.enter_context(client.websocket_connect(url))
-        self.log: list[dict[str, Any]] = []
-        self._ids = itertools.count()
-
-    def send(self, **msg: Any) -> None:
-        self.ws.send_json(msg)
-
-    def send_text(self, text: str) -> None:
-        self.ws.send_text(text)
-
-    def recv(self) -> dict[str, Any]:
-        m: dict[str, Any] = self.ws.receive_json()
-        self.log.append(m)
-        return m
-
-    def until(self, pred: Callable[[dict[str, Any]], bool], limit: int = 500) -> dict[str, Any]:
-        for _ in range(limit):
-            m = self.recv()
-            if pred(m):
-                return m
-        raise AssertionError("message not received")
-
-    def request(self, **msg: Any) -> dict[str, Any]:
-        """Send with a fresh request_id (unless given) and return the ack or error answering it."""
-        msg.setdefault("request_id", f"r{next(self._ids)}-{secrets.token_hex(3)}")
-        rid = msg["request_id"]
-        self.send(**msg)
-        return self.until(lambda m: m["type"] in ("ack", "error") and m.get("request_id") == rid)
-
-    def state(self) -> dict[str, Any]:
-        """Ask for and return a fresh state."""
-        self.send(type="state")
-        return self.until(lambda m: m["type"] == "state")
-
-
-class Harness:
-    """An in-process server with helpers to register players and open sockets."""
-
-    def __init__(self, client: TestClient, stack: ExitStack) -> None:
-        self.client = client
-        self.stack = stack
-        self.app = client.app
-        self.server = client.app.state.server  # type: ignore[attr-defined]
-
-    def player(self, name: str, buy_in: int = 100_000) -> tuple[str, dict[str, str]]:
-        r = self.client.post("/players", json={"name": name})
-        assert r.status_code == 201, r.text
-        token = r.json()["token"]
-        headers = {"Authorization": f"Bearer {token}"}
-        if buy_in:
-            r = self.client.post(
-                "/wallet/buy-in", json={"amount": buy_in, "request_id": "init"}, headers=headers
-            )
-            assert r.status_code == 200, r.text
-        return token, headers
-
-    def ws(self, token: str | None, table_id: int, wait: bool = True) -> WS:
-        ws = WS(self.client, token, table_id, self.stack)
-        if wait:
-            ws.until(lambda m: m["type"] == "state")
-        return ws
-
-    def table(self, game: str, seats: int = 5, **kw: Any) -> int:
-        body = {"game": game, "name": f"{game} {secrets.token_hex(2)}", "seats": seats, **kw}
-        r = self.client.post("/tables", json=body, headers={"X-Admin-Token": ADMIN})
-        assert r.status_code == 201, r.text
-        return int(r.json()["table_id"])
-
-    def balance(self, headers: dict[str, str]) -> int:
-        return int(self.client.get("/me", headers=headers).json()["balance"])
-
-    def totals(self) -> dict[str, int]:
-        """Balances by account kind (wallet, house, cashier, in_play, jackpot)."""
-        with self.server.sessions() as s:
-            rows = s.execute(sa.text("SELECT kind, SUM(balance) FROM accounts GROUP BY kind")).all()
-        return {k: int(v) for k, v in rows}
-
-    def check_ledger(self) -> None:
-        with self.server.sessions() as s:
-            check = check_ledger(s)
-        assert check.ok, check
 
 
 def ledger_ok(url: str) -> None:
