@@ -61,9 +61,7 @@ def register(app: typer.Typer) -> None:
         ] = True,
     ) -> None:
         """Run the table server (web page, REST and WebSocket play)."""
-        import uvicorn
-
-        from tablegames.server.app import create_app
+        from tablegames.server.app import create_app, run
 
         if not 0 < port < 65536:
             fail(f"bad port {port}")
@@ -80,7 +78,7 @@ def register(app: typer.Typer) -> None:
         shown = url.split("@")[-1] if "@" in url else url
         print(f"tablegames table server: http://{host}:{port}/  (database {shown})", flush=True)
         print(f"admin token: {app.state.server.admin_token}", flush=True)
-        uvicorn.run(app, host=host, port=port, log_level="warning", ws_max_size=1 << 16)  # frames <= 64 KiB
+        run(app, host=host, port=port)
 
     @app.command("history")
     def history_cmd(

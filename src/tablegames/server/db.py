@@ -220,7 +220,10 @@ def make_engine(url: str) -> Engine:
             cur.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    # No pre-ping: it costs a round trip on every checkout. After a database restart the first statement on a
+    # stale connection fails (the request is refused with nothing changed), and SQLAlchemy then replaces the
+    # whole pool.
+    return create_engine(url, pool_size=10, max_overflow=20)
 
 
 def create_schema(engine: Engine) -> None:

@@ -91,10 +91,11 @@ _INSERT_ENTRIES = insert(Entry)
 _BALANCE = select(Account.balance).where(Account.id == bindparam("account"))
 
 
-def touched_accounts(executor: Session | Connection) -> set[int]:
-    """The accounts whose balances this transaction changed (the server forgets their cached balances)."""
-    touched: set[int] = executor.info.setdefault("touched_accounts", set())
-    return touched
+def new_balances(executor: Session | Connection) -> dict[int, int]:
+    """The balances this transaction set, by account: once it commits they are the committed balances (the
+    server keeps them in its balance cache, so showing a balance needs no query)."""
+    balances: dict[int, int] = executor.info.setdefault("new_balances", {})
+    return balances
 
 
 def post_all(executor: Session | Connection, postings: Sequence[Posting]) -> tuple[list[int], dict[int, int]]:
@@ -146,7 +147,7 @@ def post_all(executor: Session | Connection, postings: Sequence[Posting]) -> tup
             if new is None:
                 raise LedgerError(f"no account {account}")
         balances[account] = int(new)
-    touched_accounts(executor).update(net)
+    new_balances(executor).update(balances)
     executor.execute(
         _INSERT_ENTRIES,
         [

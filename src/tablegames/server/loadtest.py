@@ -599,9 +599,7 @@ class ServerProcess:
 
 def serve_main() -> None:
     """Subprocess entry: ``DATABASE PORT BETTING_SECONDS TURN_SECONDS`` (admin token from the environment)."""
-    import uvicorn
-
-    from tablegames.server.app import create_app
+    from tablegames.server.app import create_app, run
     from tablegames.server.limits import HardeningMiddleware
 
     database, port, betting, turn = sys.argv[1:5]
@@ -627,21 +625,16 @@ def serve_main() -> None:
                 print(f"gc gen {info.get('generation')}: {ms:.0f} ms", flush=True)
 
         gc.callbacks.append(gc_log)
-    if os.environ.get("TABLEGAMES_LOADTEST_GCFREEZE"):
-        import gc
-
-        gc.collect()
-        gc.freeze()
     profile = os.environ.get("TABLEGAMES_LOADTEST_PROFILE")
     if not profile:
-        uvicorn.run(app, host="127.0.0.1", port=int(port), log_level="warning", ws_max_size=1 << 16)
+        run(app, host="127.0.0.1", port=int(port))
         return
     import cProfile
 
     profiler = cProfile.Profile()
     profiler.enable()
     try:
-        uvicorn.run(app, host="127.0.0.1", port=int(port), log_level="warning", ws_max_size=1 << 16)
+        run(app, host="127.0.0.1", port=int(port))
     finally:
         profiler.disable()
         profiler.dump_stats(profile)

@@ -72,6 +72,7 @@ log = logging.getLogger("tablegames.server")
 DEFAULT_ACTIONS: dict[str, Action] = {"let-it-ride": PULL, "one-eyed-flush": STAND, "final-count": STAND}
 
 MAX_QUEUE = 1000
+METER_PUSH_SECONDS = 0.2  # linked meters moved by another table's settlement are pushed within 0.2-0.4 s
 RETRY_SECONDS = 1.0  # a timer step (deal, timeout, settlement) that failed, e.g. database down, is retried
 
 
@@ -175,6 +176,7 @@ class TableRunner:
         self.conns: list[Connection] = []
         self.occupants: dict[int, PlayerInfo] = {}
         self._timer: asyncio.TimerHandle | None = None
+        self._meter_push: asyncio.TimerHandle | None = None
         self._meters_shown: dict[str, int] | None = None
         self._balances_shown: dict[int, int] | None = None
         self._views_shown: dict[int | None, dict[str, Any]] | None = None  # per push cycle: seat -> view
@@ -204,6 +206,9 @@ class TableRunner:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if self._meter_push is not None:
+            self._meter_push.cancel()
+            self._meter_push = None
         for c in list(self.conns):
             c.close()
 
@@ -345,7 +350,7 @@ class TableRunner:
         assert rid is not None
         player = conn.player
         key = f"wager:{self.table_id}:{rid}"
-        with self.server.engine.connect() as c:
+        with self.server.reads.connect() as c:
             old = c.execute(_IDEMPOTENT, {"player": player.player_id, "key": key}).scalar()
         if old is not None:
             conn.send({**old, "duplicate": True})
@@ -645,9 +650,9 @@ class TableRunner:
                 for c in list(self.conns):
                     c.send({**live.result, "balance": self.server.balance(c.player)})
             if self.engine.meters:  # linked meters: the other tables of the game show the new values
-                for other in self.server.runners.values():
+                for other in list(self.server.runners.values()):
                     if other is not self and other.game == self.game and other.conns:
-                        other._changed()
+                        other.meters_moved()
             return
         self._changed()
 
@@ -849,6 +854,29 @@ class TableRunner:
                 self._timer = asyncio.get_running_loop().call_later(RETRY_SECONDS, self._on_timer)
 
     # --- pushes -----------------------------------------------------------------------------------
+
+    def meters_moved(self) -> None:
+        """Another table of this game settled and its linked meters moved: push them here soon, not now.
+
+        Pushes of several settlements within :data:`METER_PUSH_SECONDS` merge into one, and each table pushes at
+        its own moment, so one settlement never blocks the server for a push to every table of its game.
+        """
+        if self._meter_push is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._changed()
+            return
+        delay = METER_PUSH_SECONDS * (1 + (self.table_id % 8) / 8)
+        self._meter_push = loop.call_later(delay, self._push_meters)
+
+    def _push_meters(self) -> None:
+        self._meter_push = None
+        try:
+            self._changed()
+        except Exception:
+            log.exception("meter push failed on table %s", self.table_id)
 
     def _changed(self) -> None:
         self._schedule()  # first: it sets the turn deadline the states show

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, delete, func, select
+from sqlalchemy import Connection, delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -133,10 +133,13 @@ class Server:
         self.admin_token = admin_token or secrets.token_urlsafe(18)
         self.engine = make_engine(database_url)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self.reads = self.engine.execution_options(isolation_level="AUTOCOMMIT")  # one round trip a query
         self.runners: dict[int, Any] = {}  # table id -> TableRunner
         self.system: dict[str, int] = {}
         self.started = False
-        self._balances: dict[int, int] = {}  # account id -> committed balance; see tx() and balance()
+        # account id -> committed balance. This process is the only writer of balances (one server per
+        # database), and every committed transaction stores the balances it set (tx(), write()).
+        self._balances: dict[int, int] = {}
         self._meter_accounts: dict[str, dict[str, int]] = {}
 
     # --- lifecycle --------------------------------------------------------------------------------
@@ -147,8 +150,7 @@ class Server:
         with self.sessions() as session:
             with session.begin():
                 yield session
-            for account_id in session.info.pop("touched_accounts", ()):  # committed: forget cached balances
-                self._balances.pop(account_id, None)
+            self._balances.update(session.info.pop("new_balances", {}))  # committed: the balances it set
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
@@ -158,12 +160,9 @@ class Server:
             try:
                 with conn.begin():
                     yield conn
-                for account_id in conn.info.get("touched_accounts", ()):  # committed: forget cached balances
-                    self._balances.pop(account_id, None)
+                self._balances.update(conn.info.get("new_balances", {}))  # committed: the balances it set
             finally:
-                conn.info.pop(
-                    "touched_accounts", None
-                )  # the info dict lives as long as the pooled connection
+                conn.info.pop("new_balances", None)  # the info dict lives as long as the pooled connection
 
     def meter_accounts(self, game: str) -> dict[str, int]:
         """Meter name -> its jackpot account id (fixed once the meters exist; cached)."""
@@ -174,9 +173,10 @@ class Server:
         return cached
 
     def meter_values(self, game: str) -> dict[str, int]:
-        """The linked meters of a game as committed (meter name -> cents)."""
-        with self.engine.connect() as conn:
-            return {str(n): int(b) for n, b in conn.execute(_METER_VALUES, {"game": game})}
+        """The linked meters of a game as committed (meter name -> cents), from the balance cache."""
+        accounts = self.meter_accounts(game)
+        balances = self.balances(accounts.values())
+        return {name: balances[acc] for name, acc in accounts.items()}
 
     def balances(self, account_ids: Iterable[int]) -> dict[int, int]:
         """Committed balances of several accounts (from the cache, the rest in one query)."""
@@ -261,7 +261,7 @@ class Server:
             raise ApiError("forbidden", "this operator action needs the admin token (X-Admin-Token)", 403)
 
     def balance(self, player: PlayerInfo) -> int:
-        """The committed balance (cached per account until a transaction that moved its money commits)."""
+        """The committed balance (cached per account; every committed ledger transaction updates the cache)."""
         cached = self._balances.get(player.account_id)
         if cached is None:
             with self.sessions() as s:
@@ -459,13 +459,6 @@ def ensure_meters(server: Server) -> None:
                 ledger.transfer(
                     s, "seed", server.system[HOUSE], acc.id, spec.reset_cents, memo=f"{game} {spec.name}"
                 )
-
-
-_METER_VALUES = (
-    select(Meter.name, Account.balance)
-    .join(Account, Account.id == Meter.account_id)
-    .where(Meter.game == bindparam("game"))
-)
 
 
 def meter_values(session: Session, game: str) -> dict[str, int]:
