@@ -95,7 +95,7 @@ class Card(int):
         return self.rank.letter + self.suit.symbol
 
     def __str__(self) -> str:
-        return self.rank.letter + self.suit.letter
+        return _NAMES[self]
 
     def __repr__(self) -> str:
         return f"Card({self})"
@@ -103,6 +103,8 @@ class Card(int):
 
 CARDS: Final[tuple[Card, ...]] = tuple(int.__new__(Card, i) for i in range(52))
 """All 52 cards in index order (2c 2d 2h 2s 3c ... As)."""
+
+_NAMES: Final[tuple[str, ...]] = tuple(c.rank.letter + c.suit.letter for c in CARDS)  # str(card), looked up
 
 _RANK_TOKENS: Final[dict[str, Rank]] = {r.letter: r for r in Rank} | {"10": Rank.TEN}
 _SUIT_TOKENS: Final[dict[str, Suit]] = {s.letter: s for s in Suit} | {s.symbol: s for s in Suit}

@@ -30,14 +30,23 @@ class Event:
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"type": self.kind}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            data[f.name] = _jsonable(value)
+        for name in _field_names(type(self)):
+            data[name] = _jsonable(getattr(self, name))
         return data
 
     def for_viewer(self, seat: int | None) -> dict[str, Any]:
         """This event as ``seat`` may see it now (``None``: an onlooker who sees only public cards)."""
         return self.to_dict()
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type[Event]) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return names
 
 
 def _jsonable(value: object) -> object:

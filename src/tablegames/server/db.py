@@ -223,7 +223,9 @@ def make_engine(url: str) -> Engine:
     # No pre-ping: it costs a round trip on every checkout. After a database restart the first statement on a
     # stale connection fails (the request is refused with nothing changed), and SQLAlchemy then replaces the
     # whole pool.
-    return create_engine(url, pool_size=10, max_overflow=20)
+    # One connection per busy table thread, kept open: opening a PostgreSQL connection (a new backend process)
+    # in the middle of play costs far more than holding it.
+    return create_engine(url, pool_size=30, max_overflow=30)
 
 
 def create_schema(engine: Engine) -> None:

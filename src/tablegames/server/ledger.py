@@ -103,7 +103,8 @@ def post_all(executor: Session | Connection, postings: Sequence[Posting]) -> tup
     balance of every account they touched.
 
     The balances change by one conditional ``UPDATE`` per account (the net of all postings): a wallet or the
-    in-play account that would go negative raises :class:`NotEnoughMoney` (the caller rolls back).
+    in-play account that would go negative raises :class:`NotEnoughMoney` (the caller rolls back). Callers
+    post last in their transaction, to hold the row locks of the busy accounts for as short a time as possible.
     """
     net: dict[int, int] = {}
     kept: list[tuple[int, Posting, list[Move]]] = []
@@ -135,9 +136,19 @@ def post_all(executor: Session | Connection, postings: Sequence[Posting]) -> tup
     new_ids = [int(i) for i in executor.execute(_INSERT_TRANSACTIONS, rows).scalars()]
     for (i, _, _), tx_id in zip(kept, new_ids, strict=True):
         ids[i] = tx_id
+    executor.execute(
+        _INSERT_ENTRIES,
+        [
+            {"transaction_id": tx_id, "account_id": m.account_id, "amount": m.amount, "kind": m.kind}
+            for (_, _, moves), tx_id in zip(kept, new_ids, strict=True)
+            for m in moves
+        ],
+    )
     balances: dict[int, int] = {}
-    # Debits first, in account order (a stable lock order on PostgreSQL).
-    for account, delta in sorted(net.items(), key=lambda kv: (kv[1] > 0, kv[0])):
+    # Row locks in one global order, highest account id first: no two transactions can wait for each other
+    # (PostgreSQL), and the busy system accounts (house, in-play, jackpot meters: the lowest ids, created first)
+    # are locked last, so every other table waits for them as briefly as possible.
+    for account, delta in sorted(net.items(), reverse=True):
         if delta < 0:
             new = executor.execute(_DEBIT, {"account": account, "delta": delta, "need": -delta}).scalar()
             if new is None:
@@ -148,14 +159,6 @@ def post_all(executor: Session | Connection, postings: Sequence[Posting]) -> tup
                 raise LedgerError(f"no account {account}")
         balances[account] = int(new)
     new_balances(executor).update(balances)
-    executor.execute(
-        _INSERT_ENTRIES,
-        [
-            {"transaction_id": tx_id, "account_id": m.account_id, "amount": m.amount, "kind": m.kind}
-            for (_, _, moves), tx_id in zip(kept, new_ids, strict=True)
-            for m in moves
-        ],
-    )
     return ids, balances
 
 

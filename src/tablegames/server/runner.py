@@ -1,9 +1,11 @@
 """One live table: seats, the current round (an engine :class:`~tablegames.engine.Round`), timers, and the
 messages to each connected client.
 
-Every method runs on the event loop's thread, one at a time, and never awaits: a step is validated, stored in
-the database, applied to the engine, and then every client gets a ``state`` message built from
-``Round.view(seat)`` / ``Round.visible_history(seat)`` for *its* seat (secrecy is the engine's).
+Each table has its own worker thread, and every step of the table runs there, one at a time and in order
+(:meth:`TableRunner.call`); the event loop only moves messages and fires timers, so a table that waits for the
+database holds up no other table. A step is validated, stored in the database, applied to the engine, and then
+every client gets a ``state`` message built from ``Round.view(seat)`` / ``Round.visible_history(seat)`` for
+*its* seat (secrecy is the engine's); messages and timers are handed to the event loop's thread.
 
 Order of a step: validate (nothing changed on error) -> write the step (and its money) in one database
 transaction -> apply it to the engine (cannot fail now) -> settle if the round is over -> push states.
@@ -14,13 +16,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
@@ -67,11 +70,13 @@ if TYPE_CHECKING:
     from tablegames.server.service import Server
 
 log = logging.getLogger("tablegames.server")
+T = TypeVar("T")
 
 #: What the server does for a seat whose turn timed out (docs/protocol.md).
 DEFAULT_ACTIONS: dict[str, Action] = {"let-it-ride": PULL, "one-eyed-flush": STAND, "final-count": STAND}
 
 MAX_QUEUE = 1000
+BETTING_PUSH_SECONDS = 0.15  # wagers placed within this time share one state push to the table
 METER_PUSH_SECONDS = 0.2  # linked meters moved by another table's settlement are pushed within 0.2-0.4 s
 RETRY_SECONDS = 1.0  # a timer step (deal, timeout, settlement) that failed, e.g. database down, is retried
 
@@ -84,16 +89,18 @@ _INSERT_KEY = insert(IdempotencyKey)
 _INSERT_ROUND = insert(RoundRow).returning(RoundRow.id)
 _INSERT_STEP = insert(RoundStep)
 _INSERT_ROUND_PLAYERS = insert(RoundPlayer)
-_SET_SEAT_PLAYERS = (
+# (who sits where is stored when the cards are dealt: until then the wager steps say it)
+_SET_STATUS = (
     update(RoundRow)
     .where(RoundRow.id == bindparam("rid"))
-    .values(seat_players=bindparam("seat_players", type_=RoundRow.__table__.c.seat_players.type))
+    .values(
+        status=bindparam("status"),
+        seat_players=bindparam("seat_players", type_=RoundRow.__table__.c.seat_players.type),
+    )
 )
-_SET_STATUS = update(RoundRow).where(RoundRow.id == bindparam("rid")).values(status=bindparam("status"))
 _ROUND_FOR_SETTLEMENT = (
     select(
         RoundRow.status,
-        RoundRow.seat_players,
         RoundRow.server_seed,
         RoundRow.client_seed,
         RoundRow.nonce,
@@ -112,6 +119,7 @@ _FINISH_ROUND = (
     .where(RoundRow.id == bindparam("rid"))
     .values(
         status=bindparam("status"),
+        seat_players=bindparam("seat_players", type_=RoundRow.__table__.c.seat_players.type),
         events=bindparam("events", type_=RoundRow.__table__.c.events.type),
         settled_at=bindparam("settled_at"),
         recovered=bindparam("recovered"),
@@ -120,11 +128,26 @@ _FINISH_ROUND = (
 )
 
 
-class Connection:
-    """One client socket: its player, its outgoing queue and its hint toggle."""
+def _on(loop: asyncio.AbstractEventLoop | None) -> bool:
+    """True when the caller runs on ``loop``'s thread (or there is no loop to hand over to)."""
+    if loop is None:
+        return True
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
 
-    def __init__(self, player: PlayerInfo) -> None:
+
+class Connection:
+    """One client socket: its player, its outgoing queue and its hint toggle.
+
+    :meth:`send` may be called from the table's worker thread: the message is handed to the event loop, which
+    owns the queue (messages keep their order).
+    """
+
+    def __init__(self, player: PlayerInfo, loop: asyncio.AbstractEventLoop | None = None) -> None:
         self.player = player
+        self.loop = loop
         self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.hints = False
         self.round_key: int | None = None  # engine round_no of the events sent so far
@@ -135,16 +158,31 @@ class Connection:
     def send(self, message: dict[str, Any]) -> None:
         if self.closed:
             return
-        if self.queue.qsize() >= MAX_QUEUE:  # a client that does not read is dropped, not waited for
+        if _on(self.loop):
+            self._deliver(message)
+        else:
+            assert self.loop is not None
+            with contextlib.suppress(RuntimeError):  # the loop is closing: nobody is listening any more
+                self.loop.call_soon_threadsafe(self._deliver, message)
+
+    def _deliver(self, message: dict[str, Any] | None) -> None:
+        if self.closed:
+            return
+        if message is None or self.queue.qsize() >= MAX_QUEUE:  # a client that does not read is dropped
             self.closed = True
             self.queue.put_nowait(None)
             return
         self.queue.put_nowait(message)
 
     def close(self) -> None:
-        if not self.closed:
-            self.closed = True
-            self.queue.put_nowait(None)
+        if self.closed:
+            return
+        if _on(self.loop):
+            self._deliver(None)
+        else:
+            assert self.loop is not None
+            with contextlib.suppress(RuntimeError):
+                self.loop.call_soon_threadsafe(self._deliver, None)
 
 
 @dataclass
@@ -175,8 +213,13 @@ class TableRunner:
         self.live: Live | None = None
         self.conns: list[Connection] = []
         self.occupants: dict[int, PlayerInfo] = {}
-        self._timer: asyncio.TimerHandle | None = None
-        self._meter_push: asyncio.TimerHandle | None = None
+        self._timer: asyncio.TimerHandle | None = None  # owned by the event loop's thread
+        self._meter_push: asyncio.TimerHandle | None = None  # owned by the event loop's thread
+        self._push_pending = False  # a merged state push is planned (betting)
+        # Every step of this table runs on the server's worker threads, one at a time and in order (this
+        # table's inbox), so the event loop keeps serving the other tables while this one waits for the database.
+        self._inbox: asyncio.Queue[tuple[Callable[[], Any], asyncio.Future[Any] | None]] | None = None
+        self._drainer: asyncio.Task[None] | None = None
         self._meters_shown: dict[str, int] | None = None
         self._balances_shown: dict[int, int] | None = None
         self._views_shown: dict[int | None, dict[str, Any]] | None = None  # per push cycle: seat -> view
@@ -209,13 +252,65 @@ class TableRunner:
         if self._meter_push is not None:
             self._meter_push.cancel()
             self._meter_push = None
+        if self._drainer is not None:  # steps not started are dropped; the one in progress finishes
+            self._drainer.cancel()
+            self._drainer = None
         for c in list(self.conns):
             c.close()
+
+    # --- the worker threads --------------------------------------------------------------------------
+
+    async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(*args)`` on a worker thread, after this table's earlier steps, and wait for it (event loop).
+
+        A caller that is cancelled meanwhile does not cancel the step: it was received, so it runs.
+        """
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._enqueue(functools.partial(fn, *args), future)
+        return await asyncio.shield(future)
+
+    def _submit(self, fn: Callable[[], Any]) -> None:
+        """(Event loop.) Queue ``fn()`` after this table's earlier steps without waiting (timers)."""
+        self._enqueue(fn, None)
+
+    def _enqueue(self, fn: Callable[[], Any], future: asyncio.Future[Any] | None) -> None:
+        if self._inbox is None:
+            self._inbox = asyncio.Queue()
+        if self._drainer is None or self._drainer.done():
+            self._drainer = asyncio.get_running_loop().create_task(self._drain(self._inbox))
+        self._inbox.put_nowait((fn, future))
+
+    async def _drain(
+        self, inbox: asyncio.Queue[tuple[Callable[[], Any], asyncio.Future[Any] | None]]
+    ) -> None:
+        """This table's steps, one at a time, each on one of the server's worker threads."""
+        loop = asyncio.get_running_loop()
+        while True:
+            fn, future = await inbox.get()
+            try:
+                result = await loop.run_in_executor(self.server.workers, fn)
+            except asyncio.CancelledError:
+                if future is not None and not future.done():
+                    future.cancel()
+                raise
+            except Exception as exc:
+                if future is None:
+                    log.error("step failed on table %s", self.table_id, exc_info=exc)
+                elif not future.done():
+                    future.set_exception(exc)
+            else:
+                if future is not None and not future.done():
+                    future.set_result(result)
+
+    def public_view(self) -> dict[str, Any]:
+        """The table as anyone may see it (``GET /tables/{id}``)."""
+        live = self.live
+        return {**self.info(), "view": live.rnd.view(None) if live is not None else None}
 
     # --- connections and messages ----------------------------------------------------------------
 
     def attach(self, conn: Connection) -> None:
-        self.conns.append(conn)
+        self.conns = [*self.conns, conn]  # copy-on-write: the loop's thread reads the list too
         cfg = self.server.config
         conn.send(
             {
@@ -231,8 +326,8 @@ class TableRunner:
         self._push(conn)
 
     def detach(self, conn: Connection) -> None:
-        if conn in self.conns:
-            self.conns.remove(conn)
+        """(Safe from any thread.)"""
+        self.conns = [c for c in self.conns if c is not conn]
         conn.close()
 
     def handle(self, conn: Connection, text: str | bytes) -> None:
@@ -328,7 +423,10 @@ class TableRunner:
                 s.add(Seating(table_id=self.table_id, seat=seat, player_id=pid))
         except IntegrityError:
             raise ApiError("seat_taken", f"seat {seat} is taken") from None
-        self.occupants[seat] = conn.player
+        self.occupants = {
+            **self.occupants,
+            seat: conn.player,
+        }  # copy-on-write (info() reads it from the loop)
         self._ack(conn, "sit", msg, seat=seat)
         self._changed()
 
@@ -341,7 +439,7 @@ class TableRunner:
             raise ApiError("in_round", f"seat {seat} has wagers in play; leave after the round")
         with self.server.tx() as s:
             clear_seat(s, self.table_id, conn.player.player_id)
-        del self.occupants[seat]
+        self.occupants = {k: p for k, p in self.occupants.items() if k != seat}
         self._ack(conn, "leave", msg, seat=seat)
         self._changed()
 
@@ -418,7 +516,6 @@ class TableRunner:
         # The engine validates them together (typed errors, nothing changed): a side bet may come with its main.
         cost = rnd.check_wagers(seat, [(name, wagers[name], options.get(name)) for name in order])
         first = live.round_id is None
-        seat_players = {**live.seat_players, seat: player.player_id}
         try:
             with self.server.write() as c:
                 if first:
@@ -426,21 +523,6 @@ class TableRunner:
                 else:
                     assert live.round_id is not None
                     round_id = live.round_id
-                _, balances = ledger.post_all(
-                    c,
-                    [
-                        ledger.Posting.transfer(
-                            "wager",
-                            player.account_id,
-                            self.server.system[IN_PLAY],
-                            cost,
-                            round_id=round_id,
-                            player_id=player.player_id,
-                            memo=f"table {self.table_id} seat {seat}: "
-                            + ", ".join(f"{n} {wagers[n]}" for n in order),
-                        )
-                    ],
-                )
                 c.execute(
                     _INSERT_STEP,
                     [
@@ -460,9 +542,21 @@ class TableRunner:
                         for i, name in enumerate(order)
                     ],
                 )
-                c.execute(
-                    _SET_SEAT_PLAYERS,
-                    {"rid": round_id, "seat_players": {str(k): v for k, v in sorted(seat_players.items())}},
+                # last: the money (locks the busy in-play account until the commit)
+                _, balances = ledger.post_all(
+                    c,
+                    [
+                        ledger.Posting.transfer(
+                            "wager",
+                            player.account_id,
+                            self.server.system[IN_PLAY],
+                            cost,
+                            round_id=round_id,
+                            player_id=player.player_id,
+                            memo=f"table {self.table_id} seat {seat}: "
+                            + ", ".join(f"{n} {wagers[n]}" for n in order),
+                        )
+                    ],
                 )
                 ack = {
                     "type": "ack",
@@ -500,7 +594,7 @@ class TableRunner:
         if all(seat in playing for seat in self.occupants):
             self._deal()
         else:
-            self._changed()
+            self._changed_soon()
 
     def on_act(self, conn: Connection, msg: dict[str, Any]) -> None:
         check_request_id(msg.get("request_id"), required=False)
@@ -586,7 +680,14 @@ class TableRunner:
                 {"round_id": live.round_id, "seq": live.steps, "payload": payload, "created_at": time.time()},
             )
             if status is not None:
-                c.execute(_SET_STATUS, {"rid": live.round_id, "status": status})
+                c.execute(
+                    _SET_STATUS,
+                    {
+                        "rid": live.round_id,
+                        "status": status,
+                        "seat_players": {str(k): v for k, v in sorted(live.seat_players.items())},
+                    },
+                )
         live.steps += 1
 
     def _refresh_meters(self) -> None:
@@ -669,7 +770,7 @@ class TableRunner:
             if row.status == SETTLED:
                 live.settled = True
                 return
-            seat_players = {int(k): int(v) for k, v in row.seat_players.items()}
+            seat_players = dict(live.seat_players)
             wallets: dict[int, int] = {
                 int(pid): int(acc)
                 for pid, acc in c.execute(_WALLETS, {"players": sorted(set(seat_players.values()))})
@@ -727,40 +828,16 @@ class TableRunner:
                     )
                 )
                 house_delta -= pay
-            _, balances = ledger.post_all(c, postings)
-            untouched = sorted({wallet(seat) for seat in staked} - set(balances))
-            if untouched:
-                balances.update(
-                    (int(a), int(b)) for a, b in c.execute(_ACCOUNT_BALANCES, {"accounts": untouched})
-                )
-            results = []
-            player_rows = []
-            for seat in sorted(staked):
-                total_back = returned[seat] + envy[seat]
-                net = total_back - staked[seat]
-                after = balances[wallet(seat)]
-                player_rows.append(
-                    {
-                        "round_id": round_id,
-                        "seat": seat,
-                        "player_id": seat_players[seat],
-                        "staked": staked[seat],
-                        "returned": total_back,
-                        "net": net,
-                        "balance_before": after - net,
-                        "balance_after": after,
-                    }
-                )
-                results.append(
-                    {
-                        "seat": seat,
-                        "player_id": seat_players[seat],
-                        "staked": staked[seat],
-                        "returned": total_back,
-                        "net": net,
-                    }
-                )
-            c.execute(_INSERT_ROUND_PLAYERS, player_rows)
+            results = [
+                {
+                    "seat": seat,
+                    "player_id": seat_players[seat],
+                    "staked": staked[seat],
+                    "returned": returned[seat] + envy[seat],
+                    "net": returned[seat] + envy[seat] - staked[seat],
+                }
+                for seat in sorted(staked)
+            ]
             fairness = None
             if row.server_seed and row.client_seed is not None and row.nonce is not None:
                 fairness = fairness_record(
@@ -778,11 +855,31 @@ class TableRunner:
                 {
                     "rid": round_id,
                     "status": SETTLED,
+                    "seat_players": {str(k): v for k, v in sorted(seat_players.items())},
                     "events": [e.to_dict() for e in rnd.history],
                     "settled_at": time.time(),
                     "recovered": live.recovered,
                     "result": {"house_net": house_delta, "results": results, "fairness": fairness},
                 },
+            )
+            # last: the money (locks the busy house, in-play and meter accounts until the commit)
+            _, balances = ledger.post_all(c, postings)
+            untouched = sorted({wallet(seat) for seat in staked} - set(balances))
+            if untouched:
+                balances.update(
+                    (int(a), int(b)) for a, b in c.execute(_ACCOUNT_BALANCES, {"accounts": untouched})
+                )
+            c.execute(
+                _INSERT_ROUND_PLAYERS,
+                [
+                    {
+                        "round_id": round_id,
+                        **r,
+                        "balance_before": balances[wallet(r["seat"])] - r["net"],
+                        "balance_after": balances[wallet(r["seat"])],
+                    }
+                    for r in results
+                ],
             )
         live.settled = True
         names = {p.player_id: p.name for p in self.occupants.values()}
@@ -799,34 +896,49 @@ class TableRunner:
     # --- timers -----------------------------------------------------------------------------------
 
     def _schedule(self) -> None:
+        """Set the table's one timer to the next deadline (betting closes, a turn times out, a retry)."""
+        live = self.live
+        deadline: float | None = None
+        if live is not None:
+            rnd = live.rnd
+            if rnd.phase == Phase.BETTING and rnd.active_seats and live.betting_deadline is not None:
+                deadline = live.betting_deadline
+            elif rnd.phase == Phase.DECIDING and rnd.to_act is not None:
+                key = (rnd.round_no, rnd.to_act, len(rnd.history))
+                if key != live.turn_key:
+                    live.turn_key = key
+                    live.turn_deadline = time.time() + self.server.config.turn_seconds
+                deadline = live.turn_deadline
+            elif rnd.is_over and not live.settled:
+                deadline = time.time() + RETRY_SECONDS  # a settlement the database refused is retried
+        self._on_loop(self._arm, deadline)
+
+    def _on_loop(self, fn: Callable[..., None], *args: Any) -> None:
+        """Run ``fn(*args)`` on the event loop's thread (timers belong to it); nothing without a loop."""
+        loop = self.server.loop
+        if loop is None or loop.is_closed():
+            return
+        if _on(loop):
+            fn(*args)
+        else:
+            with contextlib.suppress(RuntimeError):  # the loop is closing
+                loop.call_soon_threadsafe(fn, *args)
+
+    def _arm(self, deadline: float | None) -> None:
+        """(Event loop.) Replace the timer."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        live = self.live
-        if live is None:
-            return
-        rnd = live.rnd
-        deadline: float | None = None
-        if rnd.phase == Phase.BETTING and rnd.active_seats and live.betting_deadline is not None:
-            deadline = live.betting_deadline
-        elif rnd.phase == Phase.DECIDING and rnd.to_act is not None:
-            key = (rnd.round_no, rnd.to_act, len(rnd.history))
-            if key != live.turn_key:
-                live.turn_key = key
-                live.turn_deadline = time.time() + self.server.config.turn_seconds
-            deadline = live.turn_deadline
-        elif rnd.is_over and not live.settled:
-            deadline = time.time() + RETRY_SECONDS  # a settlement the database refused is retried
-        if deadline is None:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        self._timer = loop.call_later(max(0.0, deadline - time.time()), self._on_timer)
+        if deadline is not None and self.server.loop is not None:
+            self._timer = self.server.loop.call_later(max(0.0, deadline - time.time()), self._fire)
+
+    def _fire(self) -> None:
+        """(Event loop.) The timer is due: the step runs on the worker thread."""
+        self._timer = None
+        self._submit(self._on_timer)
 
     def _on_timer(self) -> None:
-        self._timer = None
+        """(Worker.) Close betting, time a turn out or retry a settlement, if it is still due."""
         live = self.live
         if live is None:
             return
@@ -850,8 +962,7 @@ class TableRunner:
                 self._schedule()
         except Exception:
             log.exception("timer step failed on table %s; retrying", self.table_id)
-            with contextlib.suppress(RuntimeError):
-                self._timer = asyncio.get_running_loop().call_later(RETRY_SECONDS, self._on_timer)
+            self._on_loop(self._arm, time.time() + RETRY_SECONDS)
 
     # --- pushes -----------------------------------------------------------------------------------
 
@@ -859,26 +970,56 @@ class TableRunner:
         """Another table of this game settled and its linked meters moved: push them here soon, not now.
 
         Pushes of several settlements within :data:`METER_PUSH_SECONDS` merge into one, and each table pushes at
-        its own moment, so one settlement never blocks the server for a push to every table of its game.
+        its own moment on its own thread, so one settlement never holds the server up with a push to every
+        table of its game. (Called from the settling table's thread.)
         """
-        if self._meter_push is not None:
+        if self.server.loop is None:
+            self._changed()  # driven synchronously: one thread, push now
             return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            self._changed()
+        self._on_loop(self._plan_meter_push)
+
+    def _plan_meter_push(self) -> None:
+        """(Event loop.)"""
+        if self._meter_push is not None or self.server.loop is None:
             return
         delay = METER_PUSH_SECONDS * (1 + (self.table_id % 8) / 8)
-        self._meter_push = loop.call_later(delay, self._push_meters)
+        self._meter_push = self.server.loop.call_later(delay, self._fire_meter_push)
+
+    def _fire_meter_push(self) -> None:
+        """(Event loop.)"""
+        self._meter_push = None
+        self._submit(self._push_meters)
 
     def _push_meters(self) -> None:
-        self._meter_push = None
+        """(Worker.)"""
         try:
             self._changed()
         except Exception:
             log.exception("meter push failed on table %s", self.table_id)
 
+    def _changed_soon(self) -> None:
+        """A wager while the others are still betting: the timer is set now, and the table gets one ``state``
+        within :data:`BETTING_PUSH_SECONDS` for all the wagers placed meanwhile (the wager itself was acked)."""
+        if self.server.loop is None:
+            self._changed()  # driven synchronously: push now
+            return
+        self._schedule()
+        if not self._push_pending:
+            self._push_pending = True
+            self._on_loop(self._plan_push)
+
+    def _plan_push(self) -> None:
+        """(Event loop.)"""
+        if self.server.loop is not None:
+            self.server.loop.call_later(BETTING_PUSH_SECONDS, self._submit, self._flush_push)
+
+    def _flush_push(self) -> None:
+        """(Worker.) The merged push, unless a full one went out meanwhile."""
+        if self._push_pending:
+            self._changed()
+
     def _changed(self) -> None:
+        self._push_pending = False  # this push covers any merged one still planned
         self._schedule()  # first: it sets the turn deadline the states show
         self._meters_shown = self._live_meters()
         self._balances_shown = self._balances()
@@ -1000,7 +1141,10 @@ class TableRunner:
             live = Live(
                 rnd,
                 round_id=row.id,
-                seat_players={int(k): v for k, v in row.seat_players.items()},
+                # from the wager steps (the row has it only once the cards were dealt)
+                seat_players={
+                    int(st["seat"]): int(st["player_id"]) for st in steps[row.id] if st["op"] == "wager"
+                },
                 steps=len(steps[row.id]),
                 recovered=True,
             )

@@ -6,11 +6,14 @@ mutating calls run on the event loop's thread (one at a time), and every money m
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import re
 import secrets
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -106,6 +109,9 @@ class Config:
     source_factory: Callable[[], RandomSource] | None = None
     deck_factory: Callable[[int], Sequence[int]] | None = None
     max_message_bytes: int = 65536
+    # Worker threads for the tables' steps (each table's steps still run one at a time, in order). A few are
+    # enough to go on while some wait for the database; more only fight over the interpreter lock.
+    table_threads: int = 4
 
 
 def table_info(row: GameTable, occupants: dict[int, str] | None = None) -> dict[str, Any]:
@@ -141,27 +147,57 @@ class Server:
         # database), and every committed transaction stores the balances it set (tx(), write()).
         self._balances: dict[int, int] = {}
         self._meter_accounts: dict[str, dict[str, int]] = {}
+        self._sqlite = self.engine.dialect.name == "sqlite"
+        self.workers = ThreadPoolExecutor(max_workers=self.config.table_threads, thread_name_prefix="tables")
+        self._write_lock = threading.RLock()
+        self._commit_lock = threading.Lock()
+        # The event loop the server runs on (set by start() when it runs inside one): the tables' worker
+        # threads hand messages and timers to it. None when driven synchronously (tests, tools).
+        self.loop: asyncio.AbstractEventLoop | None = None
 
     # --- lifecycle --------------------------------------------------------------------------------
 
     @contextmanager
+    def _one_writer(self) -> Iterator[None]:
+        """SQLite: one write transaction at a time in this process (the tables' threads take turns here rather
+        than in SQLite's busy handler, which sleeps for up to 100 ms). PostgreSQL: no limit (row locks)."""
+        if self._sqlite:
+            with self._write_lock:
+                yield
+        else:
+            yield
+
+    @contextmanager
     def tx(self) -> Iterator[Session]:
         """One database transaction (committed on success, rolled back on any error)."""
-        with self.sessions() as session:
-            with session.begin():
-                yield session
-            self._balances.update(session.info.pop("new_balances", {}))  # committed: the balances it set
+        with self._one_writer(), self.sessions() as session:
+            locked = False
+            try:
+                with session.begin():
+                    yield session
+                    self._commit_lock.acquire()  # the commit and the cache update below, in commit order
+                    locked = True
+                self._balances.update(session.info.pop("new_balances", {}))  # committed: the balances it set
+            finally:
+                if locked:
+                    self._commit_lock.release()
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
         """One transaction on a Core connection: the table hot paths (wagers, steps, settlements) use prebuilt
-        statements on it instead of the ORM. Committed on success, rolled back on any error."""
-        with self.engine.connect() as conn:
+        statements on it instead of the ORM. Committed on success, rolled back on any error (a failed commit
+        included)."""
+        with self._one_writer(), self.engine.connect() as conn:
+            locked = False
             try:
                 with conn.begin():
                     yield conn
+                    self._commit_lock.acquire()  # the commit and the cache update below, in commit order
+                    locked = True
                 self._balances.update(conn.info.get("new_balances", {}))  # committed: the balances it set
             finally:
+                if locked:
+                    self._commit_lock.release()
                 conn.info.pop("new_balances", None)  # the info dict lives as long as the pooled connection
 
     def meter_accounts(self, game: str) -> dict[str, int]:
@@ -198,6 +234,10 @@ class Server:
         """Create the schema, system accounts and meters, demo tables; rebuild and settle unfinished rounds."""
         from tablegames.server.runner import TableRunner
 
+        try:
+            self.loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.loop = None
         create_schema(self.engine)
         with self.tx() as s:
             for kind in (HOUSE, CASHIER, IN_PLAY):
@@ -217,6 +257,8 @@ class Server:
     def stop(self) -> None:
         for runner in self.runners.values():
             runner.stop()
+        self.workers.shutdown(wait=True)  # the steps in progress finish
+        self.workers = ThreadPoolExecutor(max_workers=self.config.table_threads, thread_name_prefix="tables")
         self.engine.dispose()
 
     # --- players ----------------------------------------------------------------------------------
