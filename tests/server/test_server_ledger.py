@@ -3,6 +3,8 @@ equal to the sum of their entries."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import sqlalchemy as sa
 from hypothesis import given, settings
@@ -97,5 +99,62 @@ def test_any_sequence_of_transfers_keeps_the_books(moves: list[tuple[int, int, i
         with Session(engine) as s:
             assert {i: ledger.balance(s, i) for i in ids} == model
             assert ledger.check_ledger(s).ok
+    finally:
+        engine.dispose()
+
+
+def test_post_all_writes_every_posting_with_the_net_balances_in_one_lock_order(db_url: str) -> None:
+    """A settlement posts many transfers at once: each keeps its own transaction and entries, the balances move
+    by their net, and the accounts are locked highest id first (one global order: no deadlock between tables;
+    the busy system accounts, created first, last)."""
+    engine = make_engine(db_url)
+    create_schema(engine)
+    updated: list[int] = []
+
+    def before(
+        conn: object, cursor: object, statement: str, params: object, context: Any, many: bool
+    ) -> None:
+        if statement.lstrip().upper().startswith("UPDATE ACCOUNTS"):
+            updated.append(int(context.compiled_parameters[0]["account"]))
+
+    try:
+        with Session(engine) as s, s.begin():
+            house = ledger.system_account(s, HOUSE)
+            cashier = ledger.system_account(s, CASHIER)
+            wallets = []
+            for name in ("a", "b", "c"):
+                acc = Account(name=f"wallet:{name}", kind=WALLET, balance=0)
+                s.add(acc)
+                s.flush()
+                wallets.append(acc.id)
+            for w in wallets:
+                ledger.transfer(s, "buy-in", cashier, w, 1_000)
+        a, b, c = wallets
+        Posting = ledger.Posting
+        postings = [
+            Posting.transfer("wager", a, house, 300),
+            Posting.transfer("wager", b, house, 200),
+            Posting.transfer("payout", house, a, 0),  # nothing moves: no transaction
+            Posting.transfer("payout", house, b, 700),
+            Posting.transfer("envy", house, c, 50),
+        ]
+        sa.event.listen(engine, "before_cursor_execute", before)
+        with engine.begin() as conn:
+            ids, balances = ledger.post_all(conn, postings)
+        sa.event.remove(engine, "before_cursor_execute", before)
+        assert ids[2] == 0 and all(ids[i] > 0 for i in (0, 1, 3, 4)) and len(set(ids)) == 5
+        assert balances == {a: 700, b: 1_500, c: 1_050, house: 500 - 750}
+        touched = sorted(balances, reverse=True)
+        assert [i for i in updated if i in balances] == touched, "accounts must be locked highest id first"
+        with Session(engine) as s:
+            assert {i: ledger.balance(s, i) for i in balances} == balances
+            check = ledger.check_ledger(s)
+            assert check.ok and check.transactions == 3 + 4
+        # a wallet whose net would go negative refuses the whole batch
+        refused = [Posting.transfer("wager", a, house, 500), Posting.transfer("wager", a, b, 201)]
+        with engine.connect() as conn, pytest.raises(ledger.NotEnoughMoney), conn.begin():
+            ledger.post_all(conn, refused)
+        with Session(engine) as s:
+            assert ledger.balance(s, a) == 700 and ledger.check_ledger(s).transactions == 7
     finally:
         engine.dispose()
