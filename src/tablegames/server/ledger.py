@@ -45,6 +45,19 @@ def system_account(session: Session, kind: str) -> int:
     return int(acc_id)
 
 
+def table_in_play_account(session: Session, table_id: int) -> int:
+    """The in-play account of one table (created on first use): the stakes of its open rounds. One per table, so
+    the wagers of different tables never wait for each other's lock on a shared row."""
+    name = f"in-play:table {table_id}"
+    acc_id = session.scalar(select(Account.id).where(Account.name == name))
+    if acc_id is None:
+        acc = Account(name=name, kind=IN_PLAY, balance=0)
+        session.add(acc)
+        session.flush()
+        acc_id = acc.id
+    return int(acc_id)
+
+
 @dataclass(frozen=True)
 class Posting:
     """One ledger transaction to write: its moves (summing to zero) and what it is about."""

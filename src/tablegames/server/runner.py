@@ -48,8 +48,10 @@ from tablegames.server.db import (
     SETTLED,
     VOID,
     Account,
+    Entry,
     GameTable,
     IdempotencyKey,
+    LedgerTransaction,
     Player,
     RoundPlayer,
     RoundRow,
@@ -223,7 +225,8 @@ class TableRunner:
         self._meters_shown: dict[str, int] | None = None
         self._balances_shown: dict[int, int] | None = None
         self._views_shown: dict[int | None, dict[str, Any]] | None = None  # per push cycle: seat -> view
-        with server.sessions() as s:
+        with server.tx() as s:
+            self.in_play = ledger.table_in_play_account(s, row.id)
             for seat, pid, name, acc in s.execute(
                 select(Seating.seat, Player.id, Player.name, Player.account_id)
                 .join(Player, Player.id == Seating.player_id)
@@ -549,7 +552,7 @@ class TableRunner:
                         ledger.Posting.transfer(
                             "wager",
                             player.account_id,
-                            self.server.system[IN_PLAY],
+                            self.in_play,
                             cost,
                             round_id=round_id,
                             player_id=player.player_id,
@@ -786,7 +789,7 @@ class TableRunner:
             house = system[HOUSE]
             house_delta = sum(staked.values())
             transfer = ledger.Posting.transfer
-            postings = [transfer("stakes", system[IN_PLAY], house, house_delta, round_id=round_id)]
+            postings = [transfer("stakes", self.in_play, house, house_delta, round_id=round_id)]
             for e in rnd.history:
                 if isinstance(e, JackpotContribution):
                     postings.append(
@@ -1113,9 +1116,39 @@ class TableRunner:
 
     # --- recovery ---------------------------------------------------------------------------------
 
+    def _move_shared_stakes(self) -> None:
+        """A database from before tables had their own in-play account keeps the stakes of the open rounds in
+        the shared one: move them to this table's account before the rounds are settled from it."""
+        shared = self.server.system[IN_PLAY]
+        open_rounds = select(RoundRow.id).where(
+            RoundRow.table_id == self.table_id, RoundRow.status.in_([BETTING, DECIDING])
+        )
+        with self.server.tx() as s:
+            amount = int(
+                s.scalar(
+                    select(func.coalesce(func.sum(Entry.amount), 0))
+                    .join(LedgerTransaction, LedgerTransaction.id == Entry.transaction_id)
+                    .where(Entry.account_id == shared, LedgerTransaction.round_id.in_(open_rounds))
+                )
+                or 0
+            )
+            if amount > 0:
+                ledger.transfer(
+                    s,
+                    "in-play",
+                    shared,
+                    self.in_play,
+                    amount,
+                    memo=f"table {self.table_id}: stakes of open rounds",
+                )
+                log.warning(
+                    "moved %s cents of open stakes to table %s's in-play account", amount, self.table_id
+                )
+
     def recover(self) -> None:
         """Rebuild every unfinished round of this table from its stored steps, finish it by the timeout
         defaults and settle it (exactly once)."""
+        self._move_shared_stakes()
         with self.server.sessions() as s:
             rows = list(
                 s.scalars(

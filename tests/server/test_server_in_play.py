@@ -1,0 +1,78 @@
+"""Each table keeps the stakes of its open rounds in its own in-play account (wagers at different tables never
+wait for one shared row). A database from before that keeps them in the shared in-play account: on start, the
+server moves them to the table's account and settles the round from there, with the books intact."""
+
+from __future__ import annotations
+
+import itertools
+from contextlib import ExitStack
+
+import sqlalchemy as sa
+from fastapi.testclient import TestClient
+
+from server_harness import ADMIN, Harness
+from tablegames.randomness import SeededRandom
+from tablegames.server.app import create_app
+from tablegames.server.db import SETTLED
+
+
+def _app(url: str, seed: int) -> object:
+    counter = itertools.count(seed)
+    return create_app(
+        url,
+        betting_seconds=30.0,
+        turn_seconds=30.0,
+        admin_token=ADMIN,
+        source_factory=lambda: SeededRandom(next(counter)),
+    )
+
+
+def _accounts(h: Harness) -> dict[str, int]:
+    with h.server.sessions() as s:
+        rows = s.execute(sa.text("SELECT name, balance FROM accounts WHERE kind = 'in_play'")).all()
+    return {str(n): int(b) for n, b in rows}
+
+
+def test_wagers_go_to_the_tables_own_account_and_old_shared_stakes_are_moved_then_settled(
+    db_url: str,
+) -> None:
+    with ExitStack() as stack:
+        h = Harness(stack.enter_context(TestClient(_app(db_url, 1))), stack)  # type: ignore[arg-type]
+        t1, t2 = h.table("final-count"), h.table("final-count")
+        (ta, ha), (tb, _) = h.player("ann", 10_000), h.player("bob", 10_000)
+        a, b = h.seated(ta, t1), h.seated(tb, t2)
+        round_id = a.request(type="wager", wagers={"main": 700})["round_id"]
+        assert b.request(type="wager", wagers={"main": 300})["type"] == "ack"
+        accounts = _accounts(h)
+        assert accounts[f"in-play:table {t1}"] == 700 and accounts[f"in-play:table {t2}"] == 300
+        assert accounts["in-play"] == 0
+    # make it an older database: ann's stake was booked to the shared in-play account
+    engine = sa.create_engine(db_url.replace("postgresql://", "postgresql+psycopg://"))
+    with engine.begin() as c:
+        ids = dict(c.execute(sa.text("SELECT name, id FROM accounts WHERE kind = 'in_play'")).all())
+        own, shared = ids[f"in-play:table {t1}"], ids["in-play"]
+        c.execute(
+            sa.text("UPDATE ledger_entries SET account_id = :s WHERE account_id = :o"),
+            {"s": shared, "o": own},
+        )
+        c.execute(sa.text("UPDATE accounts SET balance = 0 WHERE id = :o"), {"o": own})
+        c.execute(sa.text("UPDATE accounts SET balance = 700 WHERE id = :s"), {"s": shared})
+    engine.dispose()
+    with ExitStack() as stack:
+        h = Harness(stack.enter_context(TestClient(_app(db_url, 50))), stack)  # type: ignore[arg-type]
+        # on start both open rounds were finished by the timeout defaults and settled from their own accounts
+        assert set(_accounts(h).values()) == {0}
+        h.check_ledger()
+        with h.server.sessions() as s:
+            status, net = s.execute(
+                sa.text(
+                    "SELECT r.status, p.net FROM rounds r JOIN round_players p ON p.round_id = r.id WHERE r.id = :r"
+                ),
+                {"r": round_id},
+            ).one()
+            moved = s.execute(
+                sa.text("SELECT COUNT(*) FROM ledger_transactions WHERE kind = 'in-play'")
+            ).scalar_one()
+        assert status == SETTLED and moved == 1
+        assert h.balance(ha) == 10_000 + int(net)
+        assert h.totals()["in_play"] == 0 and sum(h.totals().values()) == 0
