@@ -33,9 +33,7 @@ class Move:
     kind: str
 
 
-def system_account(session: Session, kind: str) -> int:
-    """The id of the house / cashier / in-play account (created on first use)."""
-    name = SYSTEM_ACCOUNTS[kind]
+def _named_account(session: Session, name: str, kind: str) -> int:
     acc_id = session.scalar(select(Account.id).where(Account.name == name))
     if acc_id is None:
         acc = Account(name=name, kind=kind, balance=0)
@@ -45,17 +43,15 @@ def system_account(session: Session, kind: str) -> int:
     return int(acc_id)
 
 
+def system_account(session: Session, kind: str) -> int:
+    """The id of the house / cashier / (older databases') shared in-play account (created on first use)."""
+    return _named_account(session, SYSTEM_ACCOUNTS[kind], kind)
+
+
 def table_in_play_account(session: Session, table_id: int) -> int:
     """The in-play account of one table (created on first use): the stakes of its open rounds. One per table, so
     the wagers of different tables never wait for each other's lock on a shared row."""
-    name = f"in-play:table {table_id}"
-    acc_id = session.scalar(select(Account.id).where(Account.name == name))
-    if acc_id is None:
-        acc = Account(name=name, kind=IN_PLAY, balance=0)
-        session.add(acc)
-        session.flush()
-        acc_id = acc.id
-    return int(acc_id)
+    return _named_account(session, f"in-play:table {table_id}", IN_PLAY)
 
 
 @dataclass(frozen=True)
@@ -201,14 +197,9 @@ def transfer(
     player_id: int | None = None,
     memo: str = "",
 ) -> int:
-    return post(
-        session,
-        kind,
-        [Move(source, -amount, kind), Move(dest, amount, kind)],
-        round_id=round_id,
-        player_id=player_id,
-        memo=memo,
-    )
+    """One transaction moving ``amount`` from ``source`` to ``dest``; its id (see :func:`post`)."""
+    posting = Posting.transfer(kind, source, dest, amount, round_id=round_id, player_id=player_id, memo=memo)
+    return post_all(session, [posting])[0][0]
 
 
 def balance(session: Session | Connection, account_id: int) -> int:

@@ -168,37 +168,35 @@ class Server:
             yield
 
     @contextmanager
+    def _transaction(self, handle: Session | Connection) -> Iterator[None]:
+        """Begin on ``handle``; on success commit holding the commit lock and keep the balances the transaction
+        set (the cache gets them in commit order); roll back on any error, a failed commit included."""
+        locked = False
+        try:
+            with handle.begin():
+                yield
+                self._commit_lock.acquire()  # held through the commit (the end of this block) and the update
+                locked = True
+            self._balances.update(handle.info.get("new_balances", {}))
+        finally:
+            if locked:
+                self._commit_lock.release()
+            handle.info.pop(
+                "new_balances", None
+            )  # a Connection's info lives as long as the pooled connection
+
+    @contextmanager
     def tx(self) -> Iterator[Session]:
-        """One database transaction (committed on success, rolled back on any error)."""
-        with self._one_writer(), self.sessions() as session:
-            locked = False
-            try:
-                with session.begin():
-                    yield session
-                    self._commit_lock.acquire()  # the commit and the cache update below, in commit order
-                    locked = True
-                self._balances.update(session.info.pop("new_balances", {}))  # committed: the balances it set
-            finally:
-                if locked:
-                    self._commit_lock.release()
+        """One database transaction on an ORM session (committed on success, rolled back on any error)."""
+        with self._one_writer(), self.sessions() as session, self._transaction(session):
+            yield session
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
         """One transaction on a Core connection: the table hot paths (wagers, steps, settlements) use prebuilt
-        statements on it instead of the ORM. Committed on success, rolled back on any error (a failed commit
-        included)."""
-        with self._one_writer(), self.engine.connect() as conn:
-            locked = False
-            try:
-                with conn.begin():
-                    yield conn
-                    self._commit_lock.acquire()  # the commit and the cache update below, in commit order
-                    locked = True
-                self._balances.update(conn.info.get("new_balances", {}))  # committed: the balances it set
-            finally:
-                if locked:
-                    self._commit_lock.release()
-                conn.info.pop("new_balances", None)  # the info dict lives as long as the pooled connection
+        statements on it instead of the ORM. Committed on success, rolled back on any error."""
+        with self._one_writer(), self.engine.connect() as conn, self._transaction(conn):
+            yield conn
 
     def meter_accounts(self, game: str) -> dict[str, int]:
         """Meter name -> its jackpot account id (fixed once the meters exist; cached)."""
