@@ -397,3 +397,57 @@ def test_a_client_that_never_reads_cannot_stall_its_table(tmp_path: Any) -> None
         http.close()
     assert elapsed < 30
     assert dropped, "the server kept a connection that never reads"
+
+
+def test_postgresql_cutting_every_connection_mid_round_refuses_at_most_a_request_then_plays_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The database drops all of the server's connections (a restart, a failover) in the middle of a round. The
+    pool has no pre-ping: a request on a dead connection is refused with nothing changed, the pool is replaced,
+    and the same request sent again goes through; the round is played out and the books hold."""
+    with postgres_url() as url:
+        if url is None:
+            pytest.skip("TABLEGAMES_TEST_POSTGRES_URL is not set (CI sets it with .ci/start-postgres)")
+        with harness(make_app(url)) as h:
+            pids: set[int] = (
+                set()
+            )  # the server's own connections (not those of anything else on the database)
+
+            def checkout(dbapi_conn: Any, record: Any, proxy: Any) -> None:
+                pids.add(int(dbapi_conn.info.backend_pid))
+
+            event.listen(h.server.engine, "checkout", checkout)
+            tid = h.table("one-eyed-flush", seats=2)
+            (ta, ha), (tb, hb) = h.player("ann", BUY_IN), h.player("bob", BUY_IN)
+            a, b = h.seated(ta, tid), h.seated(tb, tid)
+            round_id = a.request(type="wager", wagers={"main": STAKE})["round_id"]
+            event.remove(h.server.engine, "checkout", checkout)
+            killer = sa.create_engine(url)
+            with killer.connect() as c:
+                cut = c.execute(
+                    sa.text(
+                        "SELECT COUNT(pg_terminate_backend(pid)) FROM unnest(CAST(:pids AS int[])) AS pid"
+                    ),
+                    {"pids": sorted(pids)},
+                ).scalar_one()
+            killer.dispose()
+            assert cut >= 1, "the server held at least one connection"
+            refused = 0
+            for attempt in range(3):
+                answer = b.request(type="wager", wagers={"main": STAKE}, request_id=f"bob-{attempt}")
+                if answer["type"] == "ack":
+                    assert answer["round_id"] == round_id
+                    break
+                assert answer["code"] == "server_error" and "nothing was changed" in answer["message"]
+                refused += 1
+            assert refused <= 1, refused
+            assert h.balance(hb) == BUY_IN - STAKE  # one stake taken, not two
+            error, _ = play_to_the_end({1: a, 2: b})
+            assert error is None
+            a.seen_or_next(lambda m: m["type"] == "round_result" and m["round_id"] == round_id)
+            assert _round_rows(h, round_id) == (SETTLED, 2, 1)
+            returned = _returned(h, round_id)
+            assert h.balance(ha) == BUY_IN - STAKE + returned[1]
+            assert h.balance(hb) == BUY_IN - STAKE + returned[2]
+            assert h.totals()["in_play"] == 0
+            h.check_ledger()
