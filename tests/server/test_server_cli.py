@@ -52,3 +52,14 @@ def test_tables_create_and_history(make_server: Callable[..., Harness], db_url: 
     assert "$200.00" in hist.output  # zoe's balance before the first round
     nobody = runner.invoke(app, ["history", "--player", "nobody", "--database", db_url])
     assert nobody.exit_code == 2 and "no player" in nobody.output
+
+
+def test_serve_table_threads_is_checked_and_reaches_the_server(tmp_path: object) -> None:
+    from tablegames.server.app import create_app
+
+    result = CliRunner().invoke(app, ["serve", "--table-threads", "0", "--data-dir", str(tmp_path)])
+    assert result.exit_code == 2 and "--table-threads must be 1-64, got 0" in result.output
+    with pytest.raises(ValueError, match="table_threads must be 1-64"):
+        create_app("sqlite://", table_threads=65)
+    server = create_app("sqlite://", table_threads=3).state.server
+    assert server.config.table_threads == 3 and server.workers._max_workers == 3

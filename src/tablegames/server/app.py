@@ -118,17 +118,22 @@ def create_app(
     source_factory: Callable[[], RandomSource] | None = None,
     deck_factory: Callable[[int], Sequence[int]] | None = None,
     static_dir: Path | None = None,
+    table_threads: int = 2,
 ) -> FastAPI:
     """The table server app.
 
     Live rounds deal from a provably fair source with a secret server seed (``require_live``). For tests only,
     ``source_factory`` deals seeded decks and ``deck_factory(table_id)`` gives each next round's deck.
+    ``table_threads``: worker threads for the tables' steps (1-64; see ``Config.table_threads``).
     """
+    if isinstance(table_threads, bool) or not isinstance(table_threads, int) or not 1 <= table_threads <= 64:
+        raise ValueError(f"table_threads must be 1-64, got {table_threads!r}")
     config = Config(
         betting_seconds=betting_seconds,
         turn_seconds=turn_seconds,
         source_factory=source_factory,
         deck_factory=deck_factory,
+        table_threads=table_threads,
     )
     server = Server(database_url, config, admin_token)
 
