@@ -140,6 +140,17 @@ def _on(loop: asyncio.AbstractEventLoop | None) -> bool:
         return False
 
 
+def _call_on(loop: asyncio.AbstractEventLoop | None, fn: Callable[..., None], *args: Any) -> None:
+    """Run ``fn(*args)`` on ``loop``'s thread: now when the caller is on it (or there is no loop), else handed
+    over in order; nothing once the loop is closing (nobody is listening any more)."""
+    if _on(loop):
+        fn(*args)
+        return
+    assert loop is not None
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(fn, *args)
+
+
 class Connection:
     """One client socket: its player, its outgoing queue and its hint toggle.
 
@@ -158,14 +169,8 @@ class Connection:
         self.last_hint: tuple[int, int] | None = None
 
     def send(self, message: dict[str, Any]) -> None:
-        if self.closed:
-            return
-        if _on(self.loop):
-            self._deliver(message)
-        else:
-            assert self.loop is not None
-            with contextlib.suppress(RuntimeError):  # the loop is closing: nobody is listening any more
-                self.loop.call_soon_threadsafe(self._deliver, message)
+        if not self.closed:
+            _call_on(self.loop, self._deliver, message)
 
     def _deliver(self, message: dict[str, Any] | None) -> None:
         if self.closed:
@@ -177,14 +182,8 @@ class Connection:
         self.queue.put_nowait(message)
 
     def close(self) -> None:
-        if self.closed:
-            return
-        if _on(self.loop):
-            self._deliver(None)
-        else:
-            assert self.loop is not None
-            with contextlib.suppress(RuntimeError):
-                self.loop.call_soon_threadsafe(self._deliver, None)
+        if not self.closed:
+            _call_on(self.loop, self._deliver, None)
 
 
 @dataclass
@@ -919,13 +918,8 @@ class TableRunner:
     def _on_loop(self, fn: Callable[..., None], *args: Any) -> None:
         """Run ``fn(*args)`` on the event loop's thread (timers belong to it); nothing without a loop."""
         loop = self.server.loop
-        if loop is None or loop.is_closed():
-            return
-        if _on(loop):
-            fn(*args)
-        else:
-            with contextlib.suppress(RuntimeError):  # the loop is closing
-                loop.call_soon_threadsafe(fn, *args)
+        if loop is not None and not loop.is_closed():
+            _call_on(loop, fn, *args)
 
     def _arm(self, deadline: float | None) -> None:
         """(Event loop.) Replace the timer."""
@@ -1036,7 +1030,7 @@ class TableRunner:
             self._views_shown = None
 
     def _balances(self) -> dict[int, int]:
-        """Wallet balances of every connected player, in one query (account id -> cents)."""
+        """Wallet balances of every connected player (account id -> cents), from the server's cache."""
         return self.server.balances(c.player.account_id for c in self.conns)
 
     def _live_meters(self) -> dict[str, int]:

@@ -1,7 +1,8 @@
 """The server's state outside the WebSocket: players and tokens, wallets, tables, jackpot meters, game recall.
 
-:class:`Server` owns the database engine and one :class:`~tablegames.server.runner.TableRunner` per table. All
-mutating calls run on the event loop's thread (one at a time), and every money movement is a ledger transaction.
+:class:`Server` owns the database engine, the worker threads and one :class:`~tablegames.server.runner.TableRunner`
+per table. Every money movement is a ledger transaction (:meth:`Server.tx` on an ORM session, :meth:`Server.write`
+on a Core connection); a table's steps run on the worker threads, its own one at a time.
 """
 
 from __future__ import annotations
@@ -181,9 +182,8 @@ class Server:
         finally:
             if locked:
                 self._commit_lock.release()
-            handle.info.pop(
-                "new_balances", None
-            )  # a Connection's info lives as long as the pooled connection
+            # (a Connection's info dict lives as long as the pooled connection)
+            handle.info.pop("new_balances", None)
 
     @contextmanager
     def tx(self) -> Iterator[Session]:
@@ -213,7 +213,8 @@ class Server:
         return {name: balances[acc] for name, acc in accounts.items()}
 
     def balances(self, account_ids: Iterable[int]) -> dict[int, int]:
-        """Committed balances of several accounts (from the cache, the rest in one query)."""
+        """Committed balances of several accounts: from the cache (every committed ledger transaction updates
+        it), the rest in one query."""
         out: dict[int, int] = {}
         missing = []
         for a in set(account_ids):
@@ -223,7 +224,7 @@ class Server:
             else:
                 out[a] = cached
         if missing:
-            with self.engine.connect() as conn:
+            with self.reads.connect() as conn:
                 for a, b in conn.execute(select(Account.id, Account.balance).where(Account.id.in_(missing))):
                     out[int(a)] = self._balances[int(a)] = int(b)
         return out
@@ -301,12 +302,8 @@ class Server:
             raise ApiError("forbidden", "this operator action needs the admin token (X-Admin-Token)", 403)
 
     def balance(self, player: PlayerInfo) -> int:
-        """The committed balance (cached per account; every committed ledger transaction updates the cache)."""
-        cached = self._balances.get(player.account_id)
-        if cached is None:
-            with self.sessions() as s:
-                cached = self._balances[player.account_id] = ledger.balance(s, player.account_id)
-        return cached
+        """The committed balance of the player's wallet (see :meth:`balances`)."""
+        return self.balances([player.account_id])[player.account_id]
 
     def me(self, player: PlayerInfo) -> dict[str, Any]:
         with self.sessions() as s:
@@ -499,15 +496,6 @@ def ensure_meters(server: Server) -> None:
                 ledger.transfer(
                     s, "seed", server.system[HOUSE], acc.id, spec.reset_cents, memo=f"{game} {spec.name}"
                 )
-
-
-def meter_values(session: Session, game: str) -> dict[str, int]:
-    rows = session.execute(
-        select(Meter.name, Account.balance)
-        .join(Account, Account.id == Meter.account_id)
-        .where(Meter.game == game)
-    ).all()
-    return {n: int(b) for n, b in rows}
 
 
 def meter_accounts(session: Session, game: str) -> dict[str, int]:
