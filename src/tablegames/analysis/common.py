@@ -53,16 +53,11 @@ class Outcome:
         return self.payout * self.probability(total)
 
 
-@dataclass
-class SideBet:
-    """A side wager's exact return: ``return_`` is the expected amount paid back per unit wagered (the wager
-    itself included for "to 1" pays), so house edge = 1 - return."""
+class ReturnTable:
+    """Exact expectation of a return table: ``outcomes`` over ``total`` equally likely deals."""
 
-    name: str
     total: int
     outcomes: list[Outcome]
-    notes: list[str] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def expected_value(self) -> Fraction:
@@ -71,6 +66,18 @@ class SideBet:
     @property
     def house_edge(self) -> Fraction:
         return -self.expected_value
+
+
+@dataclass
+class SideBet(ReturnTable):
+    """A side wager's exact return: ``return_`` is the expected amount paid back per unit wagered (the wager
+    itself included for "to 1" pays), so house edge = 1 - return."""
+
+    name: str
+    total: int
+    outcomes: list[Outcome]
+    notes: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def return_(self) -> Fraction:
@@ -90,7 +97,7 @@ class SideBet:
 
 
 @dataclass
-class Analysis:
+class Analysis(ReturnTable):
     """Exact figures of a game's main wager, its strategy and its side bets."""
 
     game: str
@@ -109,14 +116,6 @@ class Analysis:
         counted = sum(o.combinations for o in self.outcomes)
         if counted != self.total:
             raise AssertionError(f"{self.game}: outcomes count {counted} deals, expected {self.total}")
-
-    @property
-    def expected_value(self) -> Fraction:
-        return sum((o.contribution(self.total) for o in self.outcomes), Fraction(0))
-
-    @property
-    def house_edge(self) -> Fraction:
-        return -self.expected_value
 
     @property
     def element_of_risk(self) -> Fraction:
