@@ -24,7 +24,7 @@ Action(name='stand', index=None)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -105,6 +105,22 @@ def _rep(classes: Sequence[int]) -> list[int] | None:
     return out
 
 
+def _hands() -> Iterator[tuple[tuple[int, int, int], list[int]]]:
+    """Every multiset of three card classes (a <= b <= c) that real cards can make, with representative cards."""
+    for classes in combinations_with_replacement(range(NC), 3):
+        cards = _rep(classes)
+        if cards is not None:
+            yield classes, cards
+
+
+def _ways(classes: tuple[int, ...], counts: Sequence[int] | IntArray) -> int:
+    """How many sets of real cards fall in these classes (``counts[k]``: the cards of class k)."""
+    ways = 1
+    for k in set(classes):
+        ways *= comb(int(counts[k]), classes.count(k))
+    return ways
+
+
 @lru_cache(maxsize=16)
 def _tables(rules: OneEyedFlushRules) -> _Tables:
     cc = class_cards()
@@ -112,23 +128,18 @@ def _tables(rules: OneEyedFlushRules) -> _Tables:
     hand_ids: dict[Hand, int] = {}
     hand_of = np.full((NC, NC, NC), -1, dtype=np.int64)
     ddisc = np.full((NC, NC, NC, 2), -1, dtype=np.int64)
-    for a in range(NC):
-        for b in range(a, NC):
-            for c in range(b, NC):
-                cards = _rep((a, b, c))
-                if cards is None:
-                    continue
-                hid = hand_ids.setdefault(evaluate(cards), len(hand_ids))
-                dropped = []
-                for w in (0, 1):
-                    i = dealer_discard(cards, bool(w), rules.dealer_wild_draw)
-                    dropped.append(None if i is None else (a, b, c)[i])
-                # every order of the same classes: same hand; the discarded class found at its position
-                for perm in set(permutations((a, b, c))):
-                    hand_of[perm] = hid
-                    for w in (0, 1):
-                        k = dropped[w]
-                        ddisc[(*perm, w)] = -1 if k is None else perm.index(k)
+    for classes, cards in _hands():
+        hid = hand_ids.setdefault(evaluate(cards), len(hand_ids))
+        dropped = []
+        for w in (0, 1):
+            i = dealer_discard(cards, bool(w), rules.dealer_wild_draw)
+            dropped.append(None if i is None else classes[i])
+        # every order of the same classes: same hand; the discarded class found at its position
+        for perm in set(permutations(classes)):
+            hand_of[perm] = hid
+            for w in (0, 1):
+                k = dropped[w]
+                ddisc[(*perm, w)] = -1 if k is None else perm.index(k)
     hands = tuple(sorted(hand_ids, key=hand_ids.__getitem__))
     n = len(hands)
     value = np.zeros((n, n), dtype=np.int64)
@@ -352,18 +363,12 @@ def _solve(rules: OneEyedFlushRules) -> _Solution:
     best = np.argmax(ev, axis=4)
     weight = np.zeros((NC, NC, NC, NC), dtype=np.int64)
     counts = t.counts
-    for a in range(NC):
-        for b in range(a, NC):
-            for c in range(b, NC):
-                if t.hand_of[a, b, c] < 0:
-                    continue
-                ways = 1
-                for k in set((a, b, c)):
-                    ways *= comb(int(counts[k]), (a, b, c).count(k))
-                for f in range(NC):
-                    left = int(counts[f]) - (a, b, c).count(f)
-                    if left > 0 and present[a, b, c, f, 0]:
-                        weight[a, b, c, f] = ways * left
+    for (a, b, c), _ in _hands():
+        ways = _ways((a, b, c), counts)
+        for f in range(NC):
+            left = int(counts[f]) - (a, b, c).count(f)
+            if left > 0 and present[a, b, c, f, 0]:
+                weight[a, b, c, f] = ways * left
     return _Solution(t, out, ev, best, weight)
 
 
@@ -409,18 +414,10 @@ def optimal_strategy(rules: OneEyedFlushRules) -> OneEyedFlushStrategy:
 @lru_cache(maxsize=1)
 def first_three_counts() -> dict[Category, int]:
     """Categories of the player's first three cards over all C(52,3) hands (``evaluate`` per class triple)."""
-    cc = class_cards()
+    counts = [len(cards) for cards in class_cards()]
     out = dict.fromkeys(Category, 0)
-    for a in range(NC):
-        for b in range(a, NC):
-            for c in range(b, NC):
-                cards = _rep((a, b, c))
-                if cards is None:
-                    continue
-                ways = 1
-                for k in set((a, b, c)):
-                    ways *= comb(len(cc[k]), (a, b, c).count(k))
-                out[evaluate(cards).category] += ways
+    for classes, cards in _hands():
+        out[evaluate(cards).category] += _ways(classes, counts)
     return out
 
 
