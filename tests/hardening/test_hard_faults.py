@@ -129,6 +129,19 @@ def _returned(h: Harness, round_id: int) -> dict[int, int]:
         }
 
 
+def assert_settled_once(
+    h: Harness, round_id: int, ha: dict[str, str], hb: dict[str, str], pending: int = 0
+) -> None:
+    """Ann (seat 1) and Bob (seat 2) each staked STAKE from BUY_IN: the round is settled exactly once, each got
+    back what the round returned (Ann has ``pending`` more in play), and the books hold."""
+    assert _round_rows(h, round_id) == (SETTLED, 2, 1)
+    returned = _returned(h, round_id)
+    assert h.balance(ha) == BUY_IN - STAKE + returned[1] - pending
+    assert h.balance(hb) == BUY_IN - STAKE + returned[2]
+    assert h.totals()["in_play"] == pending
+    h.check_ledger()
+
+
 @pytest.fixture(params=["sqlite", "postgres"])
 def fault_db(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[str]:
     """SQLite, and PostgreSQL in a fresh schema when TABLEGAMES_TEST_POSTGRES_URL is set (CI)."""
@@ -181,23 +194,13 @@ def test_db_failure_during_settlement_is_all_or_nothing_then_settles_once(
             ack = a.request(type="wager", wagers={"main": STAKE})
             assert ack["type"] == "ack" and ack["round_id"] != round_id
         if recover_by != "restart":
-            assert _round_rows(h, round_id) == (SETTLED, 2, 1)
-            returned = _returned(h, round_id)
             pending = STAKE if recover_by == "next-wager" else 0  # ann's new wager is in play
-            assert h.balance(ha) == BUY_IN - STAKE + returned[1] - pending
-            assert h.balance(hb) == BUY_IN - STAKE + returned[2]
-            assert h.totals()["in_play"] == pending
-            h.check_ledger()
+            assert_settled_once(h, round_id, ha, hb, pending)
             return
         assert _round_rows(h, round_id) == ("deciding", 0, 0)  # still open when the server stops
     # restart: the server rebuilds the unfinished round from its steps and settles it exactly once
     with harness(make_app(url, seed=99)) as h2:
-        assert _round_rows(h2, round_id) == (SETTLED, 2, 1)
-        returned = _returned(h2, round_id)
-        assert h2.balance(ha) == BUY_IN - STAKE + returned[1]
-        assert h2.balance(hb) == BUY_IN - STAKE + returned[2]
-        assert h2.totals()["in_play"] == 0
-        h2.check_ledger()
+        assert_settled_once(h2, round_id, ha, hb)
 
 
 def test_a_client_that_reconnects_gets_its_seat_and_cards_back(tmp_path: Any) -> None:
@@ -445,9 +448,4 @@ def test_postgresql_cutting_every_connection_mid_round_refuses_at_most_a_request
             error, _ = play_to_the_end({1: a, 2: b})
             assert error is None
             a.seen_or_next(lambda m: m["type"] == "round_result" and m["round_id"] == round_id)
-            assert _round_rows(h, round_id) == (SETTLED, 2, 1)
-            returned = _returned(h, round_id)
-            assert h.balance(ha) == BUY_IN - STAKE + returned[1]
-            assert h.balance(hb) == BUY_IN - STAKE + returned[2]
-            assert h.totals()["in_play"] == 0
-            h.check_ledger()
+            assert_settled_once(h, round_id, ha, hb)
