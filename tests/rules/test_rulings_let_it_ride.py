@@ -30,8 +30,15 @@ def settled(rnd: Any, seat: int) -> dict[str, Settled]:
     return {e.wager: e for e in rnd.history if isinstance(e, Settled) and e.seat == seat}
 
 
-def play(deck: list[int], seats: int = 1, actions: tuple[str, str] = ("ride", "ride"), **wagers: int) -> Any:
-    t = Table(LetItRideRules(), seats=seats)
+def play(
+    deck: list[int],
+    seats: int = 1,
+    actions: tuple[str, str] = ("ride", "ride"),
+    meters: dict[str, int] | None = None,
+    **wagers: int,
+) -> Any:
+    """Every seat wagers 500 on the bets plus ``wagers``, then takes ``actions`` in turn; the finished round."""
+    t = Table(LetItRideRules(), seats=seats, meters=meters)
     r = t.new_round(deck=deck)
     for s in range(1, seats + 1):
         r.place_wager(s, "bets", 500)
@@ -174,16 +181,10 @@ def test_R_LIR_6_bonus_is_on_first_three_cards_independent_of_base(deck: Deck) -
 
 def test_R_LIR_7_progressive_meters_fixed_prizes_and_resets(deck: Deck) -> None:
     """R-LIR-7: progressive meters fixed prizes and resets."""
-    t = Table(LetItRideRules(), seats=2, meters={"mega": 6_000_000})
     # deal order s1 s2 dealer x3; community Jh Th: seat 1 royal (Ah Kh Qh), seat 2 straight flush (9h 8h 7h)
-    r = t.new_round(deck=deck("Ah 9h 2c Kh 8h Jh Qh 7h Th"))
-    for s in (1, 2):
-        r.place_wager(s, "bets", 500)
-        r.place_wager(s, "progressive", 100)
-    r.deal()
-    for _ in range(2):
-        r.act(1, "pull")
-        r.act(2, "pull")
+    cards = deck("Ah 9h 2c Kh 8h Jh Qh 7h Th")
+    r = play(cards, seats=2, actions=("pull", "pull"), meters={"mega": 6_000_000}, progressive=100)
+    t = r.table
     hits = [e for e in r.history if isinstance(e, JackpotHit)]
     assert [(h.seat, h.meter, h.amount) for h in hits] == [
         (1, "mega", 6_000_000 + 20),
@@ -195,13 +196,8 @@ def test_R_LIR_7_progressive_meters_fixed_prizes_and_resets(deck: Deck) -> None:
 
 def test_R_LIR_7_meter_hit_pays_meter_and_resets(deck: Deck) -> None:
     """R-LIR-7: meter hit pays meter and resets."""
-    t = Table(LetItRideRules(), seats=1, meters={"minor": 70_000})
-    r = t.new_round(deck=deck("9h 2c 9s 9c 3d 9d"))
-    r.place_wager(1, "bets", 500)
-    r.place_wager(1, "progressive", 100)
-    r.deal()
-    r.act(1, "ride")
-    r.act(1, "ride")
+    r = play(deck("9h 2c 9s 9c 3d 9d"), meters={"minor": 70_000}, progressive=100)
+    t = r.table
     hit = next(e for e in r.history if isinstance(e, JackpotHit))
     assert (hit.meter, hit.amount, hit.reset_to) == ("minor", 70_002, 50_000)
     assert t.meters["minor"] == 50_000
@@ -248,15 +244,9 @@ def test_published_basic_strategy_examples() -> None:
 def test_R_LIR_7_two_hits_of_one_meter_paid_in_seat_order_second_from_reset(deck: Deck) -> None:
     """R-LIR-7: two hits of one meter paid in seat order second from reset."""
     # community 9c Kc: seat 1 holds 9h 9s 9d, seat 2 holds Kh Ks Kd -> both four of a kind (minor meter)
-    t = Table(LetItRideRules(), seats=2, meters={"minor": 70_000})
-    r = t.new_round(deck=deck("9h Kh 2c 9s Ks 9c 9d Kd Kc"))
-    for s in (1, 2):
-        r.place_wager(s, "bets", 500)
-        r.place_wager(s, "progressive", 100)
-    r.deal()
-    for _ in range(2):
-        r.act(1, "pull")
-        r.act(2, "pull")
+    cards = deck("9h Kh 2c 9s Ks 9c 9d Kd Kc")
+    r = play(cards, seats=2, actions=("pull", "pull"), meters={"minor": 70_000}, progressive=100)
+    t = r.table
     hits = [(e.seat, e.meter, e.amount) for e in r.history if isinstance(e, JackpotHit)]
     assert hits == [(1, "minor", 70_004), (2, "minor", 50_000)]
     assert t.meters["minor"] == 50_000
