@@ -68,13 +68,14 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run the table server (web page, REST and WebSocket play)."""
         from tablegames.server.app import create_app, run
+        from tablegames.server.service import MAX_TABLE_THREADS
 
         if not 0 < port < 65536:
             fail(f"bad port {port}")
         if betting_seconds <= 0 or turn_seconds <= 0:
             fail("--betting-seconds and --turn-seconds must be positive")
-        if not 1 <= table_threads <= 64:
-            fail(f"--table-threads must be 1-64, got {table_threads}")
+        if not 1 <= table_threads <= MAX_TABLE_THREADS:
+            fail(f"--table-threads must be 1-{MAX_TABLE_THREADS}, got {table_threads}")
         url = database_url(database, data_dir)
         app = create_app(
             url,

@@ -28,6 +28,7 @@ from tablegames.server.errors import ApiError
 from tablegames.server.limits import HardeningMiddleware
 from tablegames.server.runner import Connection
 from tablegames.server.service import (
+    MAX_TABLE_THREADS,
     Config,
     PlayerInfo,
     Server,
@@ -124,10 +125,14 @@ def create_app(
 
     Live rounds deal from a provably fair source with a secret server seed (``require_live``). For tests only,
     ``source_factory`` deals seeded decks and ``deck_factory(table_id)`` gives each next round's deck.
-    ``table_threads``: worker threads for the tables' steps (1-64; see ``Config.table_threads``).
+    ``table_threads``: worker threads for the tables' steps (1 to ``MAX_TABLE_THREADS``).
     """
-    if isinstance(table_threads, bool) or not isinstance(table_threads, int) or not 1 <= table_threads <= 64:
-        raise ValueError(f"table_threads must be 1-64, got {table_threads!r}")
+    if (
+        isinstance(table_threads, bool)
+        or not isinstance(table_threads, int)
+        or not 1 <= table_threads <= MAX_TABLE_THREADS
+    ):
+        raise ValueError(f"table_threads must be 1-{MAX_TABLE_THREADS}, got {table_threads!r}")
     config = Config(
         betting_seconds=betting_seconds,
         turn_seconds=turn_seconds,

@@ -102,6 +102,9 @@ class PlayerInfo:
     account_id: int
 
 
+MAX_TABLE_THREADS = 64
+
+
 @dataclass
 class Config:
     betting_seconds: float = 15.0
@@ -112,7 +115,7 @@ class Config:
     max_message_bytes: int = 65536
     # Worker threads for the tables' steps (each table's steps still run one at a time, in order). A few are
     # enough to go on while some wait for the database; more only fight over the interpreter lock.
-    table_threads: int = 2
+    table_threads: int = 2  # 1 .. MAX_TABLE_THREADS
 
 
 def table_info(row: GameTable, occupants: dict[int, str] | None = None) -> dict[str, Any]:
