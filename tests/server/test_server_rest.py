@@ -68,7 +68,7 @@ def test_bad_amounts_change_nothing(make_server: Callable[..., Harness]) -> None
     r = h.client.post(
         "/wallet/buy-in", content=b"{not json", headers={**hdr, "Content-Type": "application/json"}
     )
-    assert r.status_code == 422 and r.json()["error"]["code"] == "bad_message"
+    assert r.status_code == 422 and r.json()["error"]["code"] == "bad_json"
     assert h.balance(hdr) == 1000
     h.check_ledger()
 
@@ -133,5 +133,6 @@ def test_jackpots_are_seeded_from_the_house_and_spec_is_served(make_server: Call
     ):
         assert path in spec["paths"]
     assert h.client.get("/rounds/1").json()["error"]["code"] == "not_found"
-    assert h.client.get("/history", params={"player": "nobody"}).json()["error"]["code"] == "not_found"
+    admin = {"X-Admin-Token": ADMIN}
+    assert h.client.get("/history", params={"player": "nobody"}, headers=admin).json()["error"]["code"] == "not_found"
     h.check_ledger()
