@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.testclient import TestClient
-from starlette.websockets import WebSocketDisconnect
 
 from tablegames.server.limits import HardeningMiddleware, KnownTokens, Limits, TokenBucket, json_too_deep
 
@@ -200,13 +199,17 @@ def test_invented_tokens_are_limited_by_address_like_no_token() -> None:
     clock = FakeClock()
     known = KnownTokens()
     known.add("real-token")
-    mw = HardeningMiddleware(echo_app(), Limits(http_rate=1.0, http_burst=5.0), clock=clock, known_tokens=known)
+    mw = HardeningMiddleware(
+        echo_app(), Limits(http_rate=1.0, http_burst=5.0), clock=clock, known_tokens=known
+    )
     here, there = TestClient(mw, client=("10.0.0.1", 1)), TestClient(mw, client=("10.0.0.2", 1))
     codes = [here.get("/ping", headers={"Authorization": f"Bearer fake-{i}"}).status_code for i in range(10)]
     assert codes == [200] * 5 + [429] * 5
     assert here.get("/ping").status_code == 429  # no token: the same (spent) bucket
     assert here.get("/ping", headers={"Authorization": "Bearer real-token"}).status_code == 200  # its own
-    assert there.get("/ping", headers={"Authorization": "Bearer fake-x"}).status_code == 200  # another address
+    assert (
+        there.get("/ping", headers={"Authorization": "Bearer fake-x"}).status_code == 200
+    )  # another address
     # a WebSocket connect with an invented ?token= counts against the address too
     with pytest.raises(WebSocketDisconnect) as refused, here.websocket_connect("/ws?token=fake-ws") as ws:
         ws.receive_json()
@@ -221,7 +224,9 @@ def test_registration_has_a_stricter_bucket_per_address() -> None:
     other = TestClient(mw_app, client=("10.0.0.9", 1))
 
     def register(c: TestClient, i: int) -> int:
-        return c.post("/players", json={"name": f"n{i}"}, headers={"Authorization": f"Bearer r{i}"}).status_code
+        return c.post(
+            "/players", json={"name": f"n{i}"}, headers={"Authorization": f"Bearer r{i}"}
+        ).status_code
 
     assert [register(here, i) for i in range(5)] == [404, 404, 404, 429, 429]  # (the echo app has no route)
     assert here.get("/ping").status_code == 200  # other requests keep the ordinary limit

@@ -134,5 +134,8 @@ def test_jackpots_are_seeded_from_the_house_and_spec_is_served(make_server: Call
         assert path in spec["paths"]
     assert h.client.get("/rounds/1").json()["error"]["code"] == "not_found"
     admin = {"X-Admin-Token": ADMIN}
-    assert h.client.get("/history", params={"player": "nobody"}, headers=admin).json()["error"]["code"] == "not_found"
+    assert (
+        h.client.get("/history", params={"player": "nobody"}, headers=admin).json()["error"]["code"]
+        == "not_found"
+    )
     h.check_ledger()
