@@ -69,7 +69,7 @@ class Account(Base):
 
 class Player(Base):
     __tablename__ = "players"
-    __table_args__ = (Index("players_name_key", "name_key", unique=True),)
+    __table_args__ = (Index("players_look_alike_key", "name_key", unique=True),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(40), unique=True)  # as typed (display)
@@ -265,4 +265,4 @@ def upgrade_schema(engine: Engine) -> None:
                     key = f"{key[:50]}#{pid}"
                 taken.add(key)
                 conn.execute(update(Player).where(Player.id == pid).values(name_key=key))
-        conn.execute(text("CREATE UNIQUE INDEX IF NOT EXISTS players_name_key ON players (name_key)"))
+        conn.execute(text("CREATE UNIQUE INDEX IF NOT EXISTS players_look_alike_key ON players (name_key)"))
