@@ -125,7 +125,7 @@ def bearer(authorization: str | None) -> str | None:
 
 async def off_loop(request: Request | WebSocket, fn: Callable[..., T], *args: Any) -> T:
     """``fn(*args)`` on the app's REST threads: database work never runs on the event loop (issue 11)."""
-    pool: ThreadPoolExecutor = request.app.state.rest_threads
+    pool: ThreadPoolExecutor | None = getattr(request.app.state, "rest_threads", None)  # (None: not started)
     return await asyncio.get_running_loop().run_in_executor(pool, functools.partial(fn, *args))
 
 

@@ -185,7 +185,7 @@ def bounded_http_protocol(limits: ConnectionLimits) -> type[asyncio.Protocol]:
         def _too_slow(self) -> None:
             self._request_timer = None
             if not self.transport.is_closing():
-                log.info("closing a connection from %s: request not complete within %gs", self._address,
+                log.debug("closing a connection from %s: request not complete within %gs", self._address,
                          limits.request_timeout)  # fmt: skip
                 self.transport.close()
 
@@ -194,7 +194,7 @@ def bounded_http_protocol(limits: ConnectionLimits) -> type[asyncio.Protocol]:
             self._arm()
 
         def on_headers_complete(self) -> None:
-            if self.parser.should_upgrade():
+            if self.parser.should_upgrade() and self._should_upgrade():
                 self._disarm()  # a WebSocket handshake: the WebSocket protocol takes over
             super().on_headers_complete()
 

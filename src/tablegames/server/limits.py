@@ -43,6 +43,7 @@ import hashlib
 import ipaddress
 import json
 import re
+import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -94,7 +95,7 @@ def json_too_deep(data: bytes | bytearray | str, limit: int) -> bool:
     JSON may answer either way: the parser refuses it then). Runs in C-speed regex passes, at most ``limit``
     of them, and only when the text has more than ``limit`` opening brackets at all.
 
-    >>> json_too_deep(b'{"a": [1, {"b": "[[[["}]}', 2), json_too_deep(b'[[[1]]]', 2), json_too_deep('[[1]]', 2)
+    >>> json_too_deep(b'{"a": [1, {"b": "[[[["}]}', 3), json_too_deep(b'[[[1]]]', 2), json_too_deep('[[1]]', 2)
     (False, True, False)
     """
     raw = data.encode() if isinstance(data, str) else bytes(data)
@@ -122,18 +123,20 @@ class KnownTokens:
     def __init__(self, max_tokens: int = 200_000) -> None:
         self.max_tokens = max_tokens
         self._hashes: OrderedDict[bytes, None] = OrderedDict()
+        self._lock = threading.Lock()  # adds come from the REST threads; lookups (the event loop) need none
 
     @staticmethod
     def _key(token: str) -> bytes:
         return hashlib.sha256(token.encode()).digest()[:16]
 
     def add(self, token: str) -> None:
-        """(Any thread: one dict operation each under the interpreter lock.)"""
+        """(Any thread.)"""
         key = self._key(token)
-        self._hashes[key] = None
-        self._hashes.move_to_end(key)
-        while len(self._hashes) > self.max_tokens:
-            self._hashes.popitem(last=False)
+        with self._lock:
+            self._hashes[key] = None
+            self._hashes.move_to_end(key)
+            while len(self._hashes) > self.max_tokens:
+                self._hashes.popitem(last=False)
 
     def __contains__(self, token: object) -> bool:
         return isinstance(token, str) and self._key(token) in self._hashes
