@@ -146,7 +146,8 @@ class Server:
         self.engine = make_engine(database_url)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
         self.reads = self.engine.execution_options(isolation_level="AUTOCOMMIT")  # one round trip a query
-        self.runners: dict[int, Any] = {}  # table id -> TableRunner
+        self.runners: dict[int, Any] = {}  # table id -> TableRunner (replaced, not changed, once started)
+        self._tables_lock = threading.Lock()
         # Tokens seen valid (registration, authentication): the rate limiter gives only these their own bucket.
         self.known_tokens = KnownTokens()
         self.system: dict[str, int] = {}
@@ -403,10 +404,11 @@ class Server:
         from tablegames.server.runner import TableRunner
 
         row = new_table_row(game, name, seats, min_bet, max_bet, rules, paytable)
-        with self.tx() as s:
-            s.add(row)
-            s.flush()
-        self.runners[row.id] = TableRunner(self, row)
+        with self._tables_lock:  # (REST threads) one runner per table, even if sync_tables runs meanwhile
+            with self.tx() as s:
+                s.add(row)
+                s.flush()
+            self.runners = {**self.runners, row.id: TableRunner(self, row)}  # copy-on-write: readers iterate
         return table_info(row)
 
     def set_limits(self, table_id: int, min_bet: object, max_bet: object) -> dict[str, Any]:
@@ -425,7 +427,7 @@ class Server:
 
     def list_tables(self) -> list[dict[str, Any]]:
         self.sync_tables()
-        return [r.info() for r in self.runners.values()]
+        return [r.info() for r in list(self.runners.values())]
 
     def runner(self, table_id: int) -> Any:
         r = self.runners.get(table_id)
@@ -440,10 +442,13 @@ class Server:
         """Open tables created meanwhile by ``tablegames tables create`` (another process)."""
         from tablegames.server.runner import TableRunner
 
-        with self.sessions() as s:
-            rows = list(s.scalars(select(GameTable).where(GameTable.id.not_in(list(self.runners) or [0]))))
-        for row in rows:
-            self.runners[row.id] = TableRunner(self, row)
+        with self._tables_lock:  # (REST threads) two requests for a new table must not open it twice
+            with self.sessions() as s:
+                rows = list(
+                    s.scalars(select(GameTable).where(GameTable.id.not_in(list(self.runners) or [0])))
+                )
+            if rows:
+                self.runners = {**self.runners, **{row.id: TableRunner(self, row) for row in rows}}
 
 
 def new_table_row(
