@@ -60,7 +60,6 @@ def run(app: Any, host: str, port: int, connections: ConnectionLimits | None = N
     - the connection bounds of ``connections`` (``server/connections.py``): a request must arrive whole within
       ``request_timeout``, idle keep-alive connections close after ``keep_alive_timeout``, at most
       ``max_connections_per_address`` connections per client address and ``max_connections`` in all;
-
     - WebSocket frames of at most 64 KiB at the protocol level (the app checks 16 KiB messages itself);
     - no permessage-deflate: the messages are small JSON, and compressing each one costs more CPU than the
       loopback or LAN bytes it saves (issue 7's load figures);
