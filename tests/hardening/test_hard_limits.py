@@ -11,7 +11,7 @@ import pytest
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.testclient import TestClient
 
-from tablegames.server.limits import HardeningMiddleware, Limits, TokenBucket
+from tablegames.server.limits import HardeningMiddleware, KnownTokens, Limits, TokenBucket, json_too_deep
 
 
 class FakeClock:
@@ -47,8 +47,15 @@ def echo_app() -> FastAPI:
     return app
 
 
-def client(limits: Limits, clock: FakeClock | None = None) -> TestClient:
-    return TestClient(HardeningMiddleware(echo_app(), limits, clock=clock))
+def client(
+    limits: Limits,
+    clock: FakeClock | None = None,
+    known: KnownTokens | None = None,
+    address: str = "testclient",
+) -> TestClient:
+    return TestClient(
+        HardeningMiddleware(echo_app(), limits, clock=clock, known_tokens=known), client=(address, 50000)
+    )
 
 
 def test_token_bucket_refills_at_its_rate() -> None:
@@ -79,7 +86,10 @@ def test_chunked_body_over_the_limit_is_refused() -> None:
 
 def test_http_rate_limit_is_per_credential() -> None:
     clock = FakeClock()
-    c = client(Limits(http_rate=1.0, http_burst=3.0), clock)
+    known = KnownTokens()
+    known.add("aaa")
+    known.add("bbb")
+    c = client(Limits(http_rate=1.0, http_burst=3.0), clock, known)
     a = {"Authorization": "Bearer aaa"}
     b = {"Authorization": "Bearer bbb"}
     assert [c.get("/ping", headers=a).status_code for _ in range(3)] == [200, 200, 200]
@@ -181,3 +191,62 @@ def test_a_client_that_never_reads_never_blocks_the_app() -> None:
 def test_ordinary_requests_pass_untouched(path: str) -> None:
     c = client(Limits())
     assert c.get(path).json() == {"ok": True}
+
+
+def test_invented_tokens_are_limited_by_address_like_no_token() -> None:
+    """Issue 11 (defect 4): a new random bearer token per request got a new bucket each time. Only a token the
+    server knows valid has a bucket of its own; the rest share their address's."""
+    clock = FakeClock()
+    known = KnownTokens()
+    known.add("real-token")
+    mw = HardeningMiddleware(
+        echo_app(), Limits(http_rate=1.0, http_burst=5.0), clock=clock, known_tokens=known
+    )
+    here, there = TestClient(mw, client=("10.0.0.1", 1)), TestClient(mw, client=("10.0.0.2", 1))
+    codes = [here.get("/ping", headers={"Authorization": f"Bearer fake-{i}"}).status_code for i in range(10)]
+    assert codes == [200] * 5 + [429] * 5
+    assert here.get("/ping").status_code == 429  # no token: the same (spent) bucket
+    assert here.get("/ping", headers={"Authorization": "Bearer real-token"}).status_code == 200  # its own
+    assert (
+        there.get("/ping", headers={"Authorization": "Bearer fake-x"}).status_code == 200
+    )  # another address
+    # a WebSocket connect with an invented ?token= counts against the address too
+    with pytest.raises(WebSocketDisconnect) as refused, here.websocket_connect("/ws?token=fake-ws") as ws:
+        ws.receive_json()
+    assert refused.value.code == 4429
+
+
+def test_registration_has_a_stricter_bucket_per_address() -> None:
+    clock = FakeClock()
+    mw = HardeningMiddleware(echo_app(), Limits(register_rate=0.5, register_burst=3.0), clock=clock)
+    mw_app: Any = mw
+    here = TestClient(mw_app, client=("10.0.0.1", 1))
+    other = TestClient(mw_app, client=("10.0.0.9", 1))
+
+    def register(c: TestClient, i: int) -> int:
+        return c.post(
+            "/players", json={"name": f"n{i}"}, headers={"Authorization": f"Bearer r{i}"}
+        ).status_code
+
+    assert [register(here, i) for i in range(5)] == [404, 404, 404, 429, 429]  # (the echo app has no route)
+    assert here.get("/ping").status_code == 200  # other requests keep the ordinary limit
+    assert register(other, 9) == 404
+    clock.t += 2.0  # 0.5/s: one more after two seconds
+    assert [register(here, i) for i in range(2)] == [404, 429]
+
+
+def test_json_nesting_is_bounded_before_anything_parses_it() -> None:
+    assert not json_too_deep(b'{"type": "wager", "wagers": {"main": 500}, "s": "[[[[[[[[[[[[[[[["}', 3)
+    assert json_too_deep(b"[" * 4 + b"]" * 4, 3) and not json_too_deep(b"[" * 3 + b"]" * 3, 3)
+    assert json_too_deep('{"a": ' * 40 + "1" + "}" * 40, 32)
+    c = client(Limits(max_json_depth=8))
+    deep = b"[" * 9 + b"]" * 9
+    r = c.post("/echo", content=deep, headers={"content-type": "application/json"})
+    assert r.status_code == 422 and r.json()["error"]["code"] == "bad_json"
+    assert c.post("/echo", content=b"[" * 8 + b"]" * 8).json() == {"size": 16}
+    with c.websocket_connect("/ws") as ws:
+        ws.send_text(deep.decode())
+        err = ws.receive_json()
+        assert err["type"] == "error" and err["code"] == "bad_json" and "deeper than 8" in err["message"]
+        ws.send_text("ok")  # the socket stays open: it was one bad message
+        assert ws.receive_json() == {"type": "echo", "text": "ok"}

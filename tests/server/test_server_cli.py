@@ -63,3 +63,18 @@ def test_serve_table_threads_is_checked_and_reaches_the_server(tmp_path: object)
         create_app("sqlite://", table_threads=65)
     server = create_app("sqlite://", table_threads=3).state.server
     assert server.config.table_threads == 3 and server.workers._max_workers == 3
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--request-timeout", "0"], "--request-timeout must be 0.1-3600 seconds, got 0.0"),
+        (["--keep-alive-timeout", "-1"], "--keep-alive-timeout must be 0.1-3600 seconds"),
+        (["--max-connections-per-address", "0"], "--max-connections-per-address must be 1-1000000, got 0"),
+        (["--max-connections", "10", "--max-connections-per-address", "20"], "is above max-connections (10)"),
+    ],
+)
+def test_serve_connection_bounds_are_checked(tmp_path: object, options: list[str], message: str) -> None:
+    """Issue 11 (defect 5): the connection bounds are options of serve, refused clearly when they make no sense."""
+    result = CliRunner().invoke(app, ["serve", "--data-dir", str(tmp_path), *options], env={"COLUMNS": "200"})
+    assert result.exit_code == 2 and message in result.output, result.output

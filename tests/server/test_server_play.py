@@ -43,7 +43,7 @@ def test_two_players_play_rounds_and_the_ledger_balances(
         assert by_seat[2]["staked"] == SIDE_COST[game]
         assert r_a["balance"] == h.balance(hdr_a)
     # balances follow from the recorded rounds; money is conserved; the ledger balances
-    hist = h.client.get("/history", params={"player": "ann"}).json()
+    hist = h.client.get("/history", params={"player": "ann"}, headers=hdr_a).json()  # her own (issue 11)
     assert [r["round_id"] for r in hist] == round_ids[::-1]
     nets = sum(p["net"] for r in hist for p in r["players"] if p["player"] == "ann")
     assert h.balance(hdr_a) == 50_000 + nets

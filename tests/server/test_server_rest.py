@@ -68,7 +68,7 @@ def test_bad_amounts_change_nothing(make_server: Callable[..., Harness]) -> None
     r = h.client.post(
         "/wallet/buy-in", content=b"{not json", headers={**hdr, "Content-Type": "application/json"}
     )
-    assert r.status_code == 422 and r.json()["error"]["code"] == "bad_message"
+    assert r.status_code == 422 and r.json()["error"]["code"] == "bad_json"
     assert h.balance(hdr) == 1000
     h.check_ledger()
 
@@ -133,5 +133,29 @@ def test_jackpots_are_seeded_from_the_house_and_spec_is_served(make_server: Call
     ):
         assert path in spec["paths"]
     assert h.client.get("/rounds/1").json()["error"]["code"] == "not_found"
-    assert h.client.get("/history", params={"player": "nobody"}).json()["error"]["code"] == "not_found"
+    admin = {"X-Admin-Token": ADMIN}
+    assert (
+        h.client.get("/history", params={"player": "nobody"}, headers=admin).json()["error"]["code"]
+        == "not_found"
+    )
     h.check_ledger()
+
+
+def test_racing_requests_open_a_table_created_elsewhere_once(
+    make_server: Callable[..., Harness], db_url: str
+) -> None:
+    """REST handlers run on threads now (issue 11): requests racing for a table that another process created
+    must all get the one runner the server keeps (a second one would hold players the server cannot reach)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from typer.testing import CliRunner
+
+    from tablegames.cli import app
+
+    h = make_server()
+    out = CliRunner().invoke(app, ["tables", "create", "final-count", "--database", db_url])
+    assert out.exit_code == 0, out.output
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        runners = list(pool.map(lambda _: h.server.runner(1), range(16)))
+    assert all(r is h.server.runners[1] for r in runners)
+    assert [t["table_id"] for t in h.client.get("/tables").json()] == [1]

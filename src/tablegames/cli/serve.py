@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from tablegames.cli.common import fail
+from tablegames.server.connections import ConnectionLimits
 
 DEFAULT_DATA_DIR = "data"
 DB_FILE = "tablegames.sqlite3"
@@ -65,6 +66,21 @@ def register(app: typer.Typer) -> None:
                 help="worker threads for the tables' steps (1-64); 2 measured best on 2 cores (README)"
             ),
         ] = 2,
+        request_timeout: Annotated[
+            float,
+            typer.Option(
+                help="seconds a client has to send a whole request (headers and body) before it is disconnected"
+            ),
+        ] = ConnectionLimits.request_timeout,
+        keep_alive_timeout: Annotated[
+            float, typer.Option(help="seconds an idle HTTP connection stays open between requests")
+        ] = ConnectionLimits.keep_alive_timeout,
+        max_connections_per_address: Annotated[
+            int, typer.Option(help="open connections (HTTP and WebSocket) one client address may hold")
+        ] = ConnectionLimits.max_connections_per_address,
+        max_connections: Annotated[
+            int, typer.Option(help="open connections in all (0: 4096, or fewer if the file limit is lower)")
+        ] = 0,
     ) -> None:
         """Run the table server (web page, REST and WebSocket play)."""
         from tablegames.server.app import create_app, run
@@ -76,6 +92,12 @@ def register(app: typer.Typer) -> None:
             fail("--betting-seconds and --turn-seconds must be positive")
         if not 1 <= table_threads <= MAX_TABLE_THREADS:
             fail(f"--table-threads must be 1-{MAX_TABLE_THREADS}, got {table_threads}")
+        try:
+            bounds = ConnectionLimits(
+                request_timeout, keep_alive_timeout, max_connections_per_address, max_connections
+            ).resolved()
+        except ValueError as exc:
+            fail("--" + str(exc).replace("_", "-"))
         url = database_url(database, data_dir)
         app = create_app(
             url,
@@ -88,7 +110,7 @@ def register(app: typer.Typer) -> None:
         shown = url.split("@")[-1] if "@" in url else url
         print(f"tablegames table server: http://{host}:{port}/  (database {shown})", flush=True)
         print(f"admin token: {app.state.server.admin_token}", flush=True)
-        run(app, host=host, port=port)
+        run(app, host=host, port=port, connections=bounds)
 
     @app.command("history")
     def history_cmd(

@@ -5,11 +5,20 @@ touching the routes:
 
 HTTP
   * request bodies at most ``max_body_bytes`` (``413`` / code ``too_large``; read before the route runs);
-  * a token bucket per credential (the bearer token, else the client address): ``http_rate`` requests per
-    second with bursts of ``http_burst`` (``429`` / code ``rate_limited`` with ``Retry-After``).
+  * JSON nested at most ``max_json_depth`` levels (``422`` / code ``bad_json``; checked before anything
+    parses it, so a deeply nested body can never reach a recursive parser);
+  * a token bucket per credential: ``http_rate`` requests per second with bursts of ``http_burst``
+    (``429`` / code ``rate_limited`` with ``Retry-After``). The credential is the bearer token only when it
+    is a token the server has seen valid (``known_token``: an in-memory set kept by the server, no database
+    work here); a missing, invented or wrong token is limited by the client address, so a new random token
+    per request buys nothing;
+  * registration (``POST /players``) has its own, stricter bucket per client address (``register_rate``,
+    ``register_burst``), whatever token the request carries.
 
 WebSocket
   * connects count against the same per-credential bucket (a refused connect is closed with ``4429``);
+  * a message nested deeper than ``max_json_depth`` is answered with an ``error`` of code ``bad_json``
+    and dropped before the app parses it (it changed nothing);
   * every client message at most ``max_ws_message_bytes``: a bigger one gets an ``error`` message with code
     ``too_large`` and the socket is closed (``1009``);
   * a token bucket per socket: ``ws_rate`` messages per second, bursts of ``ws_burst``. A message over the
@@ -30,7 +39,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import ipaddress
 import json
+import re
+import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -45,6 +58,7 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 RATE_LIMITED = "rate_limited"
 TOO_LARGE = "too_large"
+BAD_JSON = "bad_json"
 CLOSE_TOO_LARGE = 1009
 CLOSE_POLICY = 1008
 CLOSE_RATE_LIMITED = 4429
@@ -64,6 +78,68 @@ class Limits:
     send_queue_messages: int = 512
     send_timeout: float = 10.0
     max_tracked_keys: int = 20_000
+    register_rate: float = 2.0  # POST /players per second and client address
+    register_burst: float = 100.0
+    register_paths: tuple[str, ...] = ("/players",)
+    max_json_depth: int = 32  # the protocol's messages nest 3 levels; a parser recurses once per level
+
+
+# Possessive quantifiers and a string that may end at the end of the text: every pass is linear in the text.
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*+(?:"|\Z)', re.DOTALL)
+_JSON_INNERMOST = re.compile(rb"\[[^\[\]{}]*+\]|\{[^\[\]{}]*+\}")
+_JSON_BRACKETS = re.compile(rb"[\[\]{}]")
+
+
+def json_too_deep(data: bytes | bytearray | str, limit: int) -> bool:
+    """Whether JSON text nests arrays / objects deeper than ``limit`` (strings are skipped; text that is not
+    JSON may answer either way: the parser refuses it then). Runs in C-speed regex passes, at most ``limit``
+    of them, and only when the text has more than ``limit`` opening brackets at all.
+
+    >>> json_too_deep(b'{"a": [1, {"b": "[[[["}]}', 3), json_too_deep(b'[[[1]]]', 2), json_too_deep('[[1]]', 2)
+    (False, True, False)
+    """
+    raw = data.encode() if isinstance(data, str) else bytes(data)
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    text = _JSON_STRING.sub(b'""', raw + b" ")  # (the space pairs with a trailing lone backslash)
+    for _ in range(limit):
+        text, removed = _JSON_INNERMOST.subn(b"", text)
+        if not removed:
+            break
+    return _JSON_BRACKETS.search(text) is not None
+
+
+class KnownTokens:
+    """Hashes of tokens the server has seen valid (at registration or a successful authentication), so the
+    rate limiter may give such a token its own bucket. LRU-bounded: a token that fell out is limited by its
+    address until its next successful authentication puts it back.
+
+    >>> known = KnownTokens(max_tokens=2)
+    >>> known.add("a"); known.add("b"); known.add("c")
+    >>> [t in known for t in ("a", "b", "c", "forged")]
+    [False, True, True, False]
+    """
+
+    def __init__(self, max_tokens: int = 200_000) -> None:
+        self.max_tokens = max_tokens
+        self._hashes: OrderedDict[bytes, None] = OrderedDict()
+        self._lock = threading.Lock()  # adds come from the REST threads; lookups (the event loop) need none
+
+    @staticmethod
+    def _key(token: str) -> bytes:
+        return hashlib.sha256(token.encode()).digest()[:16]
+
+    def add(self, token: str) -> None:
+        """(Any thread.)"""
+        key = self._key(token)
+        with self._lock:
+            self._hashes[key] = None
+            self._hashes.move_to_end(key)
+            while len(self._hashes) > self.max_tokens:
+                self._hashes.popitem(last=False)
+
+    def __contains__(self, token: object) -> bool:
+        return isinstance(token, str) and self._key(token) in self._hashes
 
 
 class TokenBucket:
@@ -126,17 +202,43 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-def credential_key(scope: Scope) -> str:
-    """The rate-limit key of a request: its bearer / query token, else the client address."""
+def presented_token(scope: Scope) -> str | None:
+    """The bearer token (REST) or ``?token=`` (WebSocket) a request presents, if any."""
     auth = _header(scope, b"authorization")
     if auth and auth.lower().startswith("bearer "):
-        return "token:" + auth[7:].strip()[:200]
+        return auth[7:].strip()[:200]
     query = scope.get("query_string") or b""
     for part in bytes(query).split(b"&"):
         if part.startswith(b"token="):
-            return "token:" + part[6:206].decode("latin-1")
+            return part[6:206].decode("latin-1")
+    return None
+
+
+def address_key(scope: Scope) -> str:
+    """The client address of a request (IPv6: its /64, which one client usually holds whole).
+
+    >>> address_key({"client": ("2001:db8::1", 5)}) == address_key({"client": ("2001:db8::2", 6)})
+    True
+    """
     client = scope.get("client")
-    return "addr:" + (str(client[0]) if client else "?")
+    host = str(client[0]) if client else "?"
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return "addr:" + host
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return "addr:" + str(ip.ipv4_mapped)
+        return "addr:" + str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return "addr:" + str(ip)
+
+
+def credential_key(scope: Scope, known: KnownTokens | None = None) -> str:
+    """The rate-limit key of a request: its token when the server knows it valid, else the client address."""
+    token = presented_token(scope)
+    if token and known is not None and token in known:
+        return "token:" + hashlib.sha256(token.encode()).hexdigest()[:32]
+    return address_key(scope)
 
 
 def _error_body(code: str, message: str) -> bytes:
@@ -310,6 +412,13 @@ class _Socket:
                 return self._close(CLOSE_TOO_LARGE, "message too large")
             now = self.clock()
             if self.bucket.take(now):
+                if json_too_deep(text if text is not None else data or b"", limits.max_json_depth):
+                    self._refuse(
+                        BAD_JSON,
+                        f"the message's JSON nests deeper than {limits.max_json_depth} levels: ignored",
+                        None,
+                    )
+                    continue
                 return message
             self.dropped += 1
             if not self.strikes.take(now):
@@ -327,13 +436,21 @@ class HardeningMiddleware:
     """Pure ASGI middleware enforcing :class:`Limits` (see the module doc)."""
 
     def __init__(
-        self, app: ASGIApp, limits: Limits | None = None, clock: Callable[[], float] | None = None
+        self,
+        app: ASGIApp,
+        limits: Limits | None = None,
+        clock: Callable[[], float] | None = None,
+        known_tokens: KnownTokens | None = None,
     ) -> None:
         self.app = app
         self.limits = limits or Limits()
         self.clock = clock or time.monotonic
+        self.known_tokens = known_tokens
         self.http_limiter = KeyedLimiter(
             self.limits.http_rate, self.limits.http_burst, self.limits.max_tracked_keys, self.clock
+        )
+        self.register_limiter = KeyedLimiter(
+            self.limits.register_rate, self.limits.register_burst, self.limits.max_tracked_keys, self.clock
         )
         self.sockets_dropped: dict[str, int] = {}
 
@@ -347,7 +464,9 @@ class HardeningMiddleware:
             await self.app(scope, receive, send)
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
-        ok, wait = self.http_limiter.take(credential_key(scope))
+        ok, wait = self.http_limiter.take(credential_key(scope, self.known_tokens))
+        if ok and scope.get("method") == "POST" and scope.get("path") in self.limits.register_paths:
+            ok, wait = self.register_limiter.take(address_key(scope))
         if not ok:
             retry = str(max(1, round(wait + 0.5))).encode()
             await _http_error(
@@ -375,6 +494,10 @@ class HardeningMiddleware:
             if len(body) > limit:
                 await _http_error(send, 413, TOO_LARGE, f"a request body is at most {limit} bytes")
                 return
+        if json_too_deep(body, self.limits.max_json_depth):
+            depth = self.limits.max_json_depth
+            await _http_error(send, 422, BAD_JSON, f"the body's JSON nests deeper than {depth} levels")
+            return
         replayed = False
 
         async def replay() -> Message:
@@ -387,7 +510,7 @@ class HardeningMiddleware:
         await self.app(scope, replay, send)
 
     async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
-        ok, _ = self.http_limiter.take(credential_key(scope))
+        ok, _ = self.http_limiter.take(credential_key(scope, self.known_tokens))
         if not ok:
             message = await receive()  # websocket.connect
             if message.get("type") == "websocket.connect":

@@ -602,7 +602,8 @@ class ServerProcess:
 def serve_main() -> None:
     """Subprocess entry: ``DATABASE PORT BETTING_SECONDS TURN_SECONDS`` (admin token from the environment)."""
     from tablegames.server.app import create_app, run
-    from tablegames.server.limits import HardeningMiddleware
+    from tablegames.server.connections import ConnectionLimits
+    from tablegames.server.limits import HardeningMiddleware, Limits
 
     database, port, betting, turn = sys.argv[1:5]
     app: Any = create_app(
@@ -610,7 +611,10 @@ def serve_main() -> None:
         betting_seconds=float(betting),
         turn_seconds=float(turn),
         admin_token=os.environ["TABLEGAMES_ADMIN_TOKEN"],
+        limits=Limits(register_burst=MAX_CLIENTS),  # every client registers from 127.0.0.1 at once
     )
+    # every client's sockets come from one address too
+    connections = ConnectionLimits(max_connections_per_address=2 * MAX_CLIENTS + 100, max_connections=4096)
     if not any(m.cls is HardeningMiddleware for m in app.user_middleware):
         app = HardeningMiddleware(app)
     # uvicorn re-raises the SIGTERM it caught once it has shut down: end with a normal exit (runs finally blocks)
@@ -629,14 +633,14 @@ def serve_main() -> None:
         gc.callbacks.append(gc_log)
     profile = os.environ.get("TABLEGAMES_LOADTEST_PROFILE")
     if not profile:
-        run(app, host="127.0.0.1", port=int(port))
+        run(app, host="127.0.0.1", port=int(port), connections=connections)
         return
     import cProfile
 
     profiler = cProfile.Profile()
     profiler.enable()
     try:
-        run(app, host="127.0.0.1", port=int(port))
+        run(app, host="127.0.0.1", port=int(port), connections=connections)
     finally:
         profiler.disable()
         profiler.dump_stats(profile)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import re
 import secrets
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -22,7 +21,7 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, func, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session, load_only, sessionmaker
 
 from tablegames.engine.games import meter_specs
 from tablegames.randomness import RandomSource
@@ -50,11 +49,14 @@ from tablegames.server.db import (
     make_engine,
 )
 from tablegames.server.errors import ApiError
+from tablegames.server.limits import KnownTokens
+from tablegames.server.names import NAME_RULE, display_name, name_key
 
 log = logging.getLogger("tablegames.server")
 
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.\-]{0,39}$")
 REQUEST_ID_MAX = 64
+HISTORY_PAGE_MAX = 100  # rounds in one page of GET /history and GET /tables/{id}/history
+JACKPOT_PAGE_MAX = 200  # entries in one page of GET /jackpots/history
 DEMO_TABLES = (
     ("Let It Ride", "let-it-ride"),
     ("One Eyed Flush", "one-eyed-flush"),
@@ -83,15 +85,15 @@ def check_request_id(value: object, required: bool) -> str | None:
 
 
 def check_amount(value: object, what: str = "amount") -> int:
-    """A positive whole number of cents (``bad_amount`` otherwise)."""
+    """A positive whole number of cents (``bad_amount`` otherwise; on REST status 422 like every bad field)."""
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, float):
             raise ApiError(
-                "bad_amount", f"{what} must be a whole number of cents, got {value!r} (no fractions)"
+                "bad_amount", f"{what} must be a whole number of cents, got {value!r} (no fractions)", 422
             )
-        raise ApiError("bad_amount", f"{what} must be a whole number of cents, got {value!r}")
+        raise ApiError("bad_amount", f"{what} must be a whole number of cents, got {value!r}", 422)
     if value <= 0:
-        raise ApiError("bad_amount", f"{what} must be positive, got {value}")
+        raise ApiError("bad_amount", f"{what} must be positive, got {value}", 422)
     return value
 
 
@@ -144,7 +146,10 @@ class Server:
         self.engine = make_engine(database_url)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
         self.reads = self.engine.execution_options(isolation_level="AUTOCOMMIT")  # one round trip a query
-        self.runners: dict[int, Any] = {}  # table id -> TableRunner
+        self.runners: dict[int, Any] = {}  # table id -> TableRunner (replaced, not changed, once started)
+        self._tables_lock = threading.Lock()
+        # Tokens seen valid (registration, authentication): the rate limiter gives only these their own bucket.
+        self.known_tokens = KnownTokens()
         self.system: dict[str, int] = {}
         self.started = False
         # account id -> committed balance. This process is the only writer of balances (one server per
@@ -266,26 +271,28 @@ class Server:
     # --- players ----------------------------------------------------------------------------------
 
     def register(self, name: object) -> tuple[PlayerInfo, str]:
-        if not isinstance(name, str) or not NAME_RE.match(name.strip()):
-            raise ApiError(
-                "bad_name",
-                "a name is 1-40 letters, digits, spaces, '_', '.' or '-' (starting with a letter/digit)",
-            )
-        name = name.strip()
+        """A new player (names: ``tablegames.server.names``; a name whose look-alike key is registered already
+        is ``name_taken``, whatever its case or look-alike characters)."""
+        shown = display_name(name)
+        if shown is None:
+            raise ApiError("bad_name", NAME_RULE)
+        key = name_key(shown)
+        taken = ApiError("name_taken", f"the name {shown!r} is taken (or one that looks the same)", 409)
         token = secrets.token_urlsafe(32)
         try:
             with self.tx() as s:
-                if s.scalar(select(Player.id).where(Player.name == name)) is not None:
-                    raise ApiError("name_taken", f"the name {name!r} is taken", 409)
-                acc = Account(name=f"wallet:{name}", kind=WALLET, balance=0)
+                if s.scalar(select(Player.id).where(Player.name_key == key)) is not None:
+                    raise taken
+                acc = Account(name=f"wallet:{shown}", kind=WALLET, balance=0)
                 s.add(acc)
                 s.flush()
-                p = Player(name=name, token_hash=hash_token(token), account_id=acc.id)
+                p = Player(name=shown, name_key=key, token_hash=hash_token(token), account_id=acc.id)
                 s.add(p)
                 s.flush()
                 info = PlayerInfo(p.id, p.name, acc.id)
-        except IntegrityError:
-            raise ApiError("name_taken", f"the name {name!r} is taken", 409) from None
+        except IntegrityError:  # the same key raced in (the unique index), or an old account name
+            raise taken from None
+        self.known_tokens.add(token)
         return info, token
 
     def authenticate(self, token: str | None) -> PlayerInfo:
@@ -298,11 +305,15 @@ class Server:
             p = s.scalar(select(Player).where(Player.token_hash == hash_token(token)))
             if p is None:
                 raise ApiError("unauthorized", "unknown token", 401)
+            self.known_tokens.add(token)
             return PlayerInfo(p.id, p.name, p.account_id)
 
     def check_admin(self, token: str | None) -> None:
-        if not token or not secrets.compare_digest(token, self.admin_token):
+        if not self.is_admin(token):
             raise ApiError("forbidden", "this operator action needs the admin token (X-Admin-Token)", 403)
+
+    def is_admin(self, token: str | None) -> bool:
+        return bool(token) and secrets.compare_digest(str(token).encode(), self.admin_token.encode())
 
     def balance(self, player: PlayerInfo) -> int:
         """The committed balance of the player's wallet (see :meth:`balances`)."""
@@ -393,10 +404,11 @@ class Server:
         from tablegames.server.runner import TableRunner
 
         row = new_table_row(game, name, seats, min_bet, max_bet, rules, paytable)
-        with self.tx() as s:
-            s.add(row)
-            s.flush()
-        self.runners[row.id] = TableRunner(self, row)
+        with self._tables_lock:  # (REST threads) one runner per table, even if sync_tables runs meanwhile
+            with self.tx() as s:
+                s.add(row)
+                s.flush()
+            self.runners = {**self.runners, row.id: TableRunner(self, row)}  # copy-on-write: readers iterate
         return table_info(row)
 
     def set_limits(self, table_id: int, min_bet: object, max_bet: object) -> dict[str, Any]:
@@ -415,7 +427,7 @@ class Server:
 
     def list_tables(self) -> list[dict[str, Any]]:
         self.sync_tables()
-        return [r.info() for r in self.runners.values()]
+        return [r.info() for r in list(self.runners.values())]
 
     def runner(self, table_id: int) -> Any:
         r = self.runners.get(table_id)
@@ -430,10 +442,13 @@ class Server:
         """Open tables created meanwhile by ``tablegames tables create`` (another process)."""
         from tablegames.server.runner import TableRunner
 
-        with self.sessions() as s:
-            rows = list(s.scalars(select(GameTable).where(GameTable.id.not_in(list(self.runners) or [0]))))
-        for row in rows:
-            self.runners[row.id] = TableRunner(self, row)
+        with self._tables_lock:  # (REST threads) two requests for a new table must not open it twice
+            with self.sessions() as s:
+                rows = list(
+                    s.scalars(select(GameTable).where(GameTable.id.not_in(list(self.runners) or [0])))
+                )
+            if rows:
+                self.runners = {**self.runners, **{row.id: TableRunner(self, row) for row in rows}}
 
 
 def new_table_row(
@@ -516,9 +531,13 @@ def jackpots(session: Session) -> list[dict[str, Any]]:
     return [{"game": g, "meter": n, "value": int(b), "reset": int(r), "share": sh} for g, n, b, r, sh in rows]
 
 
-def jackpot_history(session: Session, game: str | None, meter: str | None, last: int) -> list[dict[str, Any]]:
+def jackpot_history(
+    session: Session, game: str | None, meter: str | None, last: int, before: int | None = None
+) -> list[dict[str, Any]]:
+    """Meter entries, newest first; ``before``: only entries with an ``entry_id`` below it (the next page)."""
     q = (
         select(
+            Entry.id,
             Meter.game,
             Meter.name,
             Entry.kind,
@@ -537,13 +556,32 @@ def jackpot_history(session: Session, game: str | None, meter: str | None, last:
         q = q.where(Meter.game == game)
     if meter:
         q = q.where(Meter.name == meter)
+    if before is not None:
+        q = q.where(Entry.id < before)
     return [
-        {"game": g, "meter": n, "kind": k, "amount": int(a), "round_id": r, "time": iso(c), "player": p}
-        for g, n, k, a, r, c, p in session.execute(q).all()
+        {
+            "entry_id": i,
+            "game": g,
+            "meter": n,
+            "kind": k,
+            "amount": int(a),
+            "round_id": r,
+            "time": iso(c),
+            "player": p,
+        }
+        for i, g, n, k, a, r, c, p in session.execute(q).all()
     ]
 
 
-def _players_of(session: Session, round_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+ALL_BALANCES = (
+    -1
+)  # show_balances: every player's balances (an operator); a player id: only theirs; None: none
+
+
+def _players_of(
+    session: Session, round_ids: list[int], show_balances: int | None = ALL_BALANCES
+) -> dict[int, list[dict[str, Any]]]:
+    """Each round's players; ``balance_before`` / ``balance_after`` only where ``show_balances`` allows."""
     out: dict[int, list[dict[str, Any]]] = {i: [] for i in round_ids}
     if not round_ids:
         return out
@@ -554,17 +592,10 @@ def _players_of(session: Session, round_ids: list[int]) -> dict[int, list[dict[s
         .order_by(RoundPlayer.round_id, RoundPlayer.seat)
     ).all()
     for rp, name in rows:
-        out[rp.round_id].append(
-            {
-                "seat": rp.seat,
-                "player": name,
-                "staked": rp.staked,
-                "returned": rp.returned,
-                "net": rp.net,
-                "balance_before": rp.balance_before,
-                "balance_after": rp.balance_after,
-            }
-        )
+        entry = {"seat": rp.seat, "player": name, "staked": rp.staked, "returned": rp.returned, "net": rp.net}
+        if show_balances == ALL_BALANCES or rp.player_id == show_balances:
+            entry.update(balance_before=rp.balance_before, balance_after=rp.balance_after)
+        out[rp.round_id].append(entry)
     return out
 
 
@@ -585,26 +616,65 @@ def _summary(row: RoundRow, table_name: str, players: list[dict[str, Any]]) -> d
     }
 
 
-def history(session: Session, player: str | None, last: int) -> list[dict[str, Any]]:
-    """Summaries of finished rounds, newest first (optionally only those ``player`` played)."""
+def player_id_of(session: Session, name: str) -> int:
+    """The id of the player called ``name`` (exactly, else by its look-alike key), or ``not_found``."""
+    pid = session.scalar(select(Player.id).where(Player.name == name))
+    if pid is None:
+        shown = display_name(name)
+        if shown is not None:
+            pid = session.scalar(select(Player.id).where(Player.name_key == name_key(shown)))
+    if pid is None:
+        raise ApiError("not_found", f"no player {name!r}", 404)
+    return int(pid)
+
+
+_SUMMARY_COLUMNS = load_only(
+    RoundRow.id,
+    RoundRow.table_id,
+    RoundRow.game,
+    RoundRow.round_no,
+    RoundRow.rules,
+    RoundRow.status,
+    RoundRow.started_at,
+    RoundRow.settled_at,
+    RoundRow.recovered,
+    RoundRow.result,
+)  # not the deck nor the events: a page of summaries reads what it shows
+
+
+def history(
+    session: Session,
+    player: str | int | None,
+    last: int,
+    before: int | None = None,
+    *,
+    table_id: int | None = None,
+    show_balances: int | None = ALL_BALANCES,
+) -> list[dict[str, Any]]:
+    """Summaries of finished rounds, newest first: only those ``player`` (a name or a player id) played, only
+    those of ``table_id``, only rounds with an id below ``before`` (the next page). Balances per
+    ``show_balances`` (:data:`ALL_BALANCES`, a player id, or None)."""
     q = (
         select(RoundRow, GameTable.name)
+        .options(_SUMMARY_COLUMNS)
         .join(GameTable, GameTable.id == RoundRow.table_id)
         .where(RoundRow.status == SETTLED)
         .order_by(RoundRow.id.desc())
         .limit(max(1, min(last, 1000)))
     )
-    if player:
-        pid = session.scalar(select(Player.id).where(Player.name == player))
-        if pid is None:
-            raise ApiError("not_found", f"no player {player!r}", 404)
+    if player is not None and player != "":
+        pid = player if isinstance(player, int) else player_id_of(session, player)
         q = q.where(RoundRow.id.in_(select(RoundPlayer.round_id).where(RoundPlayer.player_id == pid)))
+    if table_id is not None:
+        q = q.where(RoundRow.table_id == table_id)
+    if before is not None:
+        q = q.where(RoundRow.id < before)
     rows = session.execute(q).all()
-    players = _players_of(session, [r.id for r, _ in rows])
+    players = _players_of(session, [r.id for r, _ in rows], show_balances)
     return [_summary(r, t, players[r.id]) for r, t in rows]
 
 
-def round_recall(session: Session, round_id: int) -> dict[str, Any]:
+def round_recall(session: Session, round_id: int, show_balances: int | None = ALL_BALANCES) -> dict[str, Any]:
     row = session.get(RoundRow, round_id)
     if row is None:
         raise ApiError("not_found", f"no round {round_id}", 404)
@@ -613,8 +683,13 @@ def round_recall(session: Session, round_id: int) -> dict[str, Any]:
     if row.status != SETTLED:
         raise ApiError("round_in_progress", f"round {round_id} is not finished yet ({row.status})", 409)
     table = session.get(GameTable, row.table_id)
-    out = _summary(row, table.name if table else "", _players_of(session, [row.id])[row.id])
-    names = dict(session.execute(select(Player.id, Player.name)).all()) if row.seat_players else {}
+    out = _summary(row, table.name if table else "", _players_of(session, [row.id], show_balances)[row.id])
+    seated = sorted({int(v) for v in (row.seat_players or {}).values()})
+    names = (
+        dict(session.execute(select(Player.id, Player.name).where(Player.id.in_(seated))).all())
+        if seated
+        else {}
+    )
     seat_names = {int(k): names.get(v) for k, v in row.seat_players.items()}
     jackpot = []
     for e in row.events or []:

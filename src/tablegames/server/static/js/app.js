@@ -941,7 +941,7 @@ function sit(seat) {
 async function loadHistory() {
   if (!S.me) return;
   try {
-    const rows = await api("GET", `/history?player=${encodeURIComponent(S.me.name)}&last=15`);
+    const rows = await api("GET", "/history?last=15"); // your own rounds: the token says whose
     S.history = rows;
     renderHistory();
   } catch {
@@ -1026,7 +1026,7 @@ async function openRecall(roundId) {
       .map(
         (p) => `<tr><td>${p.seat}</td><td>${escapeHtml(p.player)}</td><td>${money(p.staked)}</td><td>${money(p.returned)}</td>
         <td class="${p.net > 0 ? "pos" : p.net < 0 ? "neg" : ""}">${money(p.net, { sign: true })}</td>
-        <td>${money(p.balance_before)} → ${money(p.balance_after)}</td></tr>`,
+        <td>${p.balance_before == null ? "" : `${money(p.balance_before)} → ${money(p.balance_after)}`}</td></tr>`,
       )
       .join("");
     const jackpot = (r.jackpot || [])
