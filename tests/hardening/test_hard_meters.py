@@ -15,21 +15,30 @@ step, the other tables read the meter during that moment and every hit is paid t
 
 from __future__ import annotations
 
+import json
+import os
+import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
+import httpx
 import pytest
 import sqlalchemy as sa
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 from test_hard_support import harness, make_app, postgres_url
+from websockets.sync.client import connect
 
-from server_harness import WS, Harness, Message
+from server_harness import ADMIN, WS, Harness, Message
 from tablegames.cards import CARDS, parse_card
 from tablegames.server import ledger
-from tablegames.server.db import HOUSE, Entry, LedgerTransaction
+from tablegames.server.db import HOUSE, Account, Entry, LedgerTransaction, make_engine
+from tablegames.server.service import Server
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -303,3 +312,174 @@ class TestConcurrentMeterHits:
             ra = a.until(lambda m: m["type"] == "round_result")
             monkeypatch.setattr(ledger, "post_all", real)
             check_hits(h, OEF, 500_400, [rb, ra], [hb, ha])
+
+
+# A server process for the two-process test: One Eyed Flush decks stacked as above, and every settlement that
+# pays a hit held for a moment before its commit (slow_hits, in that process).
+SERVE = """
+import sys, time
+import uvicorn
+from tablegames.cards import CARDS, parse_card
+from tablegames.server import ledger
+from tablegames.server.app import create_app
+
+url, port, admin = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+head = [int(parse_card(c)) for c in DECK]
+deck = head + [int(c) for c in CARDS if int(c) not in head]
+real = ledger.post_all
+
+def post_all(executor, postings):
+    out = real(executor, postings)
+    if any(p.kind == "hit" for p in postings):
+        time.sleep(0.5)
+    return out
+
+ledger.post_all = post_all
+app = create_app(url, admin_token=admin, deck_factory=lambda t: deck, betting_seconds=30.0, turn_seconds=30.0)
+uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+""".replace("DECK", repr(GAMES[OEF]["deck"]))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def server_process(url: str) -> Iterator[str]:
+    """A table server in a process of its own on ``url``; yields its base URL."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SERVE, url, str(port), ADMIN],
+        env=dict(os.environ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 60
+        while True:
+            if proc.poll() is not None:
+                out = proc.stdout.read().decode() if proc.stdout else ""
+                raise AssertionError(f"server exited: {out}")
+            try:
+                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.time() < deadline, "server did not start"
+            time.sleep(0.1)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+
+
+class Player:
+    """One player at a table of one server process, over a real WebSocket."""
+
+    def __init__(self, base: str, table_id: int, name: str) -> None:
+        r = httpx.post(f"{base}/players", json={"name": name})
+        assert r.status_code == 201, r.text
+        token = r.json()["token"]
+        self.headers = {"Authorization": f"Bearer {token}"}
+        r = httpx.post(
+            f"{base}/wallet/buy-in", json={"amount": BUY_IN, "request_id": "b"}, headers=self.headers
+        )
+        assert r.status_code == 200, r.text
+        self.ws = connect(f"ws{base[4:]}/ws/tables/{table_id}?token={token}").__enter__()
+        self.n = 0
+
+    def until(self, pred: Any) -> Message:
+        for _ in range(500):
+            m: Message = json.loads(self.ws.recv(timeout=30))
+            if pred(m):
+                return m
+        raise AssertionError("message not received")
+
+    def request(self, **msg: Any) -> Message:
+        self.n += 1
+        rid = f"q{self.n}"
+        self.ws.send(json.dumps({**msg, "request_id": rid}))
+        return self.until(lambda m: m.get("request_id") == rid and m["type"] in ("ack", "error"))
+
+
+def top_up_before_start(url: str, game: str, meter: str, cents: int) -> None:
+    """A database with the schema and meters, ``cents`` more in the meter (before the servers start, so that
+    both show it)."""
+    server = Server(url)
+    server.start()
+    try:
+        with server.tx() as s:
+            account = server.meter_accounts(game)[meter]
+            ledger.transfer(s, "seed", server.system[HOUSE], account, cents, memo="test top-up")
+    finally:
+        server.stop()
+
+
+class TestMeterHitsFromSeveralProcesses:
+    """Hits on one linked meter from tables of two server processes sharing one database."""
+
+    def test_two_server_processes_pay_the_meter_once_in_order(self, meter_db: str) -> None:
+        top_up_before_start(meter_db, OEF, OEF, 400)
+        with server_process(meter_db) as one, server_process(meter_db) as two:
+            tables = []
+            for base in (one, two):
+                body = {"game": OEF, "name": f"OEF {base[-5:]}", "seats": 1}
+                r = httpx.post(f"{base}/tables", json=body, headers={"X-Admin-Token": ADMIN})
+                assert r.status_code == 201, r.text
+                tables.append(int(r.json()["table_id"]))
+            players = [
+                Player(base, t, f"p{i}") for i, (base, t) in enumerate(zip((one, two), tables, strict=True))
+            ]
+            for p in players:
+                assert p.request(type="sit")["type"] == "ack"
+                ack = p.request(type="wager", wagers=GAMES[OEF]["wagers"])
+                assert ack["type"] == "ack", ack
+                p.until(lambda m: m["type"] == "state" and m["round"] and m["round"]["phase"] == "deciding")
+            barrier = threading.Barrier(len(players))
+            results: dict[int, Message] = {}
+            errors: list[BaseException] = []
+
+            def go(i: int, p: Player) -> None:
+                try:
+                    barrier.wait(timeout=30)
+                    assert p.request(type="act", action="stand")["type"] == "ack"
+                    results[i] = p.until(lambda m: m["type"] == "round_result")
+                except BaseException as exc:
+                    errors.append(exc)
+
+            threads = [threading.Thread(target=go, args=(i, p)) for i, p in enumerate(players)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(timeout=120)
+            assert not errors, errors
+            amounts = sorted((results[i]["jackpot_hits"][0]["amount"] for i in range(2)), reverse=True)
+            assert amounts == [500_400 + 10, 500_000 + 10]
+            assert sorted(results[i]["jackpot_hits"][0]["hit_seq"] for i in range(2)) == [1, 2]
+            value = {m["meter"]: m["value"] for m in httpx.get(f"{one}/jackpots").json()}[OEF]
+            assert value == 500_000
+            history = httpx.get(f"{two}/jackpots/history", params={"game": OEF}).json()
+            hits = sorted((e for e in history if e["kind"] == "hit"), key=lambda e: e["hit_seq"])
+            assert [(e["hit_seq"], -e["amount"]) for e in hits] == [(1, 500_410), (2, 500_010)]
+            for i, p in enumerate(players):
+                me = httpx.get(f"{(one, two)[i]}/me", headers=p.headers).json()
+                assert me["balance"] == BUY_IN + results[i]["results"][0]["net"]
+                p.ws.close()
+        engine = make_engine(meter_db)
+        try:
+            with engine.connect() as c, Session(bind=c) as s:
+                check = ledger.check_ledger(s)
+                meter_account = s.scalar(
+                    select(Account.balance).where(Account.name == f"jackpot:{OEF}:{OEF}")
+                )
+        finally:
+            engine.dispose()
+        assert check.ok, check
+        assert meter_account == 500_000
