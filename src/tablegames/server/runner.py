@@ -21,7 +21,7 @@ import json
 import logging
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -783,12 +783,12 @@ class TableRunner:
             if row.status == SETTLED:
                 live.settled = True
                 return
-            rnd = self._at_locked_meters(c, rnd)  # the engine settles at the meters as they stand now
             seat_players = dict(live.seat_players)
             wallets: dict[int, int] = {
                 int(pid): int(acc)
                 for pid, acc in c.execute(_WALLETS, {"players": sorted(set(seat_players.values()))})
             }
+            rnd = self._at_locked_meters(c, rnd, wallets.values())  # the engine settles at the meters now
 
             def wallet(seat: int) -> int:
                 return wallets[seat_players[seat]]
@@ -878,7 +878,8 @@ class TableRunner:
                     "result": {"house_net": house_delta, "results": results, "fairness": fairness},
                 },
             )
-            # last: the money (locks the busy house, in-play and meter accounts until the commit)
+            # last: the money (locks the busy house, and the in-play and meter accounts if _at_locked_meters did
+            # not, until the commit)
             ids, balances = ledger.post_all(c, postings)
             hit_seqs = self._record_hits(c, round_id, seat_players, [(ids[i], e) for i, e in hit_postings])
             untouched = sorted({wallet(seat) for seat in staked} - set(balances))
@@ -914,21 +915,22 @@ class TableRunner:
             "meters": dict(self.engine.meters),
         }
 
-    def _at_locked_meters(self, c: Any, rnd: Round) -> Round:
-        """(In the settlement's transaction.) Lock the linked meters the round contributed to or hit, read them
-        as they stand and have the engine settle the round at those values (:func:`at_meters`).
+    def _at_locked_meters(self, c: Any, rnd: Round, wallets: Iterable[int]) -> Round:
+        """(In the settlement's transaction, before it writes.) Lock the linked meters the round contributed to
+        or hit, read them as they stand and have the engine settle the round at those values (:func:`at_meters`).
 
-        Every settlement that touches a meter takes its lock before anything else it writes, so the hits of all
-        tables (threads, server processes) are paid one after the other, each the meter as the previous one
-        left it: the second hit of the same instant is paid the reset plus its own contribution. No deadlock:
-        a transaction holding a lock that a settlement later asks for (a wallet, an in-play account, the house)
-        never waits for a meter, since every transaction that writes a meter locks it first.
+        So the hits of all tables (threads, server processes) are paid one after the other, each the meter as
+        the previous one left it: the second hit of the same instant is paid the reset plus its own
+        contribution. With the meters, the other accounts of the settlement but the house (the round's wallets,
+        the table's in-play account) are locked in the same statement, in the ledger's global order (highest id
+        first, as :func:`~tablegames.server.ledger.post_all`); the house, the lowest id, is locked last by the
+        postings: no two transactions wait for each other.
         """
         touched = sorted({e.meter for e in rnd.history if isinstance(e, JackpotContribution | JackpotHit)})
         if not touched:
             return rnd
         accounts = self.server.meter_accounts(self.game)
-        values = ledger.lock_balances(c, [accounts[m] for m in touched])
+        values = ledger.lock_balances(c, [*(accounts[m] for m in touched), *wallets, self.in_play])
         return at_meters(rnd, {m: values[accounts[m]] for m in touched})
 
     def _record_hits(
