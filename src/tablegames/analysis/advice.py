@@ -44,10 +44,21 @@ def optimal_strategy(rules: GameRules, bet_cents: int | None = None) -> Any:
     raise ValueError(f"no exact strategy for {rules!r}")
 
 
+def strategy_bet(rules: GameRules, bet_cents: int | None) -> int | None:
+    """The bet size a game's strategy depends on: in Let It Ride the bet when the payout cap can reach it
+    (R-LIR-5), else None, as in the other games (one strategy for every bet)."""
+    if isinstance(rules, LetItRideRules):
+        from tablegames.analysis.let_it_ride import strategy_bet as lir
+
+        return lir(rules, bet_cents)
+    return None
+
+
 def strategy_key(rnd: Round, seat: int) -> tuple[GameRules, int | None]:
-    """What the strategy of ``seat``'s decision depends on: the rules, and the bet size in Let It Ride."""
+    """What the strategy of ``seat``'s decision depends on: the rules, and in Let It Ride the bet size when the
+    cap can reach it (:func:`strategy_bet`)."""
     bet = rnd.seats[seat].wagers.get("bets") if isinstance(rnd, LetItRideRound) else None
-    return rnd.table.rules, bet
+    return rnd.table.rules, strategy_bet(rnd.table.rules, bet)
 
 
 def advisor(rnd: Round, seat: int, strategy: Any = None) -> Advisor:

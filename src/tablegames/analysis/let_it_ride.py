@@ -191,6 +191,31 @@ def win_table(paytable: PayTable[LirHand], bet_cents: int, cap_cents: int | None
     return w
 
 
+def largest_base_win(rules: LetItRideRules, bet_cents: int) -> int:
+    """The largest base-game win of a hand at ``bet_cents`` a wager, before the cap: all three wagers up on the
+    best-paying hand (R-LIR-4)."""
+    return 3 * bet_cents * max(rules.main_paytable.pays.values(), default=0)
+
+
+def strategy_bet(rules: LetItRideRules, bet_cents: int | None) -> int | None:
+    """The bet size the optimal strategy at ``bet_cents`` depends on: ``bet_cents`` when the cap (R-LIR-5) can
+    reach it, else None.
+
+    The strategy depends on the bet only through the cap: when not even the largest win at that bet reaches the
+    cap, every win is ``bet_cents`` times the win of a unit wager, so the decisions and the EVs per unit are
+    those of the uncapped strategy, one strategy shared by all such bets. Above that (standard pay table: the
+    Royal Flush's 1000 to 1 on three wagers, so bets of $16.67 and more against the $50,000 cap) a three-up
+    Royal Flush is capped and the EVs change.
+
+    >>> rules = LetItRideRules()
+    >>> strategy_bet(rules, 1_666), strategy_bet(rules, 1_667), strategy_bet(rules, None)
+    (None, 1667, None)
+    """
+    if bet_cents is None or largest_base_win(rules, bet_cents) <= rules.cap_cents:
+        return None
+    return bet_cents
+
+
 @dataclass(frozen=True, eq=False)
 class _Solution:
     unit: int  # cents of one wager (1 when the cap does not apply)
@@ -201,8 +226,11 @@ class _Solution:
     ride1: npt.NDArray[np.bool_]  # [N3]
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=4)  # ~10 MB each: a few bet sizes the cap reaches (strategy_bet); the rest share one
 def _solve(rules: LetItRideRules, bet_cents: int | None) -> _Solution:
+    if strategy_bet(rules, bet_cents) != bet_cents:
+        # the cap cannot reach this bet: the uncapped solution (in units of one wager) is the same
+        return _solve(rules, None)
     unit = 1 if bet_cents is None else bet_cents
     cap = None if bet_cents is None else rules.cap_cents
     w = win_table(rules.main_paytable, unit, cap)
@@ -227,7 +255,8 @@ class LetItRideStrategy:
     """The optimal strategy with the exact EV of both options at both decisions.
 
     EVs are in units of one base wager and cover the whole remaining hand (all wagers still up, the ``$``
-    wager included). Cautious tie-break: on exactly equal EVs the wager is pulled.
+    wager included). Cautious tie-break: on exactly equal EVs the wager is pulled. ``bet_cents`` is None for
+    the strategy without the cap, shared by every bet the cap cannot reach (:func:`strategy_bet`).
     """
 
     rules: LetItRideRules
@@ -273,9 +302,14 @@ def _index(cards: Sequence[int], n: int) -> int:
     return colex_of(cs)
 
 
-@lru_cache(maxsize=32)
 def optimal_strategy(rules: LetItRideRules, bet_cents: int | None = None) -> LetItRideStrategy:
-    """The cached optimal strategy for ``rules`` (and, when given, the wager size that applies the cap)."""
+    """The cached optimal strategy for ``rules`` (and, when given, the wager size that applies the cap): one
+    object for every bet the cap cannot reach (:func:`strategy_bet`), a few capped bet sizes kept (LRU)."""
+    return _strategy(rules, strategy_bet(rules, bet_cents))
+
+
+@lru_cache(maxsize=4)
+def _strategy(rules: LetItRideRules, bet_cents: int | None) -> LetItRideStrategy:
     return LetItRideStrategy(rules, bet_cents, _solve(rules, bet_cents))
 
 
@@ -440,7 +474,7 @@ def analyze(
     for cents in BET_SIZES if bet_table else ():
         sized = _solve(rules, cents)
         value = int(np.maximum(sized.value3[0], sized.value3[1]).sum())
-        by_bet[cents] = -Fraction(value, TOTAL_DEALS * cents)
+        by_bet[cents] = -Fraction(value, TOTAL_DEALS * sized.unit)  # (unit 1: a bet the cap cannot reach)
     if by_bet:
         analysis.extra["house_edge_by_bet"] = {str(c): float(e) for c, e in by_bet.items()}
         analysis.notes.append(

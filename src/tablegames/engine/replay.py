@@ -15,7 +15,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from tablegames.engine.base import Round, Table
 from tablegames.engine.events import (
@@ -74,3 +74,24 @@ def replay(
         elif isinstance(e, ActionTaken):
             rnd.act(e.seat, e.action, by=e.by)
     return rnd
+
+
+def at_meters(rnd: Round, meters: Mapping[str, int]) -> Round:
+    """A finished round as it plays out when its linked meters stood at ``meters`` before it.
+
+    The round itself when its events already say so (every meter it contributed to started at that value);
+    otherwise its wagers and decisions replayed on the same cards at a fresh table whose meters start there,
+    so every contribution, hit and reset is the engine's own computation at those values. Meters the round did
+    not touch keep the values it saw. The cards and decisions do not depend on the meters, so the replay has
+    the same events but for the meter amounts (a server calls this holding the meters' database lock: a hit
+    then pays the meter's value at that instant, R-OEF-9 and R-LIR-7).
+    """
+    seen = {**rnd.meters_before, **meters_before(rnd.history)}
+    if all(seen.get(name) == value for name, value in meters.items()):
+        return rnd
+    table = Table(rnd.table.rules, seats=rnd.table.seats, meters={**seen, **meters})
+    table.round_no = rnd.round_no - 1
+    again = replay(rnd.table.rules, rnd.history, table=table)
+    if len(again.history) != len(rnd.history) or again.phase != rnd.phase:
+        raise AssertionError(f"round {rnd.round_no} replayed differently at other meter values")
+    return again

@@ -192,6 +192,25 @@ class Meter(Base):
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"))
 
 
+class MeterHit(Base):
+    """One jackpot hit, numbered per meter in the order the hits took the meter (1, 2, ...): regulators of
+    linked jackpots require the order of near-simultaneous hits. Written in the settlement that pays it, under
+    the meter's lock, so the numbers follow the order of the payments."""
+
+    __tablename__ = "meter_hits"
+    __table_args__ = (UniqueConstraint("meter_id", "seq", name="hit_seq_per_meter"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    meter_id: Mapped[int] = mapped_column(ForeignKey("meters.id"))
+    seq: Mapped[int] = mapped_column(Integer)
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"), index=True)
+    transaction_id: Mapped[int] = mapped_column(ForeignKey("ledger_transactions.id"), unique=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    amount: Mapped[int] = mapped_column(BigInteger)
+    created_at: Mapped[float] = mapped_column(Float, default=now)
+
+
 class IdempotencyKey(Base):
     __tablename__ = "idempotency_keys"
 

@@ -4,24 +4,50 @@ of thumb.
 
 Solving a game can take seconds the first time, and the event loop must not wait: a strategy not ready yet is
 built in a background thread and the hint meanwhile comes from the rule of thumb (``"source": "rule-of-thumb"``).
+The strategies kept are bounded (least recently used dropped): the memory does not grow with the number of
+distinct bet sizes or rule sets the tables see.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections import OrderedDict
 from typing import Any
 
 from tablegames.engine import Advisor, Bot, Round
 
 log = logging.getLogger("tablegames.server")
 
-_READY: dict[Any, Any] = {}  # (rules, bet) -> strategy or None (no exact analysis)
+#: Strategies kept, least recently used dropped first: one per rule set (``bet`` None: a One Eyed Flush strategy
+#: is ~75 MB and 2 s to solve, so a busy Let It Ride table must not push it out), and apart from them a few Let
+#: It Ride bet sizes that the payout cap reaches (~10 MB and ~0.1 s each; every other bet shares the rule set's).
+MAX_RULE_SETS = 8
+MAX_CAPPED_BETS = 4
+#: Strategies solved at once in the background (each needs its working memory); a hint asked meanwhile for
+#: another one comes from the rule of thumb and asks again next time.
+MAX_BUILDING = 2
+
+_READY: OrderedDict[Any, Any] = OrderedDict()  # (rules, None) -> strategy or None (no exact analysis)
+_CAPPED: OrderedDict[Any, Any] = OrderedDict()  # (rules, bet) -> strategy, for bets the cap reaches
 _BUILDING: set[Any] = set()
 _LOCK = threading.Lock()
 
 
-def _build(key: Any) -> None:
+def _cache(key: Any) -> OrderedDict[Any, Any]:
+    return _READY if key[1] is None else _CAPPED
+
+
+def _keep(key: Any, strategy: Any) -> None:
+    """(Holding the lock.) Keep a strategy, dropping the least recently used beyond the bound."""
+    cache = _cache(key)
+    cache[key] = strategy
+    cache.move_to_end(key)
+    while len(cache) > (MAX_RULE_SETS if cache is _READY else MAX_CAPPED_BETS):
+        cache.popitem(last=False)
+
+
+def _build(key: Any) -> Any:
     rules, bet = key
     strategy = None
     try:
@@ -31,21 +57,36 @@ def _build(key: Any) -> None:
     except Exception:  # an analysis that is missing or fails must not break play
         log.exception("no exact strategy for %s; hints use the rule of thumb", rules.game)
     with _LOCK:
-        _READY[key] = strategy
+        _keep(key, strategy)
         _BUILDING.discard(key)
+    return strategy
+
+
+def cached_strategies() -> int:
+    """How many solved strategies the hints keep (bounded: :data:`MAX_RULE_SETS` + :data:`MAX_CAPPED_BETS`)."""
+    with _LOCK:
+        return len(_READY) + len(_CAPPED)
 
 
 def strategy_for(rules: Any, bet: int | None = None, wait: bool = False) -> Any:
-    """The optimal strategy if ready (or ``wait``), else None while it is built in the background."""
-    key = (rules, bet)
+    """The optimal strategy if ready (or ``wait``), else None while it is built in the background.
+
+    Let It Ride's strategy depends on the bet only where the payout cap reaches it
+    (:func:`~tablegames.analysis.advice.strategy_bet`): every other bet shares one strategy.
+    """
+    from tablegames.analysis.advice import strategy_bet
+
+    key = (rules, strategy_bet(rules, bet))
     with _LOCK:
-        if key in _READY:
-            return _READY[key]
-        start = key not in _BUILDING
-        _BUILDING.add(key)
+        cache = _cache(key)
+        if key in cache:
+            cache.move_to_end(key)
+            return cache[key]
+        start = key not in _BUILDING and (wait or len(_BUILDING) < MAX_BUILDING)
+        if start:
+            _BUILDING.add(key)
     if wait:
-        _build(key)
-        return _READY.get(key)
+        return _build(key)  # (solved here even while another thread solves it too)
     if start:
         threading.Thread(target=_build, args=(key,), daemon=True, name="tablegames-strategy").start()
     return None

@@ -202,6 +202,30 @@ def transfer(
     return post_all(session, [posting])[0][0]
 
 
+def lock_balances(executor: Session | Connection, account_ids: Iterable[int]) -> dict[int, int]:
+    """Lock accounts for the rest of the transaction and read their balances as they stand now (committed).
+
+    PostgreSQL: ``SELECT ... FOR NO KEY UPDATE`` (the lock of the ``UPDATE`` that :func:`post_all` will take,
+    which the foreign-key checks of new entries do not wait for), in the global order, highest id first; a
+    transaction waiting here sees the balance the holder committed. SQLite has no row locks: the caller's
+    transaction must hold the database's write lock already (``BEGIN IMMEDIATE``, see ``Server.write``).
+    """
+    ids = sorted(set(account_ids), reverse=True)
+    if not ids:
+        return {}
+    rows = executor.execute(
+        select(Account.id, Account.balance)
+        .where(Account.id.in_(ids))
+        .order_by(Account.id.desc())
+        .with_for_update(key_share=True)
+    )
+    out = {int(a): int(b) for a, b in rows}
+    missing = set(ids) - set(out)
+    if missing:
+        raise LedgerError(f"no accounts {sorted(missing)}")
+    return out
+
+
 def balance(session: Session | Connection, account_id: int) -> int:
     return int(session.execute(_BALANCE, {"account": account_id}).scalar() or 0)
 

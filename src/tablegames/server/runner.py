@@ -21,7 +21,7 @@ import json
 import logging
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -29,7 +29,15 @@ from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from tablegames.engine import PULL, STAND, Action, IllegalAction, Phase, Round, Table
-from tablegames.engine.events import CardDealt, EnvyPaid, JackpotContribution, JackpotHit, Settled
+from tablegames.engine.events import (
+    CardDealt,
+    EnvyPaid,
+    JackpotContribution,
+    JackpotHit,
+    RoundEnded,
+    Settled,
+)
+from tablegames.engine.replay import at_meters
 from tablegames.randomness import (
     LiveRandom,
     ProvablyFair,
@@ -52,6 +60,7 @@ from tablegames.server.db import (
     GameTable,
     IdempotencyKey,
     LedgerTransaction,
+    MeterHit,
     Player,
     RoundPlayer,
     RoundRow,
@@ -112,6 +121,8 @@ _ROUND_FOR_SETTLEMENT = (
     .where(RoundRow.id == bindparam("rid"))
     .with_for_update()
 )
+_LAST_HIT = select(func.max(MeterHit.seq)).where(MeterHit.meter_id == bindparam("meter"))
+_INSERT_HITS = insert(MeterHit)
 _WALLETS = select(Player.id, Player.account_id).where(Player.id.in_(bindparam("players", expanding=True)))
 _ACCOUNT_BALANCES = select(Account.id, Account.balance).where(
     Account.id.in_(bindparam("accounts", expanding=True))
@@ -777,6 +788,7 @@ class TableRunner:
                 int(pid): int(acc)
                 for pid, acc in c.execute(_WALLETS, {"players": sorted(set(seat_players.values()))})
             }
+            rnd = self._at_locked_meters(c, rnd, wallets.values())  # the engine settles at the meters now
 
             def wallet(seat: int) -> int:
                 return wallets[seat_players[seat]]
@@ -785,6 +797,7 @@ class TableRunner:
             returned: dict[int, int] = defaultdict(int)
             hits: dict[int, int] = defaultdict(int)
             envy: dict[int, int] = defaultdict(int)
+            hit_postings: list[tuple[int, JackpotHit]] = []
             house = system[HOUSE]
             house_delta = sum(staked.values())
             transfer = ledger.Posting.transfer
@@ -802,6 +815,7 @@ class TableRunner:
                 if isinstance(e, Settled):
                     returned[e.seat] += e.returned
                 elif isinstance(e, JackpotHit):
+                    hit_postings.append((len(postings), e))
                     postings.append(
                         transfer(
                             "hit", meters[e.meter], wallet(e.seat), e.amount, round_id=round_id,
@@ -864,8 +878,10 @@ class TableRunner:
                     "result": {"house_net": house_delta, "results": results, "fairness": fairness},
                 },
             )
-            # last: the money (locks the busy house, in-play and meter accounts until the commit)
-            _, balances = ledger.post_all(c, postings)
+            # last: the money (locks the busy house, and the in-play and meter accounts if _at_locked_meters did
+            # not, until the commit)
+            ids, balances = ledger.post_all(c, postings)
+            hit_seqs = self._record_hits(c, round_id, seat_players, [(ids[i], e) for i, e in hit_postings])
             untouched = sorted({wallet(seat) for seat in staked} - set(balances))
             if untouched:
                 balances.update(
@@ -883,6 +899,8 @@ class TableRunner:
                     for r in results
                 ],
             )
+        if rnd is not live.rnd:
+            self._adopt(rnd)
         live.settled = True
         names = {p.player_id: p.name for p in self.occupants.values()}
         live.result = {
@@ -891,9 +909,76 @@ class TableRunner:
             "seq": len(rnd.history),
             "results": [{**r, "player": names.get(r["player_id"])} for r in results],
             "envy": [e.to_dict() for e in rnd.history if isinstance(e, EnvyPaid)],
-            "jackpot_hits": [e.to_dict() for e in rnd.history if isinstance(e, JackpotHit)],
+            "jackpot_hits": [
+                {**e.to_dict(), "hit_seq": seq} for (_, e), seq in zip(hit_postings, hit_seqs, strict=True)
+            ],
             "meters": dict(self.engine.meters),
         }
+
+    def _at_locked_meters(self, c: Any, rnd: Round, wallets: Iterable[int]) -> Round:
+        """(In the settlement's transaction, before it writes.) Lock the linked meters the round contributed to
+        or hit, read them as they stand and have the engine settle the round at those values (:func:`at_meters`).
+
+        So the hits of all tables (threads, server processes) are paid one after the other, each the meter as
+        the previous one left it: the second hit of the same instant is paid the reset plus its own
+        contribution. With the meters, the other accounts of the settlement but the house (the round's wallets,
+        the table's in-play account) are locked in the same statement, in the ledger's global order (highest id
+        first, as :func:`~tablegames.server.ledger.post_all`); the house, the lowest id, is locked last by the
+        postings: no two transactions wait for each other.
+        """
+        touched = sorted({e.meter for e in rnd.history if isinstance(e, JackpotContribution | JackpotHit)})
+        if not touched:
+            return rnd
+        accounts = self.server.meter_accounts(self.game)
+        values = ledger.lock_balances(c, [*(accounts[m] for m in touched), *wallets, self.in_play])
+        return at_meters(rnd, {m: values[accounts[m]] for m in touched})
+
+    def _record_hits(
+        self, c: Any, round_id: int, seat_players: dict[int, int], hits: list[tuple[int, JackpotHit]]
+    ) -> list[int]:
+        """(In the settlement's transaction, under the meters' locks.) Number the round's hits in each meter's
+        order of hits and store them with their ledger transactions; the numbers, in the order of ``hits``."""
+        meter_ids = self.server.meter_ids(self.game)
+        last: dict[str, int] = {}
+        seqs = []
+        for _, e in hits:
+            if e.meter not in last:
+                last[e.meter] = int(c.execute(_LAST_HIT, {"meter": meter_ids[e.meter]}).scalar() or 0)
+            last[e.meter] += 1
+            seqs.append(last[e.meter])
+        if hits:
+            stamp = time.time()
+            c.execute(
+                _INSERT_HITS,
+                [
+                    {
+                        "meter_id": meter_ids[e.meter],
+                        "seq": seq,
+                        "round_id": round_id,
+                        "transaction_id": tx_id,
+                        "seat": e.seat,
+                        "player_id": seat_players[e.seat],
+                        "amount": e.amount,
+                        "created_at": stamp,
+                    }
+                    for (tx_id, e), seq in zip(hits, seqs, strict=True)
+                ],
+            )
+        return seqs
+
+    def _adopt(self, rnd: Round) -> None:
+        """(After the commit.) The round as the engine settled it at the locked meters replaces the one played
+        (the same events but for the meter amounts, so what the clients were sent stays valid)."""
+        live = self.live
+        assert live is not None
+        played = live.rnd
+        self.engine.meters.update(rnd.table.meters)
+        ended, was = rnd.history[-1], played.history[-1]
+        if isinstance(ended, RoundEnded) and isinstance(was, RoundEnded):
+            self.engine.house_net += ended.house_net - was.house_net
+        rnd.table = self.engine
+        self.engine.current = rnd
+        live.rnd = rnd
 
     # --- timers -----------------------------------------------------------------------------------
 

@@ -41,6 +41,7 @@ from tablegames.server.db import (
     IdempotencyKey,
     LedgerTransaction,
     Meter,
+    MeterHit,
     Player,
     RoundPlayer,
     RoundRow,
@@ -156,6 +157,7 @@ class Server:
         # database), and every committed transaction stores the balances it set (tx(), write()).
         self._balances: dict[int, int] = {}
         self._meter_accounts: dict[str, dict[str, int]] = {}
+        self._meter_ids: dict[str, dict[str, int]] = {}
         self._sqlite = self.engine.dialect.name == "sqlite"
         self.workers = ThreadPoolExecutor(max_workers=self.config.table_threads, thread_name_prefix="tables")
         self._write_lock = threading.RLock()
@@ -204,6 +206,10 @@ class Server:
         """One transaction on a Core connection: the table hot paths (wagers, steps, settlements) use prebuilt
         statements on it instead of the ORM. Committed on success, rolled back on any error."""
         with self._one_writer(), self.engine.connect() as conn, self._transaction(conn):
+            if self._sqlite:
+                # The database's write lock first, not at the first write: what this transaction reads stays as
+                # read until it commits, whatever other processes do (a settlement reads the jackpot meters).
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
             yield conn
 
     def meter_accounts(self, game: str) -> dict[str, int]:
@@ -212,6 +218,15 @@ class Server:
         if cached is None:
             with self.sessions() as s:
                 cached = self._meter_accounts[game] = meter_accounts(s, game)
+        return cached
+
+    def meter_ids(self, game: str) -> dict[str, int]:
+        """Meter name -> its row id in ``meters`` (fixed once the meters exist; cached)."""
+        cached = self._meter_ids.get(game)
+        if cached is None:
+            with self.sessions() as s:
+                rows = s.execute(select(Meter.name, Meter.id).where(Meter.game == game))
+                cached = self._meter_ids[game] = {n: int(i) for n, i in rows}
         return cached
 
     def meter_values(self, game: str) -> dict[str, int]:
@@ -545,10 +560,14 @@ def jackpot_history(
             LedgerTransaction.round_id,
             LedgerTransaction.created_at,
             Player.name,
+            MeterHit.seq,
         )
         .join(Entry, Entry.account_id == Meter.account_id)
         .join(LedgerTransaction, LedgerTransaction.id == Entry.transaction_id)
         .outerjoin(Player, Player.id == LedgerTransaction.player_id)
+        .outerjoin(
+            MeterHit, (MeterHit.transaction_id == LedgerTransaction.id) & (MeterHit.meter_id == Meter.id)
+        )
         .order_by(Entry.id.desc())
         .limit(max(1, min(last, 1000)))
     )
@@ -568,8 +587,9 @@ def jackpot_history(
             "round_id": r,
             "time": iso(c),
             "player": p,
+            "hit_seq": seq,  # a hit's place in the meter's order of hits (1, 2, ...); None for other entries
         }
-        for i, g, n, k, a, r, c, p in session.execute(q).all()
+        for i, g, n, k, a, r, c, p, seq in session.execute(q).all()
     ]
 
 
