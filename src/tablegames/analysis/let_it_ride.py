@@ -24,12 +24,13 @@ Fraction(0, 1)
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations_with_replacement
 from math import comb
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,7 @@ import numpy.typing as npt
 
 from tablegames.analysis.common import (
     Analysis,
+    Analyzer,
     Outcome,
     SideBet,
     colex_of,
@@ -44,11 +46,12 @@ from tablegames.analysis.common import (
 )
 from tablegames.cards import format_cards
 from tablegames.engine.actions import PULL, RIDE, Action
-from tablegames.rules.common import PayTable, enum_key
+from tablegames.rules.common import PayTable, RuleError, enum_key
 from tablegames.rules.let_it_ride import (
     BONUS_PAYTABLES,
     BonusHand,
     LetItRideRules,
+    LirDecision,
     LirHand,
     lir_hand_of,
     ride_first,
@@ -619,3 +622,90 @@ def canonical_keys(hands: npt.NDArray[np.int8]) -> IntArray:
             code = code * 52 + cards[:, i]
         np.minimum(best, code, out=best)
     return best
+
+
+def plot_strategy(rules: LetItRideRules, bet_cents: int | None, path: Path) -> None:
+    """The EV gain of riding each wager, over all hands sorted, split at zero."""
+    from tablegames.analysis.report import _plt
+
+    sol = _solve(rules, bet_cents)
+    g1 = np.sort((sol.value3[1] - sol.value3[0]) / (PER_HAND * sol.unit))[::-1]
+    g2 = np.sort((sol.sums4[:, 2] - sol.sums4[:, 1]) / (48 * sol.unit))[::-1]
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for ax, g, title, n in (
+        (axes[0], g1, "wager 1: three cards", "three-card hands"),
+        (axes[1], g2, "wager 2: four cards", "four-card sets"),
+    ):
+        x = np.arange(len(g))
+        ax.plot(x[g > 0], g[g > 0], ".", ms=2, color="#27ae60", label=f"ride ({int((g > 0).sum()):,})")
+        ax.plot(x[g <= 0], g[g <= 0], ".", ms=1, color="#c0392b", label=f"pull ({int((g <= 0).sum()):,})")
+        ax.axhline(0, color="black", lw=0.8)
+        ax.set_yscale("symlog", linthresh=0.1)
+        ax.set_title(title)
+        ax.set_xlabel(f"{n}, best first")
+        ax.set_ylabel("EV(ride) - EV(pull), units")
+        ax.legend()
+    fig.suptitle("Let It Ride: value of letting each wager ride (cautious: pull at exactly 0)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# --- the analyzer, as generic callers use it ------------------------------------------------------------
+
+
+class LetItRideAnalyzer(Analyzer):
+    bet_sized = True  # the aggregate cap (R-LIR-5) makes the strategy depend on the wager
+
+    def analyze(
+        self, rules: LetItRideRules, bet_cents: int | None, meters: Mapping[str, int], full_strategy: bool
+    ) -> Analysis:
+        return analyze(rules, bet_cents, meters, full_strategy, bet_table=full_strategy)
+
+    def optimal_strategy(self, rules: LetItRideRules, bet_cents: int | None = None) -> LetItRideStrategy:
+        return optimal_strategy(rules, bet_cents)
+
+    def advise(self, strategy: LetItRideStrategy, context: LirDecision) -> dict[Action, Fraction]:
+        cards = list(context.cards)
+        if context.stage == 1:
+            return strategy.first(cards[:3])
+        return strategy.second(cards[:4], bet1_up=context.bet1_up)
+
+    def meter_names(self, rules: LetItRideRules) -> list[str]:
+        return [m.name for m in rules.progressive.meters]
+
+    def tunable_hands(self, rules: LetItRideRules) -> list[str]:
+        return [enum_key(h) for h in LirHand] + [f"bonus:{enum_key(h)}" for h in BonusHand]
+
+    def edge_function(
+        self, rules: LetItRideRules, hand: str, bet_cents: int | None
+    ) -> tuple[Callable[[int], Fraction], str]:
+        key = hand.strip().lower().replace("_", "-")
+        if key.startswith("bonus:"):
+            bonus = {enum_key(h): h for h in BonusHand}.get(key[6:])
+            if bonus is None:
+                raise RuleError(
+                    f"unknown 3-Card Bonus hand {key[6:]!r}; choose {', '.join(map(enum_key, BonusHand))}"
+                )
+            table = rules.bonus_paytable
+
+            def bonus_edge(odds: int) -> Fraction:
+                return bonus_side_bet(table.with_pay(bonus, odds)).house_edge
+
+            return bonus_edge, "3-card bonus"
+        lir = {enum_key(h): h for h in LirHand}.get(key)
+        if lir is None:
+            raise RuleError(f"unknown hand {hand!r}; choose {', '.join(self.tunable_hands(rules))}")
+        main: PayTable[LirHand] = rules.main_paytable
+
+        def lir_edge(odds: int) -> Fraction:
+            return analyze(replace(rules, main_paytable=main.with_pay(lir, odds)), bet_cents).house_edge
+
+        return lir_edge, "main"
+
+    def plot_strategy(self, a: Analysis, rules: LetItRideRules, bet_cents: int | None, path: Any) -> None:
+        plot_strategy(rules, bet_cents, path)
+
+
+ANALYZER = LetItRideAnalyzer()

@@ -24,8 +24,8 @@ Action(name='stand', index=None)
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations_with_replacement, permutations
@@ -35,15 +35,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tablegames.analysis.common import Analysis, Outcome, SideBet
+from tablegames.analysis.common import Analysis, Analyzer, Outcome, SideBet
 from tablegames.cards import CARDS, Rank
 from tablegames.engine.actions import STAND, Action, discard
-from tablegames.rules.common import enum_key
+from tablegames.rules.common import PayTable, RuleError, enum_key
 from tablegames.rules.one_eyed_flush import (
     ALL_FLIP_BETS,
     WILD_CARDS,
     Category,
     Hand,
+    OefDecision,
     OneEyedFlushRules,
     compare,
     dealer_discard,
@@ -621,3 +622,47 @@ def full_table(sol: _Solution) -> list[dict[str, Any]]:
                         }
                     )
     return rows
+
+
+# --- the analyzer, as generic callers use it ------------------------------------------------------------
+
+
+class OneEyedFlushAnalyzer(Analyzer):
+    min_odds = 1  # R-OEF-8: a win pays at least 1 to 1
+    slow = True  # the first strategy takes seconds to solve
+    chart_axes = ("first three cards", "dealer's Flip Card")
+
+    def analyze(
+        self, rules: OneEyedFlushRules, bet_cents: int | None, meters: Mapping[str, int], full_strategy: bool
+    ) -> Analysis:
+        return analyze(rules, meters.get("jackpot"), full_strategy)
+
+    def optimal_strategy(
+        self, rules: OneEyedFlushRules, bet_cents: int | None = None
+    ) -> OneEyedFlushStrategy:
+        return optimal_strategy(rules)
+
+    def advise(self, strategy: OneEyedFlushStrategy, context: OefDecision) -> dict[Action, Fraction]:
+        return strategy.options(list(context.cards), context.flip_card)
+
+    def meter_names(self, rules: OneEyedFlushRules) -> list[str]:
+        return ["jackpot"]
+
+    def tunable_hands(self, rules: OneEyedFlushRules) -> list[str]:
+        return [enum_key(c) for c in Category]
+
+    def edge_function(
+        self, rules: OneEyedFlushRules, hand: str, bet_cents: int | None
+    ) -> tuple[Callable[[int], Fraction], str]:
+        cat = {enum_key(c): c for c in Category}.get(hand.strip().lower().replace("_", "-"))
+        if cat is None:
+            raise RuleError(f"unknown category {hand!r}; choose {', '.join(self.tunable_hands(rules))}")
+        base: PayTable[Category] = rules.main_paytable
+
+        def oef_edge(odds: int) -> Fraction:
+            return analyze(replace(rules, main_paytable=base.with_pay(cat, odds))).house_edge
+
+        return oef_edge, "main (win odds by the player's category, R-OEF-8)"
+
+
+ANALYZER = OneEyedFlushAnalyzer()

@@ -22,14 +22,13 @@ from tablegames.cards import parse_card
 from tablegames.rules import final_count as fc
 from tablegames.rules import let_it_ride as lir
 from tablegames.rules import one_eyed_flush as oef
-from tablegames.rules.common import enum_key
+from tablegames.rules import registry
 
 BACK = "[##]"
 RED = "bold red"
 BLACK = "bold"
 WILD = "bold magenta"
 
-GAME_TITLES = {lir.GAME: "Let It Ride", oef.GAME: "One Eyed Flush", fc.GAME: "Final Count"}
 WAGER_NAMES = {
     "bets": "bets",
     "bonus": "3-Card Bonus",
@@ -40,7 +39,7 @@ WAGER_NAMES = {
     "base": "bets",
 }
 SHORT_NAMES = {"bonus": "Bonus", "progressive": "Progressive", "main": "main", "jackpot": "Jackpot"}
-METER_NAMES = {"mega": "Mega", "major": "Major", "minor": "Minor", "one-eyed-flush": "One Eyed Flush jackpot"}
+METER_NAMES = {m.name: m.title for d in registry.DEFINITIONS for m in d.meters(d.make_rules()) if m.title}
 
 
 # --- money ---------------------------------------------------------------------------------------
@@ -86,16 +85,10 @@ def plain_cards(cards: Sequence[str | None]) -> str:
 
 
 def hand_label(game: str, cards: Sequence[str | None], rules: Any) -> str:
-    """What a (partly) visible hand is, for the person's own information; '' if nothing can be said."""
-    known = [int(parse_card(c)) for c in cards if c is not None]
-    if game == oef.GAME and len(known) == 3:
-        return str(oef.evaluate(known))
-    if game == fc.GAME and known:
-        total = sum(rules.value(c) for c in known)
-        return f"{'total' if len(known) == 3 else 'showing'} {total} ({'odd' if total % 2 else 'even'})"
-    if game == lir.GAME and len(known) == 3 and len(cards) == 3:
-        return pretty_hand(enum_key(lir.bonus_hand(known))) + " (3 cards)"
-    return ""
+    """What a (partly) visible hand is, for the person's own information; '' if nothing can be said (the
+    game definition's ``describe_hand``)."""
+    seen = [None if c is None else int(parse_card(c)) for c in cards]
+    return registry.get(game).describe_hand(rules, seen)
 
 
 def pretty_hand(name: str) -> str:
@@ -218,11 +211,12 @@ def _community(view: Mapping[str, Any]) -> list[str | None]:
 def action_words(game: str, action: str) -> str:
     """An engine action as a person reads it (discard indexes counted from 1)."""
     parts = action.split()
-    if parts[0] == "discard" and len(parts) == 2:
-        return f"discards card {int(parts[1]) + 1} and draws"
-    if game == lir.GAME:
-        return {"ride": "lets it ride", "pull": "pulls the bet"}.get(action, action)
-    return {"stand": "stands", "turn": "turns the third card"}.get(action, action)
+    decision = registry.get(game).decision(parts[0])
+    if decision is None:
+        return action
+    if decision.indexed and len(parts) == 2:
+        return decision.label.format(n=int(parts[1]) + 1)
+    return decision.label if len(parts) == 1 else action
 
 
 def event_lines(game: str, events: Sequence[Mapping[str, Any]], start: int = 0, you: int = 1) -> list[Text]:

@@ -10,9 +10,8 @@ One shared shape for every game::
     rnd.act(1, "discard 2")                  # -> ActionTaken; dealer play and settlement follow automatically
     rnd.history                              # every event: enough to replay the round exactly
 
-Wagers by game: Let It Ride ``bets`` (each of the three equal bets; costs 3x), ``bonus``, ``progressive``
-(fixed); One Eyed Flush ``main``, ``jackpot`` (fixed), ``flip`` (option: 1-9, ``ten-value``, ``one-eyed``);
-Final Count ``main``.
+Each game's wagers (their costs, fixed amounts and options), meters and decisions come from its definition
+(``tablegames.rules.registry``); ``rnd.wager_specs()`` lists them for a table's rules.
 
 >>> from tablegames.rules import make_rules
 >>> from tablegames.randomness import SeededRandom
@@ -36,7 +35,6 @@ from tablegames.engine.errors import (
     WrongPhase,
     WrongSeat,
 )
-from tablegames.engine.games import FinalCountRound, LetItRideRound, OneEyedFlushRound
 
 __all__ = [
     "MAX_SEATS",
@@ -49,12 +47,9 @@ __all__ = [
     "BadIndex",
     "BadWager",
     "Bot",
-    "FinalCountRound",
     "Hint",
     "IllegalAction",
     "InsufficientFunds",
-    "LetItRideRound",
-    "OneEyedFlushRound",
     "Phase",
     "Round",
     "SeatState",

@@ -175,7 +175,8 @@ class HandResult(Event):
 
 @dataclass(frozen=True)
 class Settled(Event):
-    """One wager settled: ``returned`` cents go back to the player (0 on a loss)."""
+    """One wager settled: ``returned`` cents go back to the player (0 on a loss), ``meter_cents`` of them
+    taken from ``meter``, the rest from the house."""
 
     kind: ClassVar[str] = "settled"
     seat: int
@@ -184,6 +185,9 @@ class Settled(Event):
     returned: int
     outcome: str
     detail: str = ""
+    meter: str | None = None  # the meter that paid ``meter_cents`` of ``returned`` (R-LIR-7, R-OEF-9)
+    meter_cents: int = 0
+    capped_from: int | None = None  # the return before the payout cap (R-LIR-5), when the cap cut it
 
     @property
     def net(self) -> int:

@@ -1,12 +1,13 @@
-"""The round of each game: Let It Ride, One Eyed Flush, Final Count (steps only; the rules are in ``rules``)."""
+"""The round of each game: its steps only (deal, decisions, the dealer's play, settlement). The rules, the
+wagers, their costs and options, the meters and the contexts are the game's definition in ``rules``; each
+round class is named there by import path (``GameDefinition.round_class``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from tablegames.engine.actions import PULL, RIDE, STAND, TURN, Action, discard
-from tablegames.engine.base import MeterState, Round, SeatState, WagerSpec
-from tablegames.engine.errors import BadWager
+from tablegames.engine.base import Round, SeatState, Table
 from tablegames.engine.events import (
     BURN,
     COMMUNITY,
@@ -14,27 +15,20 @@ from tablegames.engine.events import (
     PUBLIC,
     CardDiscarded,
     CardsRevealed,
-    EnvyPaid,
     HandResult,
     seat_name,
 )
-from tablegames.rules import GameRules
+from tablegames.rules import GameRules, registry
 from tablegames.rules import final_count as fc
 from tablegames.rules import let_it_ride as lir
 from tablegames.rules import one_eyed_flush as oef
-from tablegames.rules.common import RuleError, cents_for_share, enum_key
+from tablegames.rules.common import enum_key
+from tablegames.rules.definition import Meter
 
 
-def meter_specs(rules: GameRules) -> list[MeterState]:
-    """The jackpot meters a table of this game keeps (R-LIR-7, R-OEF-9)."""
-    if isinstance(rules, lir.LetItRideRules):
-        return [MeterState(m.name, m.reset_cents) for m in rules.progressive.meters]
-    if isinstance(rules, oef.OneEyedFlushRules):
-        return [MeterState(OEF_METER, rules.jackpot.reset_cents)]
-    return []
-
-
-OEF_METER = "one-eyed-flush"
+def meter_specs(rules: GameRules) -> tuple[Meter, ...]:
+    """The jackpot meters a table of this game keeps (its definition's meters)."""
+    return registry.of(rules).meters(rules)
 
 
 # --- Let It Ride -----------------------------------------------------------------------------------
@@ -45,34 +39,18 @@ class LetItRideRound(Round):
 
     rules: lir.LetItRideRules
 
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
+    def __init__(self, table: Table, deck: list[int], round_no: int, source_name: str) -> None:
+        super().__init__(table, deck, round_no, source_name)
         self.stage = 1
         self.up: dict[int, set[str]] = {}
         self.community: list[int] = []
-
-    def wager_specs(self) -> tuple[WagerSpec, ...]:
-        return (
-            WagerSpec("bets", main=True),
-            WagerSpec("bonus"),
-            WagerSpec("progressive", fixed_cents=self.rules.progressive.wager_cents),
-        )
-
-    def wager_cost(self, wager: str, amount: int) -> int:
-        return 3 * amount if wager == "bets" else amount
-
-    def contributions(self, seat: SeatState) -> list[tuple[str, int]]:
-        if "progressive" not in seat.wagers:
-            return []
-        stake = seat.wagers["progressive"]
-        return [(m.name, cents_for_share(stake, m.share)) for m in self.rules.progressive.meters]
 
     def _deal_cards(self) -> None:
         for _ in range(3):
             for s in self.active_seats:
                 s.cards.append(self._draw(seat_name(s.seat), seat_name(s.seat)))
             self.dealer.append(self._draw(DEALER, ""))
-        self.up = {s.seat: {"1", "2", "$"} for s in self.active_seats}
+        self.up = {s.seat: set(lir.BETS) for s in self.active_seats}
 
     def _legal(self, state: SeatState) -> list[Action]:
         return [PULL, RIDE]
@@ -126,10 +104,7 @@ class LetItRideRound(Round):
                 continue
             for other in prog:
                 if other.seat != hitter.seat:
-                    other.returned += envy
-                    if self.table.bankrolls is not None:
-                        self.table.bankrolls[other.seat] += envy
-                    self._record(EnvyPaid(other.seat, hitter.seat, enum_key(hands[hitter.seat]), envy))
+                    self.pay_envy(other, hitter.seat, enum_key(hands[hitter.seat]), envy)
 
     def _settle_base(self, s: SeatState, hand: lir.LirHand) -> None:
         """R-LIR-4 pay table on every bet still up; R-LIR-5 caps the base-game win."""
@@ -137,14 +112,15 @@ class LetItRideRound(Round):
         up = self.up[s.seat]
         staked = amount * len(up)
         odds = self.rules.main_paytable.odds(hand)
-        label = "bets " + "+".join(b for b in ("1", "2", "$") if b in up)
+        label = "bets " + "+".join(b for b in lir.BETS if b in up)
         if odds is None:
             self.settle(s, "base", staked, 0, "lose", label)
             return
         win = staked * odds
         capped = lir.capped_base_win(win, self.rules.cap_cents)
         detail = label + (f"; capped {win} -> {capped}" if capped < win else "")
-        self.settle(s, "base", staked, staked + capped, "win", detail)
+        uncapped = staked + win if capped < win else None
+        self.settle(s, "base", staked, staked + capped, "win", detail, capped_from=uncapped)
 
     def _settle_bonus(self, s: SeatState) -> None:
         """R-LIR-6 on the first three cards."""
@@ -159,15 +135,20 @@ class LetItRideRound(Round):
         stake = s.wagers["progressive"]
         cfg = self.rules.progressive
         meter = cfg.meter_prizes.get(hand)
-        paid = self.hit_meter(s, meter) if meter is not None else cfg.fixed_prizes_cents.get(hand, 0)
+        if meter is not None:
+            paid = self.hit_meter(s, meter)
+            outcome = "win" if paid else "lose"
+            self.settle(s, "progressive", stake, paid, outcome, enum_key(hand), meter=meter, meter_cents=paid)
+            return
+        paid = cfg.fixed_prizes_cents.get(hand, 0)
         self.settle(s, "progressive", stake, paid, "win" if paid else "lose", enum_key(hand))
 
-    def decision_context(self, seat: int) -> dict[str, Any]:
+    def decision_context(self, seat: int) -> lir.LirDecision:
         s = self.seats[seat]
-        return {"game": lir.GAME, "stage": self.stage, "cards": [*s.cards, *self.community]}
+        return lir.LirDecision(self.stage, (*s.cards, *self.community), "1" in self.up.get(seat, {"1"}))
 
     def _extra_view(self, cards: Any) -> dict[str, Any]:
-        bets_up = {str(seat): [b for b in ("1", "2", "$") if b in up] for seat, up in self.up.items()}
+        bets_up = {str(seat): [b for b in lir.BETS if b in up] for seat, up in self.up.items()}
         return {"community": cards(self.community), "stage": self.stage, "bets_up": bets_up}
 
 
@@ -179,30 +160,10 @@ class OneEyedFlushRound(Round):
 
     rules: oef.OneEyedFlushRules
 
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
+    def __init__(self, table: Table, deck: list[int], round_no: int, source_name: str) -> None:
+        super().__init__(table, deck, round_no, source_name)
         self.flip_card = -1
         self.drew: set[int] = set()
-
-    def wager_specs(self) -> tuple[WagerSpec, ...]:
-        return (
-            WagerSpec("main", main=True),
-            WagerSpec("jackpot", fixed_cents=self.rules.jackpot.wager_cents),
-            WagerSpec("flip", needs_option=True),
-        )
-
-    def check_option(self, wager: str, option: str | None) -> None:
-        if option is None:
-            raise BadWager("the flip wager needs an outcome: a value 1-9, 'ten-value' or 'one-eyed'")
-        try:
-            oef.FlipBet.parse(option)
-        except RuleError as exc:
-            raise BadWager(str(exc)) from None
-
-    def contributions(self, seat: SeatState) -> list[tuple[str, int]]:
-        if "jackpot" not in seat.wagers:
-            return []
-        return [(OEF_METER, cents_for_share(seat.wagers["jackpot"], self.rules.jackpot.share))]
 
     def _deal_cards(self) -> None:
         for i in range(3):
@@ -268,13 +229,15 @@ class OneEyedFlushRound(Round):
         stake = s.wagers["jackpot"]
         first = oef.evaluate(s.initial_cards)
         if first.category == oef.Category.ONE_EYED_FLUSH:
-            paid = self.hit_meter(s, OEF_METER)
-        else:
-            paid = self.rules.jackpot.fixed_prizes_cents.get(first.category, 0)
+            paid = self.hit_meter(s, oef.METER)
+            outcome = "win" if paid else "lose"
+            self.settle(s, "jackpot", stake, paid, outcome, str(first), meter=oef.METER, meter_cents=paid)
+            return
+        paid = self.rules.jackpot.fixed_prizes_cents.get(first.category, 0)
         self.settle(s, "jackpot", stake, paid, "win" if paid else "lose", str(first))
 
-    def decision_context(self, seat: int) -> dict[str, Any]:
-        return {"game": oef.GAME, "cards": list(self.seats[seat].cards), "flip_card": self.flip_card}
+    def decision_context(self, seat: int) -> oef.OefDecision:
+        return oef.OefDecision(tuple(self.seats[seat].cards), self.flip_card)
 
     def _extra_view(self, cards: Any) -> dict[str, Any]:
         return {"flip_card": cards([self.flip_card])[0] if self.flip_card >= 0 else None}
@@ -288,12 +251,9 @@ class FinalCountRound(Round):
 
     rules: fc.FinalCountRules
 
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
+    def __init__(self, table: Table, deck: list[int], round_no: int, source_name: str) -> None:
+        super().__init__(table, deck, round_no, source_name)
         self.final: dict[int, int | None] = {}
-
-    def wager_specs(self) -> tuple[WagerSpec, ...]:
-        return (WagerSpec("main", main=True),)
 
     def _deal_cards(self) -> None:
         for i in range(3):
@@ -353,19 +313,8 @@ class FinalCountRound(Round):
             detail = f"{total} vs dealer {dealer_total}" + (" (dealer busts)" if dealer_total % 2 else "")
             self.settle(s, "main", stake, stake * (1 + result), outcome, detail)
 
-    def decision_context(self, seat: int) -> dict[str, Any]:
+    def decision_context(self, seat: int) -> fc.FcDecision:
         s = self.seats[seat]
-        return {
-            "game": fc.GAME,
-            "player_up": list(s.cards[:2]),
-            "dealer_up": list(self.dealer[:2]),
-            "total": self._two(s),
-            "dealer_total": self.rules.total(self.dealer[:2]),
-        }
-
-
-ROUND_CLASSES: dict[str, type[Round]] = {
-    lir.GAME: LetItRideRound,
-    oef.GAME: OneEyedFlushRound,
-    fc.GAME: FinalCountRound,
-}
+        return fc.FcDecision(
+            tuple(s.cards[:2]), tuple(self.dealer[:2]), self._two(s), self.rules.total(self.dealer[:2])
+        )

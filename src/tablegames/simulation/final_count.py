@@ -1,0 +1,68 @@
+"""Final Count's simulation kernel adapter (R-FC-1..5): the kernel's arguments, its strategy tables, the
+strategy-file keys and the layout of its outcome counts."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tablegames.engine.actions import STAND, TURN, Action
+from tablegames.rules import final_count as fc
+from tablegames.simulation import kernels
+from tablegames.simulation.adapter import Block, Decide, Kernel, KernelJob, StrategyTables
+from tablegames.simulation.strategy import named_strategy_tables, rank_cards, rank_text
+from tablegames.simulation.tables import R4, fc_values, rank_index
+
+
+class FinalCountKernel(Kernel):
+    detail_width = kernels.D_FC
+    with_hits = False
+
+    def kernel(self) -> Any:
+        return kernels.fc_run
+
+    def prepare(self, rules: fc.FinalCountRules, wagers: Any, seats: int, strategy: str) -> KernelJob:
+        st = named_strategy_tables(rules, strategy)
+        args = (wagers.main * np.ones(seats, dtype=np.int64), fc_values(rules), st.fc_turn)
+        return KernelJob(deal_cards=3 * (seats + 1), wager_rows=("main",), hist_size=8, args=args)
+
+    def strategy_tables(self, rules: fc.FinalCountRules, decide: Decide) -> StrategyTables:
+        turn_sorted = np.zeros(R4, dtype=np.int8)
+        pairs = list(itertools.combinations_with_replacement(range(13), 2))
+        for p in pairs:
+            for d in pairs:
+                ranks = [*p, *d]
+                if max(ranks.count(r) for r in ranks) > 4:
+                    continue
+                cards = rank_cards(ranks, False)
+                player, dealer = tuple(cards[:2]), tuple(cards[2:])
+                total = rules.total(player)
+                if fc.must_turn(total):
+                    turn = True  # R-FC-3: the dealer turns it, no choice
+                else:
+                    turn = decide(fc.FcDecision(player, dealer, total, rules.total(dealer))) == TURN
+                turn_sorted[rank_index(ranks)] = int(turn)
+        # Expand: sort within the player's pair and within the dealer's pair.
+        grid = np.indices((13,) * 4).reshape(4, -1).T
+        ps = np.sort(grid[:, :2], axis=1)
+        ds = np.sort(grid[:, 2:], axis=1)
+        idx = ((ps[:, 0] * 13 + ps[:, 1]) * 13 + ds[:, 0]) * 13 + ds[:, 1]
+        return StrategyTables({"fc_turn": turn_sorted[idx]})
+
+    def hand_key(self, context: fc.FcDecision) -> str:
+        return rank_text(context.player_up) + "|" + rank_text(context.dealer_up)
+
+    def file_action(self, text: str, context: fc.FcDecision) -> Action | None:
+        return {"stand": STAND, "turn": TURN}.get(text)
+
+    def outcomes(self, block: Block, hist: Sequence[int], counts: Sequence[int], rounds: int) -> None:
+        h, hands = hist, counts[0]
+        labels = ["win (dealer odd)", "win (higher)", "push", "lose (lower)", "lose (odd total)"]
+        block("main", labels, h[0:5], hands)
+        block("decision", ["turned by choice", "turned (odd two-card total)", "stood"], h[5:8], hands)
+
+
+KERNEL = FinalCountKernel()

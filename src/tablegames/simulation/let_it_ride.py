@@ -1,0 +1,103 @@
+"""Let It Ride's simulation kernel adapter (R-LIR-1..8): the kernel's arguments, its strategy tables, the
+strategy-file keys and the layout of its outcome counts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tablegames.engine.actions import PULL, RIDE, Action
+from tablegames.rules import let_it_ride as lir
+from tablegames.rules.common import enum_key
+from tablegames.rules.poker import ThreeCardCategory
+from tablegames.simulation import kernels
+from tablegames.simulation.adapter import Block, Decide, Kernel, KernelJob, StrategyTables
+from tablegames.simulation.strategy import named_strategy_tables, rank_cards, rank_text
+from tablegames.simulation.tables import R3, R4, _expand, _multisets, lir_tables, rank_index
+
+
+class LetItRideKernel(Kernel):
+    detail_width = kernels.D_LIR
+    meter_row_name = "progressive meters"
+    components = frozenset({"progressive fixed prizes", "progressive envy", "progressive meters"})
+
+    def kernel(self) -> Any:
+        return kernels.lir_run
+
+    def prepare(self, rules: lir.LetItRideRules, wagers: Any, seats: int, strategy: str) -> KernelJob:
+        w, ones = wagers, np.ones(seats, dtype=np.int64)
+        t = lir_tables(rules)
+        st = named_strategy_tables(rules, strategy, w.main)
+        args = (
+            w.main * ones,
+            w.bonus * ones,
+            w.progressive * ones,
+            t.five,
+            t.bonus,
+            st.lir_first,
+            st.lir_second,
+            t.main_odds,
+            t.bonus_odds,
+            t.prog_meter,
+            t.prog_fixed,
+            t.envy,
+            np.int64(rules.cap_cents),
+        )
+        return KernelJob(
+            deal_cards=3 * (seats + 1),
+            wager_rows=("bets", "bonus", "progressive", "progressive fixed prizes", "progressive envy"),
+            hist_size=67,
+            args=args,
+            meter_row=2,
+        )
+
+    def strategy_tables(self, rules: lir.LetItRideRules, decide: Decide) -> StrategyTables:
+        first = np.zeros(2 * R3, dtype=np.int8)
+        for ms in _multisets(3):
+            for flush in (False, True) if len(set(ms)) == 3 else (False,):
+                act = decide(lir.LirDecision(1, tuple(rank_cards(ms, flush))))
+                first[int(flush) * R3 + rank_index(ms)] = int(act == RIDE)
+        second = np.zeros(4 * R4, dtype=np.int8)
+        for ms in _multisets(4):
+            for flush in (False, True) if len(set(ms)) == 4 else (False,):
+                cards = tuple(rank_cards(ms, flush))
+                for up in (0, 1):
+                    act = decide(lir.LirDecision(2, cards, bool(up)))
+                    second[(up * 2 + int(flush)) * R4 + rank_index(ms)] = int(act == RIDE)
+        first = np.concatenate([_expand(first[i * R3 : (i + 1) * R3], 3) for i in range(2)])
+        second = np.concatenate([_expand(second[i * R4 : (i + 1) * R4], 4) for i in range(4)])
+        return StrategyTables({"lir_first": first, "lir_second": second})
+
+    def hand_key(self, context: lir.LirDecision) -> str:
+        suited = "s" if len({c & 3 for c in context.cards}) == 1 else ""
+        return f"{context.stage}:{rank_text(context.cards)}{suited}"
+
+    def file_action(self, text: str, context: lir.LirDecision) -> Action | None:
+        return {"ride": RIDE, "pull": PULL}.get(text)
+
+    def at_risk_units(self, name: str, units: int, hist: Sequence[int]) -> float:
+        """The bets that were not pulled (RULES.md: the element of risk)."""
+        if name != "bets":
+            return units
+        riding = [sum(hist[i * 4 + u] for i in range(10)) for u in (1, 2, 3)]
+        hands = sum(riding)
+        return units * sum(u * c for u, c in zip((1, 2, 3), riding, strict=True)) / hands if hands else units
+
+    def outcomes(self, block: Block, hist: Sequence[int], counts: Sequence[int], rounds: int) -> None:
+        h, hands = hist, counts[0]
+        names = [enum_key(x) for x in lir.LirHand]
+        block("final hand", names, [sum(h[i * 4 : i * 4 + 4]) for i in range(10)], hands)
+        block(
+            "bets riding",
+            ["1 ($ only)", "2", "3"],
+            [sum(h[i * 4 + u] for i in range(10)) for u in (1, 2, 3)],
+            hands,
+        )
+        block("bonus", [enum_key(x) for x in ThreeCardCategory], h[40:47], counts[1])
+        block("progressive", names, h[47:57], counts[2])
+        block("envy payments", names, h[57:67], counts[2])
+
+
+KERNEL = LetItRideKernel()
