@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tablegames.engine.actions import Action
+from tablegames.engine.events import Event, Settled
 
 I64 = npt.NDArray[np.int64]
 Decide = Callable[[Any], Action]
@@ -81,3 +82,12 @@ class Kernel:
 
     def outcomes(self, block: Block, hist: Sequence[int], counts: Sequence[int], rounds: int) -> None:
         """The report's outcome tables from ``hist``; ``counts[i]``: wagers of row i."""
+
+    def engine_detail(self, history: Sequence[Event], seats: int) -> I64:
+        """The kernel's settlement detail (``[seats, detail_width]``, see ``run_decks``) of one round as the
+        round engine settled it, from its history: what the equivalence tests compare, deck by deck."""
+        raise NotImplementedError
+
+
+def settled(history: Sequence[Event]) -> list[Settled]:
+    return [e for e in history if isinstance(e, Settled)]

@@ -10,9 +10,10 @@ from typing import Any
 import numpy as np
 
 from tablegames.engine.actions import STAND, TURN, Action
+from tablegames.engine.events import CardsRevealed, Event
 from tablegames.rules import final_count as fc
 from tablegames.simulation import kernels
-from tablegames.simulation.adapter import Block, Decide, Kernel, KernelJob, StrategyTables
+from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
 from tablegames.simulation.strategy import named_strategy_tables, rank_cards, rank_text
 from tablegames.simulation.tables import R4, fc_values, rank_index
 
@@ -63,6 +64,16 @@ class FinalCountKernel(Kernel):
         labels = ["win (dealer odd)", "win (higher)", "push", "lose (lower)", "lose (odd total)"]
         block("main", labels, h[0:5], hands)
         block("decision", ["turned by choice", "turned (odd two-card total)", "stood"], h[5:8], hands)
+
+    def engine_detail(self, history: Sequence[Event], seats: int) -> I64:
+        """Per seat: main returned, and whether its third card was turned (by choice or an odd total)."""
+        out = np.zeros((seats, self.detail_width), dtype=np.int64)
+        for e in settled(history):
+            out[e.seat - 1, 0] = e.returned
+        for ev in history:
+            if isinstance(ev, CardsRevealed) and ev.owner.startswith("seat ") and len(ev.cards) == 1:
+                out[int(ev.owner.split()[1]) - 1, 1] = 1  # R-FC-3: only a turned third card is shown alone
+        return out
 
 
 KERNEL = FinalCountKernel()

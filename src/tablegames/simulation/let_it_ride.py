@@ -9,11 +9,12 @@ from typing import Any
 import numpy as np
 
 from tablegames.engine.actions import PULL, RIDE, Action
+from tablegames.engine.events import EnvyPaid, Event, HandResult
 from tablegames.rules import let_it_ride as lir
 from tablegames.rules.common import enum_key
 from tablegames.rules.poker import ThreeCardCategory
 from tablegames.simulation import kernels
-from tablegames.simulation.adapter import Block, Decide, Kernel, KernelJob, StrategyTables
+from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
 from tablegames.simulation.strategy import named_strategy_tables, rank_cards, rank_text
 from tablegames.simulation.tables import R3, R4, _expand, _multisets, lir_tables, rank_index
 
@@ -98,6 +99,23 @@ class LetItRideKernel(Kernel):
         block("bonus", [enum_key(x) for x in ThreeCardCategory], h[40:47], counts[1])
         block("progressive", names, h[47:57], counts[2])
         block("envy payments", names, h[57:67], counts[2])
+
+    def engine_detail(self, history: Sequence[Event], seats: int) -> I64:
+        """Per seat: bet 1 and bet 2 returned when pulled, base staked and returned, bonus, progressive (its
+        meter part excluded: the meter book pays it), Envy received, the final hand."""
+        out = np.zeros((seats, self.detail_width), dtype=np.int64)
+        col = {"bet 1": 0, "bet 2": 1, "base": 3, "bonus": 4, "progressive": 5}
+        for e in settled(history):
+            out[e.seat - 1, col[e.wager]] = e.returned - e.meter_cents
+            if e.wager == "base":
+                out[e.seat - 1, 2] = e.staked
+        hands = {enum_key(h): int(h) for h in lir.LirHand}
+        for ev in history:
+            if isinstance(ev, EnvyPaid):
+                out[ev.seat - 1, 6] += ev.amount
+            elif isinstance(ev, HandResult) and ev.owner.startswith("seat "):
+                out[int(ev.owner.split()[1]) - 1, 7] = hands[ev.hand]
+        return out
 
 
 KERNEL = LetItRideKernel()

@@ -10,10 +10,11 @@ from typing import Any
 import numpy as np
 
 from tablegames.engine.actions import STAND, Action, discard
+from tablegames.engine.events import ActionTaken, Event
 from tablegames.rules import one_eyed_flush as oef
 from tablegames.rules.common import enum_key
 from tablegames.simulation import kernels
-from tablegames.simulation.adapter import Block, Decide, Kernel, KernelJob, StrategyTables
+from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
 from tablegames.simulation.strategy import StrategyError, named_strategy_tables
 from tablegames.simulation.tables import (
     CLASS_LETTERS,
@@ -115,6 +116,17 @@ class OneEyedFlushKernel(Kernel):
         block("flip", ["hit"], h[22:23], counts[3])
         block("draws", ["players who drew"], h[23:24], hands)
         block("dealer draws", ["dealer drew"], h[24:25], rounds)
+
+    def engine_detail(self, history: Sequence[Event], seats: int) -> I64:
+        """Per seat: main, jackpot (its meter part excluded) and flip returned, and whether the seat drew."""
+        out = np.zeros((seats, self.detail_width), dtype=np.int64)
+        col = {"main": 0, "jackpot": 1, "flip": 2}
+        for e in settled(history):
+            out[e.seat - 1, col[e.wager]] = e.returned - e.meter_cents
+        for ev in history:
+            if isinstance(ev, ActionTaken) and ev.action.startswith("discard"):
+                out[ev.seat - 1, 3] = 1
+        return out
 
 
 KERNEL = OneEyedFlushKernel()
