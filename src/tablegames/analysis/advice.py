@@ -6,8 +6,9 @@ hand it to :class:`tablegames.engine.Bot`.
 >>> from tablegames.engine import Bot, Table
 >>> from tablegames.randomness import SeededRandom
 >>> from tablegames.rules import make_rules
->>> t = Table(make_rules("final-count"), source=SeededRandom(1))
->>> r = t.new_round(); _ = r.place_wager(1, "main", 100); _ = r.deal()
+>>> from tablegames.rules import GAMES
+>>> t = Table(make_rules(GAMES[-1]), source=SeededRandom(1))  # any game with an exact analyzer
+>>> r = t.new_round(); _ = r.place_wager(1, r.main_wager(), 100); _ = r.deal()
 >>> hint = Bot(advisor(r, 1)).hint(r, 1) if r.to_act == 1 else None
 >>> hint is None or hint.values is not None
 True

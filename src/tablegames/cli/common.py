@@ -16,7 +16,7 @@ err_console = Console(stderr=True)
 
 
 def games_help() -> str:
-    """``let-it-ride, one-eyed-flush or final-count``: the registered games, for help texts."""
+    """The registered games as a help text lists them: ``a, b or c``."""
     *rest, last = GAMES
     return f"{', '.join(rest)} or {last}" if rest else last
 
@@ -35,7 +35,7 @@ def side_bets_help() -> str:
 
 
 def _short(choices: tuple[str, ...]) -> list[str]:
-    """``1 2 ... 9 ten-value one-eyed`` -> ``1-9 ten-value one-eyed`` (a run of digits as a range)."""
+    """``1 2 ... 9 x y`` -> ``1-9 x y`` (a run of digits as a range)."""
     digits = [c for c in choices if c.isdigit()]
     rest = [c for c in choices if not c.isdigit()]
     return ([f"{digits[0]}-{digits[-1]}"] if len(digits) > 1 else digits) + rest

@@ -232,7 +232,7 @@ class TerminalGame:
             if spec.fixed_cents is not None:
                 self.ask_fixed(rnd, spec.name, spec.fixed_cents)
             elif spec.needs_option:
-                self.ask_flip(rnd, spec.name)
+                self.ask_option(rnd, spec.name)
             else:
                 self.ask_side(rnd, spec.name)
 
@@ -313,31 +313,34 @@ class TerminalGame:
             self.last_side[wager] = cents
             return
 
-    def ask_flip(self, rnd: Round, wager: str) -> None:
+    def ask_option(self, rnd: Round, wager: str) -> None:
+        """A wager placed with an option (the Flip Card outcome): its amount, then the option."""
         from tablegames.cli.render import money
         from tablegames.engine import IllegalAction
 
+        spec = self.table.definition.wager(wager)
+        assert spec is not None and spec.option is not None
+        choice = spec.option
         last = self.last_side.get(wager)
         shown = money(last) if last else "none"
         while True:
-            text = self.ask(f"Flip Card wager (0 for none) [{shown}]: ")
+            text = self.ask(f"{spec.title} wager (0 for none) [{shown}]: ")
             if (text == "" and not last) or text.lower() in NONE_WORDS:
                 self.last_side[wager] = None
                 return
-            cents = self._checked(rnd, wager, text, last, "ten-value")
+            cents = self._checked(rnd, wager, text, last, choice.default)
             if cents is not None:
                 break
         default = self.last_flip
         prompt = (
-            "Flip Card outcome: 1-9, t = ten-value, o = one-eyed"
+            f"{spec.title} {choice.name}: {choice.prompt or ', '.join(choice.choices)}"
             + (f" [{default}]" if default else "")
             + ": "
         )
+        aliases = dict(choice.aliases)
         while True:
             text = self.ask(prompt).lower()
-            option = {"t": "ten-value", "ten": "ten-value", "o": "one-eyed", "one": "one-eyed"}.get(
-                text, text
-            )
+            option = aliases.get(text, text)
             if option == "" and default:
                 option = default
             try:

@@ -15,13 +15,14 @@ The postings of a settled round satisfy, exactly:
 
 >>> from tablegames.engine import Bot, Table
 >>> from tablegames.randomness import SeededRandom
->>> from tablegames.rules import make_rules
->>> t = Table(make_rules("final-count"), seats=1, source=SeededRandom(3))
->>> r = t.new_round(); _ = r.place_wager(1, "main", 500); _ = r.deal()
->>> while not r.is_over: _ = r.act(r.to_act, Bot().choose(r, r.to_act))
->>> moves = postings(r.history)
->>> [p.kind for p in moves][:2], net_by_role(moves)[wallet(1)] == r.history[-1].net_by_seat[1]
-(['stake', 'stakes'], True)
+>>> from tablegames.rules import GAMES, make_rules
+>>> for game in GAMES:
+...     t = Table(make_rules(game), seats=1, source=SeededRandom(3))
+...     r = t.new_round(); _ = r.place_wager(1, r.main_wager(), 500); _ = r.deal()
+...     while not r.is_over: _ = r.act(r.to_act, Bot().choose(r, r.to_act))
+...     moves = postings(r.history)
+...     assert [p.kind for p in moves][:2] == ["stake", "stakes"]
+...     assert net_by_role(moves).get(wallet(1), 0) == r.history[-1].net_by_seat[1]
 """
 
 from __future__ import annotations

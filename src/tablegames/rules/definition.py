@@ -22,9 +22,19 @@ import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from tablegames.rules.common import RuleError, cents_for_share
+
+
+class GameRules(Protocol):
+    """What every game's rules object (the frozen ``*Rules`` dataclass of its rules module) offers: its game's
+    key, and its options as ``--rule`` text. The rest is the game's own; its definition knows the type."""
+
+    @property
+    def game(self) -> str: ...
+
+    def describe(self) -> dict[str, str]: ...
 
 
 @dataclass(frozen=True)
@@ -74,6 +84,8 @@ class WagerOption:
     parse: Callable[[str], str]
     help: str = ""
     default: str = ""  # what a simulation plays when none is named
+    prompt: str = ""  # the choices as a terminal prompt offers them, with their shortcuts
+    aliases: tuple[tuple[str, str], ...] = ()  # shortcut -> choice
 
 
 @dataclass(frozen=True)

@@ -439,6 +439,8 @@ DEFINITION = GameDefinition(
                 _flip_option,
                 "a value 1-9, 'ten-value' or 'one-eyed'",
                 default="ten-value",
+                prompt="1-9, t = ten-value, o = one-eyed",
+                aliases=(("t", "ten-value"), ("ten", "ten-value"), ("o", "one-eyed"), ("one", "one-eyed")),
             ),
             requires="main",
         ),
