@@ -47,6 +47,7 @@ from tablegames.analysis.common import (
 from tablegames.cards import format_cards
 from tablegames.engine.actions import PULL, RIDE, Action
 from tablegames.rules.common import PayTable, RuleError, enum_key
+from tablegames.rules.indexing import pattern_tables, rank_index, rank_weights
 from tablegames.rules.let_it_ride import (
     BONUS_PAYTABLES,
     BonusHand,
@@ -72,41 +73,24 @@ BET_SIZES = (100, 500, 1_000, 2_500, 5_000, 10_000, 50_000)  # cents per wager, 
 # --- lookup tables built from the rule functions -------------------------------------------------
 
 
-def _rank_key(ranks: Sequence[int]) -> int:
-    """Base-13 key of a sorted list of ranks 0..12 (rank - 2), first rank least significant."""
-    key = 0
-    for r in reversed(ranks):
-        key = key * 13 + r
-    return key
-
-
-@lru_cache(maxsize=1)
 def five_card_tables() -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
-    """``LirHand`` by base-13 key of the sorted ranks, without and with a flush, from ``lir_hand_of``."""
-    plain = np.full(13**5, -1, dtype=np.int8)
-    flush = np.full(13**5, -1, dtype=np.int8)
-    for pattern in combinations_with_replacement(range(13), 5):
-        if pattern[0] == pattern[4]:
-            continue  # five of a rank
-        ranks = [r + 2 for r in pattern]
-        key = _rank_key(pattern)
-        plain[key] = lir_hand_of(ranks, False)
-        if len(set(pattern)) == 5:
-            flush[key] = lir_hand_of(ranks, True)
-    return plain, flush
+    """``LirHand`` by the rank index of the sorted ranks (``rules.indexing``), without and with a flush, from
+    ``lir_hand_of``: the pattern tables the simulation expands too."""
+    return pattern_tables(5, lir_hand_of)
 
 
-_RANK_W = [((np.arange(52) // 4) * 13**i).astype(np.int32) for i in range(5)]
+_RANK = (np.arange(52) // 4).astype(np.int32)
 _SUIT_BIT = (1 << (np.arange(52) % 4)).astype(np.uint8)
 
 
 def _ranks_suits(hands: npt.NDArray[np.int8]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.bool_]]:
-    """Base-13 rank keys and flush flags of rows of increasing cards (rank order = card order)."""
+    """Rank indices (``rules.indexing.rank_index``) and flush flags of rows of increasing cards (rank order =
+    card order)."""
     keys = np.zeros(len(hands), dtype=np.int32)
     bits = np.full(len(hands), 15, dtype=np.uint8)
-    for i in range(hands.shape[1]):
+    for i, weight in enumerate(rank_weights(hands.shape[1]).tolist()):
         col = hands[:, i]
-        keys += _RANK_W[i][col]
+        keys += _RANK[col] * weight
         bits &= _SUIT_BIT[col]
     return keys, bits != 0
 
@@ -130,13 +114,12 @@ def pattern_hist() -> npt.NDArray[np.int64]:
     plain, flush = five_card_tables()
     out = np.zeros((13**4 * 2, NH), dtype=np.int64)
     pats = np.array(list(combinations_with_replacement(range(13), 4)), dtype=np.int64)  # sorted rows
-    pow13 = 13 ** np.arange(5, dtype=np.int64)
-    key4 = pats @ pow13[:4]
+    key4 = pats @ rank_weights(4)
     distinct = (np.diff(pats, axis=1) > 0).all(axis=1)
     for r in range(13):
         left = 4 - (pats == r).sum(axis=1)
         ok = left > 0
-        key5 = np.sort(np.concatenate([pats, np.full((len(pats), 1), r)], axis=1), axis=1) @ pow13
+        key5 = np.sort(np.concatenate([pats, np.full((len(pats), 1), r)], axis=1), axis=1) @ rank_weights(5)
         cat_plain = plain[key5[ok]].astype(np.int64)
         np.add.at(out, (2 * key4[ok], cat_plain), left[ok])
         # suited four cards: the one completion of their suit is a flush-type hand (ranks not among them)
@@ -318,9 +301,9 @@ def bonus_counts() -> dict[BonusHand, int]:
     table: dict[tuple[int, bool], BonusHand] = {}
     for pattern in combinations_with_replacement(range(13), 3):
         ranks = [r + 2 for r in pattern]
-        table[(_rank_key(pattern), False)] = three_card_category_of(ranks, False)
+        table[(rank_index(pattern), False)] = three_card_category_of(ranks, False)
         if len(set(pattern)) == 3:
-            table[(_rank_key(pattern), True)] = three_card_category_of(ranks, True)
+            table[(rank_index(pattern), True)] = three_card_category_of(ranks, True)
     keys, is_flush = _ranks_suits(combos(52, 3))
     out = dict.fromkeys(BonusHand, 0)
     uniq, n = np.unique(keys * 2 + is_flush, return_counts=True)

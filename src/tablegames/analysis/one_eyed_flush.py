@@ -36,12 +36,11 @@ import numpy as np
 import numpy.typing as npt
 
 from tablegames.analysis.common import Analysis, Analyzer, Outcome, SideBet
-from tablegames.cards import CARDS, Rank
 from tablegames.engine.actions import STAND, Action, discard
 from tablegames.rules.common import PayTable, RuleError, enum_key
 from tablegames.rules.one_eyed_flush import (
     ALL_FLIP_BETS,
-    WILD_CARDS,
+    CLASSES,
     Category,
     Hand,
     OefDecision,
@@ -51,31 +50,21 @@ from tablegames.rules.one_eyed_flush import (
     evaluate,
     flip_odds,
     is_bust,
+    point_value,
 )
 
 IntArray = npt.NDArray[np.int64]
-NC = 14  # 13 natural ranks (rank - 2) and the wild class
-WILD = 13
+NC = CLASSES.n  # 13 natural ranks (rank - 2) and the wild class (rules.indexing.CardClasses)
+WILD = CLASSES.wild_class
 D = 48 * 47 * 46 * 45
 RESULTS = ("win", "push", "loss", "bust")
 NCAT = len(Category)
-
-
-def card_class(card: int) -> int:
-    return WILD if card in WILD_CARDS else int(CARDS[card].rank) - 2
-
-
-@lru_cache(maxsize=1)
-def class_cards() -> tuple[tuple[int, ...], ...]:
-    """The cards of each class (representatives for the rule functions)."""
-    out: list[list[int]] = [[] for _ in range(NC)]
-    for c in range(52):
-        out[card_class(c)].append(c)
-    return tuple(tuple(x) for x in out)
+card_class = CLASSES.card_class
+class_cards = CLASSES.class_cards
 
 
 def class_name(k: int) -> str:
-    return "W" if k == WILD else Rank(k + 2).letter
+    return CLASSES.letters[k]
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,18 +81,7 @@ class _Tables:
     win_odds: IntArray  # [NCAT]
 
 
-def _rep(classes: Sequence[int]) -> list[int] | None:
-    """Distinct representative cards for a multiset of classes, in the given order, or None."""
-    cc = class_cards()
-    used: dict[int, int] = {}
-    out = []
-    for k in classes:
-        i = used.get(k, 0)
-        if i >= len(cc[k]):
-            return None
-        out.append(cc[k][i])
-        used[k] = i + 1
-    return out
+_rep = CLASSES.representative
 
 
 def _hands() -> Iterator[tuple[tuple[int, int, int], list[int]]]:
@@ -508,17 +486,11 @@ def _role_text(hand: Hand, key: tuple[int, int, int], opt: int) -> str:
     k = key[opt - 1]
     if k == WILD:
         return "discard wild"
-    # point value of the discarded natural card
-    card = class_cards()[k][0]
-    v = 1 if CARDS[card].rank == Rank.ACE else min(int(CARDS[card].rank), 10)
+    v = point_value(class_cards()[k][0])  # R-OEF-1: the point value of the discarded natural card
     others = [x for i, x in enumerate(key) if i != opt - 1]
     if hand.category == Category.PAIR and others[0] == others[1]:
         return "discard remaining"
-    values = sorted(
-        (1 if CARDS[class_cards()[x][0]].rank == Rank.ACE else min(int(CARDS[class_cards()[x][0]].rank), 10))
-        for x in key
-        if x != WILD
-    )
+    values = sorted(point_value(class_cards()[x][0]) for x in key if x != WILD)
     if v == values[-1]:
         return "discard highest"
     if v == values[0]:

@@ -39,6 +39,7 @@ from tablegames.rules.definition import (
     Wager,
     WagerOption,
 )
+from tablegames.rules.indexing import CardClasses
 
 GAME = "one-eyed-flush"
 
@@ -46,6 +47,10 @@ WILD_CARDS: Final[frozenset[Card]] = frozenset(
     {Card.of(Rank.JACK, Suit.HEARTS), Card.of(Rank.JACK, Suit.SPADES), Card.of(Rank.KING, Suit.DIAMONDS)}
 )
 """R-OEF-1: the one-eyed cards."""
+
+CLASSES: Final = CardClasses(WILD_CARDS)
+"""R-OEF-1/2: a card plays by its rank unless it is wild; suits play no other role. The classes the exact
+analysis and the simulation both enumerate (13 natural ranks and the wild class)."""
 
 
 def is_wild(card: int) -> bool:

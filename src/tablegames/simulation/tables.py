@@ -9,7 +9,8 @@ flush flag, or card class), then expanded with NumPy to every ordered tuple so t
   *card classes* (13 natural ranks + "wild"; suits play no other role in the game, R-OEF-1/2);
 * Final Count: ``FinalCountRules.value`` per card.
 
-Indexing: a card ``c`` has rank index ``c >> 2`` (0 = deuce .. 12 = ace) and suit ``c & 3``.  A rank tuple
+Indexing (rank indices, pattern tables, card classes) is :mod:`tablegames.rules.indexing`, shared with the
+exact analysis: a card ``c`` has rank index ``c >> 2`` (0 = deuce .. 12 = ace) and suit ``c & 3``; a rank tuple
 ``(r0, .., rk)`` has index ``((r0 * 13 + r1) * 13 + ..) * 13 + rk``.
 
 >>> t = lir_tables(LetItRideRules())
@@ -28,26 +29,20 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from tablegames.cards import CARDS
 from tablegames.rules import final_count as fc
 from tablegames.rules import one_eyed_flush as oef
+from tablegames.rules.indexing import R3, R4, R5, expand_sorted, pattern_tables, rank_index, rank_multisets
 from tablegames.rules.let_it_ride import LetItRideRules, LirHand, lir_hand_of
 from tablegames.rules.poker import three_card_category_of
 
 I8 = npt.NDArray[np.int8]
 I64 = npt.NDArray[np.int64]
 
-R3, R4, R5 = 13**3, 13**4, 13**5
 NO_PRIZE = -1
 """Marks "this hand loses" in odds tables (a paying hand has odds >= 0)."""
 
-
-def rank_index(ranks: Sequence[int]) -> int:
-    """Base-13 index of rank indices (0 = deuce .. 12 = ace)."""
-    out = 0
-    for r in ranks:
-        out = out * 13 + int(r)
-    return out
+_expand = expand_sorted
+_multisets = rank_multisets
 
 
 def lir_index(cards: Sequence[int]) -> int:
@@ -60,22 +55,6 @@ def lir_index(cards: Sequence[int]) -> int:
     flush = len({c & 3 for c in cards}) == 1
     base: int = 13 ** len(cards)
     return int(flush) * base + rank_index([c >> 2 for c in cards])
-
-
-def _expand(sorted_table: npt.NDArray[np.int8], k: int) -> npt.NDArray[np.int8]:
-    """From a table filled at sorted rank tuples to every ordered tuple (the value depends on the multiset)."""
-    grid = np.indices((13,) * k).reshape(k, -1).T  # every ordered tuple, in index order
-    srt = np.sort(grid, axis=1)
-    idx = np.zeros(len(srt), dtype=np.int64)
-    for j in range(k):
-        idx = idx * 13 + srt[:, j]
-    return sorted_table[idx]
-
-
-def _multisets(k: int) -> list[tuple[int, ...]]:
-    return [
-        m for m in itertools.combinations_with_replacement(range(13), k) if max(m.count(r) for r in m) <= 4
-    ]
 
 
 @dataclass(frozen=True)
@@ -93,23 +72,12 @@ class LirTables:
 
 @lru_cache(maxsize=1)
 def _lir_hand_tables() -> tuple[I8, I8]:
-    five = np.full(2 * R5, -1, dtype=np.int8)
-    srt = np.full(2 * R5, -1, dtype=np.int8)
-    for ms in _multisets(5):
-        ranks = [r + 2 for r in ms]
-        idx = rank_index(ms)
-        srt[idx] = lir_hand_of(ranks, False)
-        if len(set(ms)) == 5:
-            srt[R5 + idx] = lir_hand_of(ranks, True)
-    five[:R5] = _expand(srt[:R5], 5)
-    five[R5:] = _expand(srt[R5:], 5)
-    s3 = np.full(2 * R3, -1, dtype=np.int8)
-    for ms in _multisets(3):
-        idx = rank_index(ms)
-        s3[idx] = three_card_category_of([r + 2 for r in ms], False)
-        if len(set(ms)) == 3:
-            s3[R3 + idx] = three_card_category_of([r + 2 for r in ms], True)
-    bonus = np.concatenate([_expand(s3[:R3], 3), _expand(s3[R3:], 3)])
+    """The base-game class of every ordered five-rank tuple and the 3-Card Bonus class of every ordered
+    three-rank tuple, plain then flush, from the rules' pattern tables (shared with the exact analysis)."""
+    plain, flush = pattern_tables(5, lir_hand_of)
+    five = np.concatenate([expand_sorted(plain, 5), expand_sorted(flush, 5)])
+    p3, f3 = pattern_tables(3, three_card_category_of)
+    bonus = np.concatenate([expand_sorted(p3, 3), expand_sorted(f3, 3)])
     five.setflags(write=False)
     bonus.setflags(write=False)
     return five, bonus
@@ -148,40 +116,13 @@ def lir_tables(rules: LetItRideRules) -> LirTables:
 
 # --- One Eyed Flush: card classes ----------------------------------------------------------------
 
-WILD_CLASS = 13
-N_CLASSES = 14
-CLASS_LETTERS = "23456789TJQKAW"
-
-
-def card_class(card: int) -> int:
-    """0..12 for a natural card by rank (deuce .. ace), 13 for a one-eyed (wild) card (R-OEF-1)."""
-    return WILD_CLASS if oef.is_wild(card) else card >> 2
-
-
-def class_cards() -> list[list[int]]:
-    """The cards of each class, in index order."""
-    out: list[list[int]] = [[] for _ in range(N_CLASSES)]
-    for c in range(52):
-        out[card_class(c)].append(c)
-    return out
-
-
-def representative(classes: Sequence[int], taken: Sequence[int] = ()) -> list[int] | None:
-    """Distinct cards of the given classes (in order), avoiding ``taken``; None when the deck has too few."""
-    pool = class_cards()
-    used = set(taken)
-    out = []
-    for k in classes:
-        card = next((c for c in pool[k] if c not in used), None)
-        if card is None:
-            return None
-        used.add(card)
-        out.append(card)
-    return out
-
-
-def triple_index(classes: Sequence[int]) -> int:
-    return (classes[0] * N_CLASSES + classes[1]) * N_CLASSES + classes[2]
+WILD_CLASS = oef.CLASSES.wild_class
+N_CLASSES = oef.CLASSES.n
+CLASS_LETTERS = oef.CLASSES.letters
+card_class = oef.CLASSES.card_class
+class_cards = oef.CLASSES.class_cards
+representative = oef.CLASSES.representative
+triple_index = oef.CLASSES.triple_index
 
 
 @dataclass(frozen=True)
@@ -269,10 +210,6 @@ def flip_bet_index(bet: oef.FlipBet) -> int:
 def fc_values(rules: fc.FinalCountRules) -> I64:
     """Point value of each card (R-FC-1)."""
     return np.array([rules.value(c) for c in range(52)], dtype=np.int64)
-
-
-def card_text(c: int) -> str:
-    return str(CARDS[c])
 
 
 __all__ = [
