@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -15,7 +16,13 @@ from tablegames.rules import final_count as fc
 from tablegames.simulation import kernels
 from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
 from tablegames.simulation.strategy import named_strategy_tables, rank_cards, rank_text
-from tablegames.simulation.tables import R4, fc_values, rank_index
+from tablegames.simulation.tables import R4, rank_index
+
+
+@lru_cache(maxsize=16)
+def fc_values(rules: fc.FinalCountRules) -> I64:
+    """Point value of each card (R-FC-1)."""
+    return np.array([rules.value(c) for c in range(52)], dtype=np.int64)
 
 
 class FinalCountKernel(Kernel):

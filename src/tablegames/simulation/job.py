@@ -69,11 +69,11 @@ def parse_side_bets(
     wager); a wager with an option: ``NAME=OPTION`` (default the option's default; the amount is the main
     wager); a fixed wager: its fixed amount.
 
-    >>> for d in registry.DEFINITIONS:
-    ...     print(d.key, parse_side_bets(d.key, [",".join(w.name for w in d.side_bets)], d.make_rules(), 500))
-    let-it-ride Wagers(main=500, bonus=500, progressive=100, jackpot=0, flip=0, flip_outcome='ten-value')
-    one-eyed-flush Wagers(main=500, bonus=0, progressive=0, jackpot=100, flip=500, flip_outcome='ten-value')
-    final-count Wagers(main=500, bonus=0, progressive=0, jackpot=0, flip=0, flip_outcome='ten-value')
+    >>> for d in registry.DEFINITIONS:  # every side bet of every game
+    ...     print(parse_side_bets(d.key, [",".join(w.name for w in d.side_bets)], d.make_rules(), 500))
+    Wagers(main=500, bonus=500, progressive=100, jackpot=0, flip=0, flip_outcome='ten-value')
+    Wagers(main=500, bonus=0, progressive=0, jackpot=100, flip=500, flip_outcome='ten-value')
+    Wagers(main=500, bonus=0, progressive=0, jackpot=0, flip=0, flip_outcome='ten-value')
     """
     if not 0 < bet_cents <= MAX_WAGER_CENTS:
         raise SimulationError(f"the main wager must be 1 to {MAX_WAGER_CENTS} cents, got {bet_cents}")

@@ -1,22 +1,103 @@
-"""Let It Ride's simulation kernel adapter (R-LIR-1..8): the kernel's arguments, its strategy tables, the
-strategy-file keys and the layout of its outcome counts."""
+"""Let It Ride's simulation kernel adapter (R-LIR-1..8): the kernel's lookup tables and arguments, its strategy
+tables, the strategy-file keys and the layout of its outcome counts.
+
+>>> t = lir_tables(lir.LetItRideRules())
+>>> from tablegames.cards import parse_cards
+>>> int(t.five[lir_index(parse_cards("Ah Kh Qh Jh Th"))]) == lir.LirHand.ROYAL_FLUSH
+True
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from tablegames.engine.actions import PULL, RIDE, Action
 from tablegames.engine.events import EnvyPaid, Event, HandResult
 from tablegames.rules import let_it_ride as lir
 from tablegames.rules.common import enum_key
-from tablegames.rules.poker import ThreeCardCategory
+from tablegames.rules.poker import ThreeCardCategory, three_card_category_of
 from tablegames.simulation import kernels
 from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
 from tablegames.simulation.strategy import named_strategy_tables, rank_cards, rank_text
-from tablegames.simulation.tables import R3, R4, _expand, _multisets, lir_tables, rank_index
+from tablegames.simulation.tables import (
+    R3,
+    R4,
+    _expand,
+    _multisets,
+    expand_sorted,
+    odds_array,
+    pattern_tables,
+    rank_index,
+)
+
+I8 = npt.NDArray[np.int8]
+
+
+def lir_index(cards: Sequence[int]) -> int:
+    """Index of five cards into :attr:`LirTables.five` (flush flag included).
+
+    >>> from tablegames.cards import parse_cards
+    >>> lir_index(parse_cards("2c 2d 2h 2s 3c"))
+    1
+    """
+    flush = len({c & 3 for c in cards}) == 1
+    base: int = 13 ** len(cards)
+    return int(flush) * base + rank_index([c >> 2 for c in cards])
+
+
+@dataclass(frozen=True)
+class LirTables:
+    five: I8  # [2 * 13^5]: lir.LirHand by (flush, ranks); -1 for impossible patterns
+    bonus: I8  # [2 * 13^3]: ThreeCardCategory by (flush, ranks)
+    main_odds: I64  # [10] by lir.LirHand: "X to 1", or -1 (lose)
+    bonus_odds: I64  # [7] by ThreeCardCategory
+    prog_meter: I64  # [10] by lir.LirHand: index of the meter it wins, or -1
+    prog_fixed: I64  # [10] by lir.LirHand: fixed prize in cents
+    envy: I64  # [10] by lir.LirHand: Envy Bonus paid to each other progressive seat (R-LIR-8)
+    meter_names: tuple[str, ...]
+    meter_resets: tuple[int, ...]
+
+
+@lru_cache(maxsize=1)
+def _lir_hand_tables() -> tuple[I8, I8]:
+    """The base-game class of every ordered five-rank tuple and the 3-Card Bonus class of every ordered
+    three-rank tuple, plain then flush, from the rules' pattern tables (shared with the exact analysis)."""
+    plain, flush = pattern_tables(5, lir.lir_hand_of)
+    five = np.concatenate([expand_sorted(plain, 5), expand_sorted(flush, 5)])
+    p3, f3 = pattern_tables(3, three_card_category_of)
+    bonus = np.concatenate([expand_sorted(p3, 3), expand_sorted(f3, 3)])
+    five.setflags(write=False)
+    bonus.setflags(write=False)
+    return five, bonus
+
+
+@lru_cache(maxsize=16)
+def lir_tables(rules: lir.LetItRideRules) -> LirTables:
+    """Let It Ride tables for ``rules`` (R-LIR-4..8)."""
+    five, bonus = _lir_hand_tables()
+    cfg = rules.progressive
+    names = tuple(m.name for m in cfg.meters)
+
+    return LirTables(
+        five=five,
+        bonus=bonus,
+        main_odds=odds_array(rules.main_paytable, list(lir.LirHand)),
+        bonus_odds=odds_array(rules.bonus_paytable, list(lir.BonusHand)),
+        prog_meter=np.array(
+            [names.index(cfg.meter_prizes[h]) if h in cfg.meter_prizes else -1 for h in lir.LirHand],
+            dtype=np.int64,
+        ),
+        prog_fixed=np.array([cfg.fixed_prizes_cents.get(h, 0) for h in lir.LirHand], dtype=np.int64),
+        envy=np.array([cfg.envy_cents.get(h, 0) for h in lir.LirHand], dtype=np.int64),
+        meter_names=names,
+        meter_resets=tuple(m.reset_cents for m in cfg.meters),
+    )
 
 
 class LetItRideKernel(Kernel):

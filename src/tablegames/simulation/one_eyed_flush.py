@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -16,15 +18,93 @@ from tablegames.rules.common import enum_key
 from tablegames.simulation import kernels
 from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
 from tablegames.simulation.strategy import StrategyError, named_strategy_tables
-from tablegames.simulation.tables import (
-    CLASS_LETTERS,
-    N_CLASSES,
-    card_class,
-    flip_bet_index,
-    oef_tables,
-    representative,
-    triple_index,
-)
+from tablegames.simulation.tables import NO_PRIZE
+
+WILD_CLASS = oef.CLASSES.wild_class
+N_CLASSES = oef.CLASSES.n
+CLASS_LETTERS = oef.CLASSES.letters
+card_class = oef.CLASSES.card_class
+class_cards = oef.CLASSES.class_cards
+representative = oef.CLASSES.representative
+triple_index = oef.CLASSES.triple_index
+
+
+@dataclass(frozen=True)
+class OefTables:
+    card_class: I64  # [52]
+    hand_code: I64  # [14^3] ordered class triple -> code of its evaluated Hand (-1 impossible)
+    has_wild: I64  # [14^3]
+    hands: tuple[oef.Hand, ...]  # code -> Hand
+    category: I64  # [codes] Category value
+    compare: I64  # [codes * codes] player code, dealer code -> +1 / 0 / -1 (R-OEF-3)
+    bust: I64  # [codes * 2] (code, drew) -> 1 when the hand busts (R-OEF-6)
+    win_odds: I64  # [codes] main-wager odds on a win with this hand (R-OEF-8)
+    dealer_discard: I64  # [14^3 * 2] (triple, some live player holds a wild) -> position or -1 (R-OEF-7)
+    jackpot_meter: I64  # [codes] 1 when the first three cards win the jackpot meter (R-OEF-9)
+    jackpot_fixed: I64  # [codes] fixed prize in cents
+    flip_odds: I64  # [len(ALL_FLIP_BETS), 52] odds of each Flip Card bet on each card, or -1 (R-OEF-10)
+    meter_reset: int
+
+
+def _class_triples() -> list[tuple[int, ...]]:
+    return [t for t in itertools.product(range(N_CLASSES), repeat=3) if representative(t) is not None]
+
+
+@lru_cache(maxsize=16)
+def oef_tables(rules: oef.OneEyedFlushRules) -> OefTables:
+    """One Eyed Flush tables for ``rules`` (R-OEF-1..10)."""
+    n3 = N_CLASSES**3
+    triples = _class_triples()
+    hand_code = np.full(n3, -1, dtype=np.int64)
+    has_wild = np.zeros(n3, dtype=np.int64)
+    codes: dict[oef.Hand, int] = {}
+    dealer = np.full(n3 * 2, -1, dtype=np.int64)
+    for t in triples:
+        cards = representative(t)
+        assert cards is not None
+        hand = oef.evaluate(cards)
+        i = triple_index(t)
+        hand_code[i] = codes.setdefault(hand, len(codes))
+        has_wild[i] = int(oef.holds_wild(cards))
+        for w in (0, 1):
+            d = oef.dealer_discard(cards, bool(w), rules.dealer_wild_draw)
+            dealer[i * 2 + w] = -1 if d is None else d
+    hands = tuple(codes)
+    compare = np.array(
+        [oef.compare(p, d, rules.ties) for p in hands for d in hands], dtype=np.int64
+    )  # row-major [p, d]
+    bust = np.array(
+        [int(oef.is_bust(h, bool(drew), rules.bust)) for h in hands for drew in (0, 1)], dtype=np.int64
+    )
+    jp = rules.jackpot
+    flip = np.array(
+        [
+            [NO_PRIZE if (o := oef.flip_odds(b, c)) is None else o for c in range(52)]
+            for b in oef.ALL_FLIP_BETS
+        ],
+        dtype=np.int64,
+    )
+    return OefTables(
+        card_class=np.array([card_class(c) for c in range(52)], dtype=np.int64),
+        hand_code=hand_code,
+        has_wild=has_wild,
+        hands=hands,
+        category=np.array([int(h.category) for h in hands], dtype=np.int64),
+        compare=compare,
+        bust=bust,
+        win_odds=np.array([rules.win_odds(h.category) for h in hands], dtype=np.int64),
+        dealer_discard=dealer,
+        jackpot_meter=np.array(
+            [int(h.category == oef.Category.ONE_EYED_FLUSH) for h in hands], dtype=np.int64
+        ),
+        jackpot_fixed=np.array([jp.fixed_prizes_cents.get(h.category, 0) for h in hands], dtype=np.int64),
+        flip_odds=flip,
+        meter_reset=jp.reset_cents,
+    )
+
+
+def flip_bet_index(bet: oef.FlipBet) -> int:
+    return oef.ALL_FLIP_BETS.index(bet)
 
 
 class OneEyedFlushKernel(Kernel):
