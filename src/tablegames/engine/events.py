@@ -7,7 +7,7 @@ turned into JSON-ready dicts, and redacted for one viewer (never a card that vie
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 from tablegames.cards import CARDS
@@ -147,14 +147,6 @@ class ActionTaken(Event):
 
 
 @dataclass(frozen=True)
-class BetPulled(Event):
-    kind: ClassVar[str] = "bet_pulled"
-    seat: int
-    wager: str
-    returned: int
-
-
-@dataclass(frozen=True)
 class CardDiscarded(_OneCard, Event):
     """A card put aside face down (One Eyed Flush discard before a draw)."""
 
@@ -220,17 +212,12 @@ class RoundEnded(Event):
     meters: dict[str, int] = field(default_factory=dict)
 
 
-def event_dict(event: Event) -> dict[str, Any]:
-    return event.to_dict()
-
-
 __all__ = [
     "BURN",
     "COMMUNITY",
     "DEALER",
     "PUBLIC",
     "ActionTaken",
-    "BetPulled",
     "CardDealt",
     "CardDiscarded",
     "CardsRevealed",
@@ -243,6 +230,5 @@ __all__ = [
     "RoundStarted",
     "Settled",
     "WagerPlaced",
-    "asdict",
     "seat_name",
 ]

@@ -28,12 +28,11 @@ from tablegames.simulation.strategy import named_strategy_tables, rank_cards, ra
 from tablegames.simulation.tables import (
     R3,
     R4,
-    _expand,
-    _multisets,
     expand_sorted,
     odds_array,
     pattern_tables,
     rank_index,
+    rank_multisets,
 )
 
 I8 = npt.NDArray[np.int8]
@@ -137,19 +136,19 @@ class LetItRideKernel(Kernel):
 
     def strategy_tables(self, rules: lir.LetItRideRules, decide: Decide) -> StrategyTables:
         first = np.zeros(2 * R3, dtype=np.int8)
-        for ms in _multisets(3):
+        for ms in rank_multisets(3):
             for flush in (False, True) if len(set(ms)) == 3 else (False,):
                 act = decide(lir.LirDecision(1, tuple(rank_cards(ms, flush))))
                 first[int(flush) * R3 + rank_index(ms)] = int(act == RIDE)
         second = np.zeros(4 * R4, dtype=np.int8)
-        for ms in _multisets(4):
+        for ms in rank_multisets(4):
             for flush in (False, True) if len(set(ms)) == 4 else (False,):
                 cards = tuple(rank_cards(ms, flush))
                 for up in (0, 1):
                     act = decide(lir.LirDecision(2, cards, bool(up)))
                     second[(up * 2 + int(flush)) * R4 + rank_index(ms)] = int(act == RIDE)
-        first = np.concatenate([_expand(first[i * R3 : (i + 1) * R3], 3) for i in range(2)])
-        second = np.concatenate([_expand(second[i * R4 : (i + 1) * R4], 4) for i in range(4)])
+        first = np.concatenate([expand_sorted(first[i * R3 : (i + 1) * R3], 3) for i in range(2)])
+        second = np.concatenate([expand_sorted(second[i * R4 : (i + 1) * R4], 4) for i in range(4)])
         return StrategyTables({"lir_first": first, "lir_second": second})
 
     def hand_key(self, context: lir.LirDecision) -> str:

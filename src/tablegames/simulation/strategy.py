@@ -26,9 +26,8 @@ from tablegames.engine.bots import Advisor, best_action, rule_of_thumb
 from tablegames.rules import GameRules, registry
 from tablegames.rules.common import RuleError
 from tablegames.rules.definition import DecisionContext
+from tablegames.rules.indexing import RANK_LETTERS
 from tablegames.simulation.adapter import Decide, Kernel, StrategyTables
-
-RANK_LETTERS = "23456789TJQKA"
 
 
 class StrategyError(RuleError):

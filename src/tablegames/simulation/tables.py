@@ -24,9 +24,6 @@ I64 = npt.NDArray[np.int64]
 NO_PRIZE = -1
 """Marks "this hand loses" in odds tables (a paying hand has odds >= 0)."""
 
-_expand = expand_sorted
-_multisets = rank_multisets
-
 
 def odds_array(paytable: Any, hands: Sequence[Any]) -> I64:
     """``X`` of "X to 1" for each hand of a pay table, or :data:`NO_PRIZE` when it loses."""
