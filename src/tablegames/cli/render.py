@@ -19,9 +19,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from tablegames.cards import parse_card
-from tablegames.rules import final_count as fc
-from tablegames.rules import let_it_ride as lir
-from tablegames.rules import one_eyed_flush as oef
+from tablegames.cli.felts import felt_of
 from tablegames.rules import registry
 
 BACK = "[##]"
@@ -61,13 +59,13 @@ def signed(cents: int) -> str:
 
 
 def card_text(card: str | None, game: str = "") -> Text:
-    """One card as ``[A♥]`` (red suits in red; One Eyed Flush wilds marked ``*``), or a back ``[##]``."""
+    """One card as ``[A♥]`` (red suits in red; the game's wild cards marked ``*``), or a back ``[##]``."""
     if card is None:
         return Text(BACK, style="dim")
     c = parse_card(card)
     label = c.pretty
     style = RED if c.suit.is_red else BLACK
-    if game == oef.GAME and oef.is_wild(c):
+    if game and felt_of(game).is_wild(c):
         return Text.assemble("[", (label, style), ("*", WILD), "]")
     return Text.assemble("[", (label, style), "]")
 
@@ -146,23 +144,11 @@ def table_view(
     settled = view["phase"] == "settled"
     hands = hand_results(events) if settled else {}
     pulled = pulled_bets(events)
-    rows: list[tuple[Text, Text, str, Text | None]] = []
-    if game == lir.GAME:
-        rows.append((Text("Community", style="bold"), cards_text(_community(view)), "", None))
-    elif game == oef.GAME:
-        rows.append(
-            (Text("Dealer", style="bold"), cards_text(view["dealer"], game), hands.get("dealer", ""), None)
-        )
-        if view.get("flip_card"):
-            flip = parse_card(view["flip_card"])
-            note = f"value {oef.point_value(flip)}" + (", one-eyed (wild)" if oef.is_wild(flip) else "")
-            rows.append((Text("Flip Card", style="bold"), card_text(view["flip_card"], game), note, None))
-    else:
-        note = hand_label(game, view["dealer"], rules)
-        if settled and "dealer" in hands:
-            total = int(hands["dealer"])
-            note = f"total {total}" + (" - odd: dealer busts" if total % 2 else " (even)")
-        rows.append((Text("Dealer", style="bold"), cards_text(view["dealer"], game), note, None))
+    felt = felt_of(game)
+    rows: list[tuple[Text, Text, str, Text | None]] = [
+        (Text(name, style="bold"), cards_text(cards, game), note, None)
+        for name, cards, note in felt.top_rows(view, hands, rules, settled)
+    ]
     for seat in view["seats"]:
         n = seat["seat"]
         name = Text(f"Seat {n} {'you' if n == you else 'bot'}", style="bold cyan" if n == you else "")
@@ -171,9 +157,9 @@ def table_view(
             continue
         label = hands.get(f"seat {n}")
         if label is not None:
-            hand = pretty_hand(label) if game == lir.GAME else _fc_hand(game, label)
+            hand = felt.final_hand(label)
         else:
-            hand = hand_label(game, seat["cards"], rules) if n == you or game == fc.GAME else ""
+            hand = hand_label(game, seat["cards"], rules) if n == you or felt.others_hands_visible else ""
         if seat["out"]:
             hand = f"{hand}, out" if hand else "out"
         wagers = Text(wagers_text(game, seat, pulled.get(n, set())), style="dim")
@@ -192,17 +178,6 @@ def table_view(
     if view["meters"]:
         lines.append(Text("Meters: " + meters_text(view["meters"]), style="yellow"))
     return Group(*lines)
-
-
-def _fc_hand(game: str, label: str) -> str:
-    if game == fc.GAME and label.lstrip("-").isdigit():
-        return f"final total {label}"
-    return label
-
-
-def _community(view: Mapping[str, Any]) -> list[str | None]:
-    shown: list[str | None] = list(view.get("community", []))
-    return shown + [None] * (2 - len(shown))
 
 
 # --- events as they happen -----------------------------------------------------------------------
@@ -226,27 +201,26 @@ def event_lines(game: str, events: Sequence[Mapping[str, Any]], start: int = 0, 
     ``events`` is the round's history redacted for ``you`` (``visible_history``); seats' own final reveals
     and settlements are left to :func:`results_view`.
     """
+    felt = felt_of(game)
     lines: list[Text] = []
     pending_discard: str | None = None
     stage = 1 + sum(1 for e in events[:start] if e["type"] == "cards_revealed" and e["owner"] == "community")
     for e in events[start:]:
         kind = e["type"]
         if kind == "action":
-            words = action_words(game, e["action"])
-            if game == lir.GAME:
-                words = {"ride": f"lets bet {stage} ride", "pull": f"pulls bet {stage}"}.get(
-                    e["action"], words
-                )
+            words = felt.action_words(e["action"], stage) or action_words(game, e["action"])
             lines.append(Text(f"{_who(e['seat'], you)}: {words}"))
         elif kind == "cards_revealed" and e["owner"] == "community":
             stage += 1
             lines.append(Text.assemble("Community card: ", cards_text(e["cards"], game)))
         elif kind == "cards_revealed" and e["owner"] == "dealer":
-            what = "Dealer turns the third card: " if game == fc.GAME else "Dealer shows: "
-            lines.append(Text.assemble(what, cards_text(e["cards"], game)))
-        elif kind == "cards_revealed" and game == fc.GAME and e["owner"].startswith("seat"):
-            who = _who(int(e["owner"].split()[1]), you)
-            lines.append(Text.assemble(f"{who}: third card turned ", cards_text(e["cards"], game)))
+            lines.append(Text.assemble(felt.dealer_reveal, cards_text(e["cards"], game)))
+        elif (
+            kind == "cards_revealed"
+            and e["owner"].startswith("seat")
+            and (reveal := felt.seat_reveal(_who(int(e["owner"].split()[1]), you))) is not None
+        ):
+            lines.append(Text.assemble(reveal, cards_text(e["cards"], game)))
         elif kind == "card_discarded" and e["owner"] == "dealer":
             pending_discard = e["card"]
         elif kind == "card_dealt" and e["to"] == "dealer" and pending_discard is not None:
@@ -260,14 +234,10 @@ def event_lines(game: str, events: Sequence[Mapping[str, Any]], start: int = 0, 
             )
             pending_discard = None
         elif kind == "hand" and e["owner"] == "dealer":
-            label = e["hand"]
-            if game == fc.GAME:
-                total = int(label)
-                label = f"total {total}" + (" - odd: the dealer busts" if total % 2 else "")
-            lines.append(Text(f"Dealer: {label}", style="bold"))
+            lines.append(Text(f"Dealer: {felt.dealer_hand(e['hand'])}", style="bold"))
         elif kind == "settled" and e["outcome"] == "bust":
             lines.append(Text(f"{_who(e['seat'], you)} busts: {e['detail']}", style="red"))
-        elif kind == "settled" and e["outcome"] == "lose" and game == fc.GAME and "odd" in e["detail"]:
+        elif kind == "settled" and felt.early_loss(e):
             lines.append(Text(f"{_who(e['seat'], you)} loses at once: {e['detail']}", style="red"))
     return lines
 

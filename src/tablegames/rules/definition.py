@@ -153,6 +153,7 @@ class GameDefinition:
     analyzer: str | None = None  # "module:attr" of the exact analyzer (an ``analysis.api.Analyzer``)
     kernel: str | None = None  # "module:attr" of the simulation kernel adapter
     felt: str | None = None  # the page's felt layout module, under ``server/static/js`` (may not exist yet)
+    terminal: str | None = None  # "module:attr" of the terminal's felt (``cli.felts.TerminalFelt``)
 
     def __post_init__(self) -> None:
         mains = [w for w in self.wagers if w.main]

@@ -163,4 +163,5 @@ DEFINITION = GameDefinition(
     analyzer="tablegames.analysis.final_count:ANALYZER",
     kernel="tablegames.simulation.final_count:KERNEL",
     felt="felt/final-count.js",
+    terminal="tablegames.cli.felts.final_count:FELT",
 )

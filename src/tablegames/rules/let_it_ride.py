@@ -414,4 +414,5 @@ DEFINITION = GameDefinition(
     analyzer="tablegames.analysis.let_it_ride:ANALYZER",
     kernel="tablegames.simulation.let_it_ride:KERNEL",
     felt="felt/let-it-ride.js",
+    terminal="tablegames.cli.felts.let_it_ride:FELT",
 )

@@ -463,4 +463,5 @@ DEFINITION = GameDefinition(
     analyzer="tablegames.analysis.one_eyed_flush:ANALYZER",
     kernel="tablegames.simulation.one_eyed_flush:KERNEL",
     felt="felt/one-eyed-flush.js",
+    terminal="tablegames.cli.felts.one_eyed_flush:FELT",
 )
