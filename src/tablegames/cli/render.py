@@ -101,13 +101,15 @@ def wagers_text(game: str, seat: Mapping[str, Any], pulled: set[str]) -> str:
     """A seat's wagers, e.g. ``bets 1 2 $ × $5.00 · 3-Card Bonus $1.00``."""
     wagers: Mapping[str, int] = seat["wagers"]
     options: Mapping[str, str] = seat["options"]
+    definition = registry.get(game)
     parts: list[str] = []
     for name, amount in wagers.items():
-        if name == "bets":
-            up = " ".join(b for b in ("1", "2", "$") if f"bet {b}" not in pulled)
-            parts.append(f"bets {up} × {money(amount)}")
-        elif name == "flip":
-            parts.append(f"Flip Card {money(amount)} on {options.get('flip', '?')}")
+        spec = definition.wager(name)
+        if spec is not None and spec.parts:  # a wager of several equal bets: the ones still up
+            up = " ".join(b for b in spec.parts if f"bet {b}" not in pulled)
+            parts.append(f"{name} {up} × {money(amount)}")
+        elif spec is not None and spec.option is not None:
+            parts.append(f"{spec.title} {money(amount)} on {options.get(name, '?')}")
         else:
             parts.append(f"{SHORT_NAMES.get(name, name)} {money(amount)}")
     return " · ".join(parts) if parts else "sitting out"
@@ -118,7 +120,7 @@ def meters_text(meters: Mapping[str, int]) -> str:
 
 
 def pulled_bets(events: Sequence[Mapping[str, Any]]) -> dict[int, set[str]]:
-    """Let It Ride bets pulled so far, by seat (from the visible history)."""
+    """Bets pulled so far (the parts of a multi-bet wager), by seat (from the visible history)."""
     out: dict[int, set[str]] = {}
     for e in events:
         if e["type"] == "settled" and e["outcome"] == "pulled":

@@ -391,7 +391,7 @@ DEFINITION = GameDefinition(
     rule_options=(RuleOption("bonus-paytable", tuple(BONUS_PAYTABLES), "3-Card Bonus pay table (R-LIR-6)"),),
     paytables=("standard", "seed"),
     wagers=(
-        Wager("bets", "bets", main=True, cost_multiple=len(BETS), unit="each of bets 1, 2 and $"),
+        Wager("bets", "bets", main=True, cost_multiple=len(BETS), unit="each of bets 1, 2 and $", parts=BETS),
         Wager("bonus", "3-Card Bonus", requires="bets"),
         Wager(
             "progressive",
