@@ -5,20 +5,15 @@ inherits these tests by registering a kernel adapter."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 import pytest
 
-from tablegames.engine import Bot, Table
-from tablegames.engine.bots import Advisor
-from tablegames.engine.events import JackpotHit
 from tablegames.rules import registry
-from tablegames.simulation.job import MAX_WAGER_CENTS, Job, make_job, parse_side_bets, run_decks
+from tablegames.simulation.job import MAX_WAGER_CENTS, make_job, parse_side_bets, run_decks
 from tablegames.simulation.meters import MeterBook
-from tablegames.simulation.strategy import kernel_of, optimal_advisor
+from tablegames.simulation.strategy import optimal_advisor
 
-from .sim_helpers import random_decks, stacked
+from .sim_helpers import engine_detail, random_decks, stacked
 
 KERNELED = [d for d in registry.DEFINITIONS if d.kernel is not None]
 
@@ -38,34 +33,6 @@ STACKED: dict[str, list[list[int]]] = {
 }
 
 
-def engine_run(
-    rules: object, job: Job, decks: Sequence[Sequence[int]], advisor: Advisor | None
-) -> tuple[np.ndarray, list]:
-    """The decks through the round engine, every seat placing the job's wagers, as the kernel's detail."""
-    definition = registry.of(rules)
-    kernel = kernel_of(job.game)
-    table = Table(rules, seats=job.seats)  # type: ignore[arg-type]
-    bot = Bot(advisor)
-    out = np.zeros((len(decks), job.seats, kernel.detail_width), dtype=np.int64)
-    hits = []
-    for r, deck in enumerate(decks):
-        rnd = table.new_round(deck=deck)
-        for s in range(1, job.seats + 1):
-            for w in definition.wagers:
-                amount = job.wagers.amount(definition, w.name)
-                if amount:
-                    option = getattr(job.wagers, f"{w.name}_outcome") if w.option is not None else None
-                    rnd.place_wager(s, w.name, amount, option)
-        rnd.deal()
-        while not rnd.is_over:
-            seat = rnd.to_act
-            assert seat is not None
-            rnd.act(seat, bot.choose(rnd, seat))
-        out[r] = kernel.engine_detail(rnd.history, job.seats)
-        hits += [(r + 1, e.seat - 1, e.meter, e.amount) for e in rnd.history if isinstance(e, JackpotHit)]
-    return out, hits
-
-
 def check(
     definition: registry.GameDefinition, seats: int, main: int, decks: list[list[int]], strategy: str
 ) -> list[tuple[int, int, str, int]]:
@@ -73,7 +40,7 @@ def check(
     wagers = parse_side_bets(definition.key, [w.name for w in definition.side_bets], rules, main)
     job = make_job(rules, len(decks), seats=seats, wagers=wagers, strategy=strategy)
     advisor = optimal_advisor(rules, main) if strategy == "optimal" else None
-    expected, engine_hits = engine_run(rules, job, decks, advisor)
+    expected, engine_hits = engine_detail(rules, decks, job, advisor)
     res, detail = run_decks(job, np.array(decks))
     bad = np.argwhere((detail != expected).any(axis=2))
     assert len(bad) == 0, (
