@@ -47,7 +47,7 @@ from tablegames.analysis.common import (
 from tablegames.cards import format_cards
 from tablegames.engine.actions import PULL, RIDE, Action
 from tablegames.rules.common import PayTable, RuleError, enum_key
-from tablegames.rules.indexing import pattern_tables, rank_index, rank_weights
+from tablegames.rules.indexing import build_pattern_tables, rank_index, rank_weights
 from tablegames.rules.let_it_ride import (
     BONUS_PAYTABLES,
     BonusHand,
@@ -73,10 +73,11 @@ BET_SIZES = (100, 500, 1_000, 2_500, 5_000, 10_000, 50_000)  # cents per wager, 
 # --- lookup tables built from the rule functions -------------------------------------------------
 
 
+@lru_cache(maxsize=1)
 def five_card_tables() -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
     """``LirHand`` by the rank index of the sorted ranks (``rules.indexing``), without and with a flush, from
     ``lir_hand_of``: the pattern tables the simulation expands too."""
-    return pattern_tables(5, lir_hand_of)
+    return build_pattern_tables(5, lir_hand_of)
 
 
 _RANK = (np.arange(52) // 4).astype(np.int32)

@@ -54,8 +54,7 @@ def rank_multisets(k: int) -> list[tuple[int, ...]]:
     ]
 
 
-@lru_cache(maxsize=8)
-def pattern_tables(
+def build_pattern_tables(
     k: int, classify: Callable[[list[int], bool], int]
 ) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
     """``classify(ranks, flush)`` at every sorted pattern of ``k`` ranks (ranks 2..14 as the rules take them),
@@ -73,6 +72,10 @@ def pattern_tables(
     plain.setflags(write=False)
     flush.setflags(write=False)
     return plain, flush
+
+
+pattern_tables = lru_cache(maxsize=8)(build_pattern_tables)
+"""Cached :func:`build_pattern_tables`."""
 
 
 def expand_sorted(sorted_table: npt.NDArray[Any], k: int) -> npt.NDArray[Any]:
