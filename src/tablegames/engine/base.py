@@ -118,6 +118,7 @@ class Table:
         self.bankrolls: dict[int, int] | None = dict(bankrolls) if bankrolls is not None else None
         self.definition: GameDefinition = registry.of(rules)
         self.meter_specs: dict[str, Meter] = {m.name: m for m in self.definition.meters(rules)}
+        self._wager_specs: tuple[WagerSpec, ...] | None = None
         self.meters: dict[str, int] = {name: m.reset_cents for name, m in self.meter_specs.items()}
         if meters:
             for name, value in meters.items():
@@ -131,6 +132,24 @@ class Table:
     @property
     def game(self) -> str:
         return self.rules.game
+
+    def wager_specs(self) -> tuple[WagerSpec, ...]:
+        """The wagers a seat may place at this table, from the game's definition and the table's rules."""
+        if self._wager_specs is None:
+            self._wager_specs = tuple(
+                WagerSpec(
+                    w.name,
+                    main=w.main,
+                    fixed_cents=w.fixed_cents(self.rules),
+                    needs_option=w.option is not None,
+                    cost_multiple=w.cost_multiple,
+                    requires=w.requires,
+                    title=w.title,
+                    options=w.option.choices if w.option is not None else (),
+                )
+                for w in self.definition.wagers
+            )
+        return self._wager_specs
 
     def _round_source(self) -> RandomSource:
         if isinstance(self.source, SeededRandom):
@@ -190,19 +209,7 @@ class Round(ABC):
 
     def wager_specs(self) -> tuple[WagerSpec, ...]:
         """The wagers a seat may place in this game (the main one first), from the game's definition."""
-        return tuple(
-            WagerSpec(
-                w.name,
-                main=w.main,
-                fixed_cents=w.fixed_cents(self.rules),
-                needs_option=w.option is not None,
-                cost_multiple=w.cost_multiple,
-                requires=w.requires,
-                title=w.title,
-                options=w.option.choices if w.option is not None else (),
-            )
-            for w in self.definition.wagers
-        )
+        return self.table.wager_specs()
 
     def _spec(self, wager: str) -> WagerSpec:
         for spec in self.wager_specs():

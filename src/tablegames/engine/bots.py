@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from tablegames.engine.actions import Action
 from tablegames.engine.base import Round
@@ -31,7 +32,10 @@ def best_action(values: Mapping[Action, Fraction | float]) -> Action:
 
 def rule_of_thumb(context: DecisionContext) -> Action:
     """The documented default strategy of the context's game (UnknownGameError for an unknown one)."""
-    return Action.parse(registry.of(context).rule_of_thumb(context))
+    return _parse(registry.of(context).rule_of_thumb(context))
+
+
+_parse = lru_cache(maxsize=256)(Action.parse)  # actions are frozen: one object per text
 
 
 @dataclass(frozen=True)
