@@ -407,11 +407,11 @@ def jackpot_side_bet(rules: OneEyedFlushRules, meter_cents: int | None = None) -
     meter = cfg.reset_cents if meter_cents is None else meter_cents
     outcomes = []
     for cat in sorted(Category, reverse=True):
-        prize = meter if cat == Category.ONE_EYED_FLUSH else cfg.fixed_prizes_cents.get(cat, 0)
+        prize = meter if cat == cfg.meter_category else cfg.fixed_prizes_cents.get(cat, 0)
         payout = Fraction(prize - cfg.wager_cents, cfg.wager_cents) if prize else Fraction(-1)
         outcomes.append(Outcome(enum_key(cat), counts[cat], payout))
     total = comb(52, 3)
-    n_oef = counts[Category.ONE_EYED_FLUSH]
+    n_oef = counts[cfg.meter_category]
     fixed = sum(counts[c] * p for c, p in cfg.fixed_prizes_cents.items())
     break_even = Fraction(total * cfg.wager_cents - fixed, n_oef) if n_oef else None
     bet = SideBet(f"jackpot (meter ${meter / 100:,.2f})", total, outcomes)

@@ -27,15 +27,8 @@ RED = "bold red"
 BLACK = "bold"
 WILD = "bold magenta"
 
-WAGER_NAMES = {
-    "bets": "bets",
-    "bonus": "3-Card Bonus",
-    "progressive": "Progressive",
-    "main": "main",
-    "jackpot": "Jackpot",
-    "flip": "Flip Card",
-    "base": "bets",
-}
+WAGER_NAMES = {w.name: w.title for d in registry.DEFINITIONS for w in d.wagers} | {"base": "bets"}
+"""Each wager's title (its definition's), and the base game's settlement of a multi-bet wager."""
 SHORT_NAMES = {"bonus": "Bonus", "progressive": "Progressive", "main": "main", "jackpot": "Jackpot"}
 METER_NAMES = {m.name: m.title for d in registry.DEFINITIONS for m in d.meters(d.make_rules()) if m.title}
 

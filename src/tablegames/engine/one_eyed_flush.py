@@ -90,7 +90,7 @@ class OneEyedFlushRound(Round):
         """R-OEF-9 on the first three cards."""
         stake = s.wagers["jackpot"]
         first = oef.evaluate(s.initial_cards)
-        if first.category == oef.Category.ONE_EYED_FLUSH:
+        if first.category == self.rules.jackpot.meter_category:
             paid = self.hit_meter(s, oef.METER)
             outcome = "win" if paid else "lose"
             self.settle(s, "jackpot", stake, paid, outcome, str(first), meter=oef.METER, meter_cents=paid)

@@ -214,6 +214,8 @@ class JackpotConfig:
     wager_cents: int = 100
     reset_cents: int = 500_000
     share: Fraction = Fraction(10, 100)
+    #: the category of the first three cards that takes 100% of the meter
+    meter_category: Category = Category.ONE_EYED_FLUSH
     #: category -> fixed prize in cents ("$Y": the wager is not returned, R-0.3)
     fixed_prizes_cents: Mapping[Category, int] = field(
         default_factory=lambda: {
@@ -231,7 +233,7 @@ class JackpotConfig:
 
     def __hash__(self) -> int:  # the dict field is not hashable; rules objects key caches (lru_cache)
         prizes = frozenset(self.fixed_prizes_cents.items())
-        return hash((self.wager_cents, self.reset_cents, self.share, prizes))
+        return hash((self.wager_cents, self.reset_cents, self.share, self.meter_category, prizes))
 
 
 class FlipKind(Enum):

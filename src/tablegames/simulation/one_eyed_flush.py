@@ -94,9 +94,7 @@ def oef_tables(rules: oef.OneEyedFlushRules) -> OefTables:
         bust=bust,
         win_odds=np.array([rules.win_odds(h.category) for h in hands], dtype=np.int64),
         dealer_discard=dealer,
-        jackpot_meter=np.array(
-            [int(h.category == oef.Category.ONE_EYED_FLUSH) for h in hands], dtype=np.int64
-        ),
+        jackpot_meter=np.array([int(h.category == jp.meter_category) for h in hands], dtype=np.int64),
         jackpot_fixed=np.array([jp.fixed_prizes_cents.get(h.category, 0) for h in hands], dtype=np.int64),
         flip_odds=flip,
         meter_reset=jp.reset_cents,
