@@ -29,7 +29,6 @@ class FaceValue(Enum):
     ZERO = "0"
 
 
-RULE_OPTIONS = ["face-value"]
 _FACE = {f.value: f for f in FaceValue}
 
 
@@ -44,7 +43,7 @@ class FinalCountRules:
         cls, options: Mapping[str, str] | None = None, paytable: str | None = None
     ) -> FinalCountRules:
         options = dict(options or {})
-        check_known_options(GAME, options, RULE_OPTIONS)
+        check_known_options(GAME, options, [o.name for o in DEFINITION.rule_options])
         return cls(face_value=choose("face-value", options.get("face-value", "10"), _FACE))
 
     def value(self, card: int) -> int:

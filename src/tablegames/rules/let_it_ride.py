@@ -220,8 +220,6 @@ class ProgressiveConfig:
 
 # --- rules object ------------------------------------------------------------------------------
 
-RULE_OPTIONS = ["bonus-paytable"]
-
 
 @dataclass(frozen=True)
 class LetItRideRules:
@@ -238,7 +236,7 @@ class LetItRideRules:
     ) -> LetItRideRules:
         """Rules from ``--rule NAME=VALUE`` options and an optional main ``--paytable`` (preset or TOML)."""
         options = dict(options or {})
-        check_known_options(GAME, options, RULE_OPTIONS)
+        check_known_options(GAME, options, [o.name for o in DEFINITION.rule_options])
         bonus = BONUS_PAYTABLES["seed"]
         if "bonus-paytable" in options:
             bonus = choose("bonus-paytable", options["bonus-paytable"], BONUS_PAYTABLES)

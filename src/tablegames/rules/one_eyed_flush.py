@@ -294,7 +294,6 @@ ALL_FLIP_BETS: Final[tuple[FlipBet, ...]] = (
 
 # --- rules object ------------------------------------------------------------------------------
 
-RULE_OPTIONS = ["ties", "bust", "dealer-wild-draw"]
 _TIES = {t.value: t for t in Ties}
 _BUST = {b.value: b for b in BustRule}
 _DWD = {d.value: d for d in DealerWildDraw}
@@ -318,7 +317,7 @@ class OneEyedFlushRules:
         cls, options: Mapping[str, str] | None = None, paytable: str | None = None
     ) -> OneEyedFlushRules:
         options = dict(options or {})
-        check_known_options(GAME, options, RULE_OPTIONS)
+        check_known_options(GAME, options, [o.name for o in DEFINITION.rule_options])
         rules = cls(
             ties=choose("ties", options.get("ties", "casino"), _TIES),
             bust=choose("bust", options.get("bust", "after-draw"), _BUST),
