@@ -38,7 +38,7 @@ def engine_rate(game: str, seconds: float = 1.5) -> float:
 
     table = Table(make_rules(game), seats=1, source=SeededRandom(1))
     bot = Bot()
-    wager = "bets" if game == "let-it-ride" else "main"
+    wager = table.definition.main_wager.name
     n, start = 0, time.process_time()
     while time.process_time() - start < seconds:
         rnd = table.new_round()

@@ -4,35 +4,21 @@ strategy (injected as advisors): the two must agree within four standard errors.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from fractions import Fraction
 from typing import Any
 
 import pytest
 
-from tablegames.analysis import final_count, let_it_ride, one_eyed_flush
-from tablegames.engine import Action, Bot, Table
+from tablegames.analysis.api import analyzer
+from tablegames.engine import Bot, Table
 from tablegames.randomness import SeededRandom
 from tablegames.rules import GameRules, make_rules
 
-WAGER = {"let-it-ride": "bets", "one-eyed-flush": "main", "final-count": "main"}
-
 
 def advisor_for(rules: GameRules) -> Any:
-    game = rules.game
-    if game == "let-it-ride":
-        s = let_it_ride.optimal_strategy(rules)  # type: ignore[arg-type]
-
-        def lir(ctx: Mapping[str, Any]) -> dict[Action, Fraction]:
-            cards = list(ctx["cards"])
-            return s.first(cards[:3]) if ctx["stage"] == 1 else s.second(cards[:4])
-
-        return lir
-    if game == "one-eyed-flush":
-        o = one_eyed_flush.optimal_strategy(rules)  # type: ignore[arg-type]
-        return lambda ctx: o.options(ctx["cards"], ctx["flip_card"])
-    f = final_count.optimal_strategy(rules)  # type: ignore[arg-type]
-    return lambda ctx: f.options(ctx["player_up"], ctx["dealer_up"])
+    """The exact strategy of the game's analyzer (looked up in the registry) as the bot's advisor."""
+    found = analyzer(rules)
+    strategy = found.optimal_strategy(rules)
+    return lambda ctx: found.advise(strategy, ctx)
 
 
 def simulate(rules: GameRules, rounds: int, seed: int) -> tuple[float, float]:
@@ -45,7 +31,7 @@ def simulate(rules: GameRules, rounds: int, seed: int) -> tuple[float, float]:
     for _ in range(rounds):
         before = table.bankrolls[1]
         rnd = table.new_round()
-        rnd.place_wager(1, WAGER[rules.game], unit)
+        rnd.place_wager(1, rnd.main_wager(), unit)
         rnd.deal()
         while not rnd.is_over:
             rnd.act(rnd.to_act, bot.choose(rnd, rnd.to_act))

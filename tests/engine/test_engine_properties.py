@@ -19,13 +19,23 @@ from tablegames.engine import (
 from tablegames.engine.events import CardDealt, EnvyPaid, JackpotContribution, JackpotHit, Settled
 from tablegames.engine.replay import replay
 from tablegames.randomness import LiveRandom, SeededRandom, shuffle_deck
-from tablegames.rules import GAMES, make_rules
+from tablegames.rules import GAMES, make_rules, registry
 
-WAGERS: dict[str, list[tuple[str, Any, str | None]]] = {
-    "let-it-ride": [("bets", 500, None), ("bonus", 100, None), ("progressive", 100, None)],
-    "one-eyed-flush": [("main", 500, None), ("jackpot", 100, None), ("flip", 200, "ten-value")],
-    "final-count": [("main", 500, None)],
-}
+
+def every_wager(game: str) -> list[tuple[str, Any, str | None]]:
+    """The main wager and every side bet of ``game``, from its definition in the registry (a game added
+    later inherits these properties)."""
+    definition = registry.get(game)
+    rules = definition.make_rules()
+    out: list[tuple[str, Any, str | None]] = []
+    for w in definition.wagers:
+        fixed = w.fixed_cents(rules)
+        amount = 500 if w.main else fixed if fixed is not None else 100 if w.option is None else 200
+        out.append((w.name, amount, w.option.default if w.option is not None else None))
+    return out
+
+
+WAGERS = {game: every_wager(game) for game in GAMES}
 BAD_WAGERS: list[tuple[Any, str, Any, str | None]] = [
     (1, "main", 0, None),
     (1, "main", -5, None),
@@ -141,7 +151,8 @@ def test_any_sequence_keeps_cards_and_money(
             paid += sum(e.amount for e in rnd.history if isinstance(e, EnvyPaid) and e.seat == s.seat)
             assert paid == s.returned
             wagers = {e.wager for e in rnd.history if isinstance(e, Settled) and e.seat == s.seat}
-            assert wagers >= {w for w in s.wagers if w not in ("bets",)}  # every wager settled
+            # every wager settled (a main wager of several bets settles bet by bet, under other names)
+            assert wagers >= {w for w in s.wagers if registry.get(game).wager(w).cost_multiple == 1}  # type: ignore[union-attr]
         meters_delta = sum(table.meters.values()) - sum(rnd.meters_before.values())
         contrib = sum(e.amount for e in rnd.history if isinstance(e, JackpotContribution))
         hits = sum(e.amount - e.reset_to for e in rnd.history if isinstance(e, JackpotHit))

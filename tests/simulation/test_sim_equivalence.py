@@ -33,7 +33,7 @@ def check(
         f"first mismatch round {mismatch[0][0]} seat {mismatch[0][1] + 1}: "
         f"kernel {detail[tuple(mismatch[0])]} engine {expected[tuple(mismatch[0])]}"
     )
-    amounts = MeterBook(job.meters).pay(res.hits)
+    amounts = MeterBook(job.meters, job.per_round).pay(res.hits)
     kernel_hits = [
         (int(h[0]), int(h[1]), job.meters[int(h[2])].name, a) for h, a in zip(res.hits, amounts, strict=True)
     ]

@@ -3,12 +3,14 @@ reference implementations, however their input is split."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tablegames.rules.definition import Meter
 from tablegames.simulation.bankroll import BankrollTracker
-from tablegames.simulation.job import Meter
 from tablegames.simulation.meters import MeterBook
 
 hits_st = st.lists(
@@ -24,16 +26,17 @@ def test_meter_book_equals_round_by_round_meters(
 ) -> None:
     """R-LIR-7: each round every meter grows by its contributions, then hits pay it in seat order and reset it."""
     hits.sort()
-    meters = [Meter("a", 1_000, c0), Meter("b", 50, c1)]
-    value = [m.reset for m in meters]
+    meters = [Meter("a", 1_000, Fraction(0)), Meter("b", 50, Fraction(0))]
+    per_round = [c0, c1]
+    value = [m.reset_cents for m in meters]
     expected = []
     for t in range(1, 61):
-        for m, meter in enumerate(meters):
-            value[m] += meter.per_round
+        for m in range(len(meters)):
+            value[m] += per_round[m]
         for _, _, m in (h for h in hits if h[0] == t):
             expected.append(value[m])
-            value[m] = meters[m].reset
-    book = MeterBook(meters)
+            value[m] = meters[m].reset_cents
+    book = MeterBook(meters, per_round)
     rows = np.array([[t, s, m, 0, 0, 0] for t, s, m in hits], dtype=np.int64).reshape(-1, 6)
     got: list[int] = []
     for part in np.array_split(rows, pieces):

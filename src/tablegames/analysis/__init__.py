@@ -1,7 +1,7 @@
 """Exact analysis of the three games (RULES.md, "What every analysis assumes").
 
-* :mod:`tablegames.analysis.let_it_ride`, :mod:`~tablegames.analysis.one_eyed_flush`,
-  :mod:`~tablegames.analysis.final_count`: exhaustive enumeration with card removal, built on lookup tables
+* one module per game (named by its definition's ``analyzer``, an :class:`~tablegames.analysis.common.Analyzer`):
+  exhaustive enumeration with card removal, built on lookup tables
   filled by the rule functions; each offers ``analyze(rules, ...) -> Analysis`` and the cached
   ``optimal_strategy(rules)`` whose methods give the exact EV of every option at every decision (for bots and
   hints, which the CLI and the server inject into the engine).

@@ -1,4 +1,4 @@
-"""One entry point for the three exact analyses, the pay-table solver and option parsing shared by the CLI.
+"""One entry point for every game's exact analysis (its definition's analyzer), the pay-table solver and option parsing shared by the CLI.
 
 >>> parse_meters("mega=$75,000.50, major=600000")
 {'mega': 7500050, 'major': 600000}
@@ -6,15 +6,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass
 from fractions import Fraction
 
-from tablegames.analysis.common import Analysis
-from tablegames.rules import GameRules
-from tablegames.rules.common import PayTable, RuleError, enum_key
-from tablegames.rules.let_it_ride import BonusHand, LetItRideRules, LirHand
-from tablegames.rules.one_eyed_flush import Category, OneEyedFlushRules
+from tablegames.analysis.common import Analysis, Analyzer
+from tablegames.rules import GameRules, registry
+from tablegames.rules.common import RuleError
 
 
 def parse_money(text: str) -> int:
@@ -50,15 +48,22 @@ def parse_meters(text: str | None) -> dict[str, int]:
     return out
 
 
+def analyzer(rules: GameRules | str) -> Analyzer:
+    """The exact analyzer of a game (by rules or key), from its definition; RuleError when it has none."""
+    definition = registry.of(rules)
+    found = definition.load_analyzer()
+    if found is None:
+        raise RuleError(f"{definition.key} has no exact analysis yet")
+    assert isinstance(found, Analyzer)
+    return found
+
+
 def check_meters(rules: GameRules, meters: Mapping[str, int]) -> None:
     if not meters:
         return
-    if isinstance(rules, LetItRideRules):
-        known = [m.name for m in rules.progressive.meters]
-    elif isinstance(rules, OneEyedFlushRules):
-        known = ["jackpot"]
-    else:
-        raise RuleError("final-count has no meters")
+    known = analyzer(rules).meter_names(rules)
+    if not known:
+        raise RuleError(f"{rules.game} has no meters")
     for name in meters:
         if name not in known:
             raise RuleError(f"unknown meter {name!r}; known: {', '.join(known)}")
@@ -75,19 +80,10 @@ def analyze_game(
     check_meters(rules, meters)
     if bet_cents is not None and bet_cents <= 0:
         raise RuleError("--bet must be a positive number of cents")
-    if isinstance(rules, LetItRideRules):
-        from tablegames.analysis import let_it_ride
-
-        return let_it_ride.analyze(rules, bet_cents, meters, full_strategy, bet_table=full_strategy)
-    if bet_cents is not None:
-        raise RuleError(f"--bet applies Let It Ride's aggregate cap; {rules.game} has none")
-    if isinstance(rules, OneEyedFlushRules):
-        from tablegames.analysis import one_eyed_flush
-
-        return one_eyed_flush.analyze(rules, meters.get("jackpot"), full_strategy)
-    from tablegames.analysis import final_count
-
-    return final_count.analyze(rules, full_strategy)
+    found = analyzer(rules)
+    if bet_cents is not None and not found.bet_sized:
+        raise RuleError(f"--bet applies the aggregate payout cap; {rules.game} has none")
+    return found.analyze(rules, bet_cents, meters, full_strategy)
 
 
 # --- pay-table solver ---------------------------------------------------------------------------------
@@ -104,59 +100,7 @@ class TuneResult:
 
 
 def tunable_hands(rules: GameRules) -> list[str]:
-    if isinstance(rules, LetItRideRules):
-        return [enum_key(h) for h in LirHand] + [f"bonus:{enum_key(h)}" for h in BonusHand]
-    if isinstance(rules, OneEyedFlushRules):
-        return [enum_key(c) for c in Category]
-    return []
-
-
-def _edge_function(
-    rules: GameRules, hand: str, bet_cents: int | None
-) -> tuple[Callable[[int], Fraction], str]:
-    key = hand.strip().lower().replace("_", "-")
-    if isinstance(rules, LetItRideRules):
-        if key.startswith("bonus:"):
-            from tablegames.analysis.let_it_ride import bonus_side_bet
-
-            bonus = {enum_key(h): h for h in BonusHand}.get(key[6:])
-            if bonus is None:
-                raise RuleError(
-                    f"unknown 3-Card Bonus hand {key[6:]!r}; choose {', '.join(map(enum_key, BonusHand))}"
-                )
-            table = rules.bonus_paytable
-
-            def bonus_edge(odds: int) -> Fraction:
-                return bonus_side_bet(table.with_pay(bonus, odds)).house_edge
-
-            return bonus_edge, "3-card bonus"
-        lir = {enum_key(h): h for h in LirHand}.get(key)
-        if lir is None:
-            raise RuleError(f"unknown hand {hand!r}; choose {', '.join(tunable_hands(rules))}")
-        from tablegames.analysis import let_it_ride
-
-        main: PayTable[LirHand] = rules.main_paytable
-
-        def lir_edge(odds: int) -> Fraction:
-            return let_it_ride.analyze(
-                replace(rules, main_paytable=main.with_pay(lir, odds)), bet_cents
-            ).house_edge
-
-        return lir_edge, "main"
-    if isinstance(rules, OneEyedFlushRules):
-        cat = {enum_key(c): c for c in Category}.get(key)
-        if cat is None:
-            raise RuleError(f"unknown category {hand!r}; choose {', '.join(tunable_hands(rules))}")
-        from tablegames.analysis import one_eyed_flush
-
-        base: PayTable[Category] = rules.main_paytable
-
-        def oef_edge(odds: int) -> Fraction:
-            new = replace(rules, main_paytable=base.with_pay(cat, odds))
-            return one_eyed_flush.analyze(new).house_edge
-
-        return oef_edge, "main (win odds by the player's category, R-OEF-8)"
-    raise RuleError("final-count has no pay table to tune (every win pays 1 to 1, R-FC-5)")
+    return analyzer(rules).tunable_hands(rules)
 
 
 def tune(
@@ -167,7 +111,8 @@ def tune(
     The edge falls as the payout rises (the optimal strategy is re-solved for every candidate), so a
     bisection over whole numbers finds the two payouts around the target.
     """
-    edge, wager = _edge_function(rules, hand, bet_cents)
+    found = analyzer(rules)
+    edge, wager = found.edge_function(rules, hand, bet_cents)
     cache: dict[int, Fraction] = {}
 
     def e(odds: int) -> Fraction:
@@ -175,7 +120,7 @@ def tune(
             cache[odds] = edge(odds)
         return cache[odds]
 
-    lo = 1 if isinstance(rules, OneEyedFlushRules) else 0  # R-OEF-8: a win pays at least 1 to 1
+    lo = found.min_odds  # e.g. R-OEF-8: a win pays at least 1 to 1
     if e(lo) <= target:
         best = lo
     else:

@@ -253,3 +253,54 @@ def canonical_key(cards: Sequence[int]) -> tuple[int, ...]:
             best = key
     assert best is not None
     return best
+
+
+class Analyzer:
+    """A game's exact analyzer, as every generic caller (``analysis.api``, ``analysis.advice``, the report,
+    the simulation's ``optimal`` strategy) uses it. Each analyzer module exposes one as ``ANALYZER``, named by
+    its game's definition (``GameDefinition.analyzer``).
+
+    ``bet_sized``: the strategy depends on the main wager's size (a payout cap); ``min_odds``: the lowest
+    payout ``tune`` tries; ``chart_axes``: the row and column labels of the strategy chart.
+    """
+
+    bet_sized: bool = False
+    min_odds: int = 0
+    chart_axes: tuple[str, str] = ("", "")
+    slow: bool = False  # solving its strategy takes seconds (the terminal says so before the first hint)
+
+    def analyze(
+        self, rules: Any, bet_cents: int | None, meters: Mapping[str, int], full_strategy: bool
+    ) -> Analysis:
+        raise NotImplementedError
+
+    def optimal_strategy(self, rules: Any, bet_cents: int | None = None) -> Any:
+        """The cached optimal strategy object (for a bet size when ``bet_sized``)."""
+        raise NotImplementedError
+
+    def strategy_bet(self, rules: Any, bet_cents: int | None) -> int | None:
+        """The bet size the strategy depends on: None when one strategy serves every bet (the default; a
+        ``bet_sized`` game: every bet its payout cap cannot reach)."""
+        return None
+
+    def advise(self, strategy: Any, context: Any) -> Mapping[Any, Fraction | float]:
+        """The exact EV of every action at the decision ``context`` (the game's typed decision context)."""
+        raise NotImplementedError
+
+    def meter_names(self, rules: Any) -> list[str]:
+        """The names ``--meter NAME=AMOUNT`` accepts (none: the game has no meter)."""
+        return []
+
+    def tunable_hands(self, rules: Any) -> list[str]:
+        """The hands whose payout ``tune`` can solve for (none: nothing to tune)."""
+        return []
+
+    def edge_function(self, rules: Any, hand: str, bet_cents: int | None) -> tuple[Any, str]:
+        """(payout -> house edge, the wager's name) for tuning ``hand``."""
+        raise NotImplementedError
+
+    def plot_strategy(self, a: Analysis, rules: Any, bet_cents: int | None, path: Any) -> None:
+        """Draw the strategy image of the report (default: the decision chart, ``chart_axes``)."""
+        from tablegames.analysis.report import plot_chart
+
+        plot_chart(a, path, *self.chart_axes)

@@ -14,7 +14,7 @@ tabulated once over every total.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -24,10 +24,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tablegames.analysis.common import Analysis, Outcome
+from tablegames.analysis.common import Analysis, Analyzer, Outcome
 from tablegames.cards import CARDS
 from tablegames.engine.actions import STAND, TURN, Action
-from tablegames.rules.final_count import FinalCountRules, must_turn, player_final_total, showdown
+from tablegames.rules.common import RuleError
+from tablegames.rules.final_count import FcDecision, FinalCountRules, must_turn, player_final_total, showdown
 
 IntArray = npt.NDArray[np.int64]
 DEALS = comb(52, 2) * comb(50, 2) * 48 * 47
@@ -255,3 +256,27 @@ def analyze(rules: FinalCountRules, full_strategy: bool = False) -> Analysis:
         ]
     analysis.strategy = strategy
     return analysis
+
+
+# --- the analyzer, as generic callers use it ------------------------------------------------------------
+
+
+class FinalCountAnalyzer(Analyzer):
+    chart_axes = ("own even two-card total", "dealer's up total")
+
+    def analyze(
+        self, rules: FinalCountRules, bet_cents: int | None, meters: Mapping[str, int], full_strategy: bool
+    ) -> Analysis:
+        return analyze(rules, full_strategy)
+
+    def optimal_strategy(self, rules: FinalCountRules, bet_cents: int | None = None) -> FinalCountStrategy:
+        return optimal_strategy(rules)
+
+    def advise(self, strategy: FinalCountStrategy, context: FcDecision) -> dict[Action, Fraction]:
+        return strategy.options(list(context.player_up), list(context.dealer_up))
+
+    def edge_function(self, rules: FinalCountRules, hand: str, bet_cents: int | None) -> tuple[Any, str]:
+        raise RuleError(f"{rules.game} has no pay table to tune (every win pays 1 to 1, R-FC-5)")
+
+
+ANALYZER = FinalCountAnalyzer()

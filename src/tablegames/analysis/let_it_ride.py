@@ -24,12 +24,13 @@ Fraction(0, 1)
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations_with_replacement
 from math import comb
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,7 @@ import numpy.typing as npt
 
 from tablegames.analysis.common import (
     Analysis,
+    Analyzer,
     Outcome,
     SideBet,
     colex_of,
@@ -44,11 +46,13 @@ from tablegames.analysis.common import (
 )
 from tablegames.cards import format_cards
 from tablegames.engine.actions import PULL, RIDE, Action
-from tablegames.rules.common import PayTable, enum_key
+from tablegames.rules.common import PayTable, RuleError, enum_key
+from tablegames.rules.indexing import build_pattern_tables, rank_index, rank_weights
 from tablegames.rules.let_it_ride import (
     BONUS_PAYTABLES,
     BonusHand,
     LetItRideRules,
+    LirDecision,
     LirHand,
     lir_hand_of,
     ride_first,
@@ -69,41 +73,25 @@ BET_SIZES = (100, 500, 1_000, 2_500, 5_000, 10_000, 50_000)  # cents per wager, 
 # --- lookup tables built from the rule functions -------------------------------------------------
 
 
-def _rank_key(ranks: Sequence[int]) -> int:
-    """Base-13 key of a sorted list of ranks 0..12 (rank - 2), first rank least significant."""
-    key = 0
-    for r in reversed(ranks):
-        key = key * 13 + r
-    return key
-
-
 @lru_cache(maxsize=1)
 def five_card_tables() -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
-    """``LirHand`` by base-13 key of the sorted ranks, without and with a flush, from ``lir_hand_of``."""
-    plain = np.full(13**5, -1, dtype=np.int8)
-    flush = np.full(13**5, -1, dtype=np.int8)
-    for pattern in combinations_with_replacement(range(13), 5):
-        if pattern[0] == pattern[4]:
-            continue  # five of a rank
-        ranks = [r + 2 for r in pattern]
-        key = _rank_key(pattern)
-        plain[key] = lir_hand_of(ranks, False)
-        if len(set(pattern)) == 5:
-            flush[key] = lir_hand_of(ranks, True)
-    return plain, flush
+    """``LirHand`` by the rank index of the sorted ranks (``rules.indexing``), without and with a flush, from
+    ``lir_hand_of``: the pattern tables the simulation expands too."""
+    return build_pattern_tables(5, lir_hand_of)
 
 
-_RANK_W = [((np.arange(52) // 4) * 13**i).astype(np.int32) for i in range(5)]
+_RANK = (np.arange(52) // 4).astype(np.int32)
 _SUIT_BIT = (1 << (np.arange(52) % 4)).astype(np.uint8)
 
 
 def _ranks_suits(hands: npt.NDArray[np.int8]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.bool_]]:
-    """Base-13 rank keys and flush flags of rows of increasing cards (rank order = card order)."""
+    """Rank indices (``rules.indexing.rank_index``) and flush flags of rows of increasing cards (rank order =
+    card order)."""
     keys = np.zeros(len(hands), dtype=np.int32)
     bits = np.full(len(hands), 15, dtype=np.uint8)
-    for i in range(hands.shape[1]):
+    for i, weight in enumerate(rank_weights(hands.shape[1]).tolist()):
         col = hands[:, i]
-        keys += _RANK_W[i][col]
+        keys += _RANK[col] * weight
         bits &= _SUIT_BIT[col]
     return keys, bits != 0
 
@@ -127,13 +115,12 @@ def pattern_hist() -> npt.NDArray[np.int64]:
     plain, flush = five_card_tables()
     out = np.zeros((13**4 * 2, NH), dtype=np.int64)
     pats = np.array(list(combinations_with_replacement(range(13), 4)), dtype=np.int64)  # sorted rows
-    pow13 = 13 ** np.arange(5, dtype=np.int64)
-    key4 = pats @ pow13[:4]
+    key4 = pats @ rank_weights(4)
     distinct = (np.diff(pats, axis=1) > 0).all(axis=1)
     for r in range(13):
         left = 4 - (pats == r).sum(axis=1)
         ok = left > 0
-        key5 = np.sort(np.concatenate([pats, np.full((len(pats), 1), r)], axis=1), axis=1) @ pow13
+        key5 = np.sort(np.concatenate([pats, np.full((len(pats), 1), r)], axis=1), axis=1) @ rank_weights(5)
         cat_plain = plain[key5[ok]].astype(np.int64)
         np.add.at(out, (2 * key4[ok], cat_plain), left[ok])
         # suited four cards: the one completion of their suit is a flush-type hand (ranks not among them)
@@ -349,9 +336,9 @@ def bonus_counts() -> dict[BonusHand, int]:
     table: dict[tuple[int, bool], BonusHand] = {}
     for pattern in combinations_with_replacement(range(13), 3):
         ranks = [r + 2 for r in pattern]
-        table[(_rank_key(pattern), False)] = three_card_category_of(ranks, False)
+        table[(rank_index(pattern), False)] = three_card_category_of(ranks, False)
         if len(set(pattern)) == 3:
-            table[(_rank_key(pattern), True)] = three_card_category_of(ranks, True)
+            table[(rank_index(pattern), True)] = three_card_category_of(ranks, True)
     keys, is_flush = _ranks_suits(combos(52, 3))
     out = dict.fromkeys(BonusHand, 0)
     uniq, n = np.unique(keys * 2 + is_flush, return_counts=True)
@@ -653,3 +640,93 @@ def canonical_keys(hands: npt.NDArray[np.int8]) -> IntArray:
             code = code * 52 + cards[:, i]
         np.minimum(best, code, out=best)
     return best
+
+
+def plot_strategy(rules: LetItRideRules, bet_cents: int | None, path: Path) -> None:
+    """The EV gain of riding each wager, over all hands sorted, split at zero."""
+    from tablegames.analysis.report import _plt
+
+    sol = _solve(rules, bet_cents)
+    g1 = np.sort((sol.value3[1] - sol.value3[0]) / (PER_HAND * sol.unit))[::-1]
+    g2 = np.sort((sol.sums4[:, 2] - sol.sums4[:, 1]) / (48 * sol.unit))[::-1]
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for ax, g, title, n in (
+        (axes[0], g1, "wager 1: three cards", "three-card hands"),
+        (axes[1], g2, "wager 2: four cards", "four-card sets"),
+    ):
+        x = np.arange(len(g))
+        ax.plot(x[g > 0], g[g > 0], ".", ms=2, color="#27ae60", label=f"ride ({int((g > 0).sum()):,})")
+        ax.plot(x[g <= 0], g[g <= 0], ".", ms=1, color="#c0392b", label=f"pull ({int((g <= 0).sum()):,})")
+        ax.axhline(0, color="black", lw=0.8)
+        ax.set_yscale("symlog", linthresh=0.1)
+        ax.set_title(title)
+        ax.set_xlabel(f"{n}, best first")
+        ax.set_ylabel("EV(ride) - EV(pull), units")
+        ax.legend()
+    fig.suptitle("Let It Ride: value of letting each wager ride (cautious: pull at exactly 0)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# --- the analyzer, as generic callers use it ------------------------------------------------------------
+
+
+class LetItRideAnalyzer(Analyzer):
+    bet_sized = True  # the aggregate cap (R-LIR-5) makes the strategy depend on the wager
+
+    def analyze(
+        self, rules: LetItRideRules, bet_cents: int | None, meters: Mapping[str, int], full_strategy: bool
+    ) -> Analysis:
+        return analyze(rules, bet_cents, meters, full_strategy, bet_table=full_strategy)
+
+    def optimal_strategy(self, rules: LetItRideRules, bet_cents: int | None = None) -> LetItRideStrategy:
+        return optimal_strategy(rules, bet_cents)
+
+    def strategy_bet(self, rules: LetItRideRules, bet_cents: int | None) -> int | None:
+        return strategy_bet(rules, bet_cents)
+
+    def advise(self, strategy: LetItRideStrategy, context: LirDecision) -> dict[Action, Fraction]:
+        cards = list(context.cards)
+        if context.stage == 1:
+            return strategy.first(cards[:3])
+        return strategy.second(cards[:4], bet1_up=context.bet1_up)
+
+    def meter_names(self, rules: LetItRideRules) -> list[str]:
+        return [m.name for m in rules.progressive.meters]
+
+    def tunable_hands(self, rules: LetItRideRules) -> list[str]:
+        return [enum_key(h) for h in LirHand] + [f"bonus:{enum_key(h)}" for h in BonusHand]
+
+    def edge_function(
+        self, rules: LetItRideRules, hand: str, bet_cents: int | None
+    ) -> tuple[Callable[[int], Fraction], str]:
+        key = hand.strip().lower().replace("_", "-")
+        if key.startswith("bonus:"):
+            bonus = {enum_key(h): h for h in BonusHand}.get(key[6:])
+            if bonus is None:
+                raise RuleError(
+                    f"unknown 3-Card Bonus hand {key[6:]!r}; choose {', '.join(map(enum_key, BonusHand))}"
+                )
+            table = rules.bonus_paytable
+
+            def bonus_edge(odds: int) -> Fraction:
+                return bonus_side_bet(table.with_pay(bonus, odds)).house_edge
+
+            return bonus_edge, "3-card bonus"
+        lir = {enum_key(h): h for h in LirHand}.get(key)
+        if lir is None:
+            raise RuleError(f"unknown hand {hand!r}; choose {', '.join(self.tunable_hands(rules))}")
+        main: PayTable[LirHand] = rules.main_paytable
+
+        def lir_edge(odds: int) -> Fraction:
+            return analyze(replace(rules, main_paytable=main.with_pay(lir, odds)), bet_cents).house_edge
+
+        return lir_edge, "main"
+
+    def plot_strategy(self, a: Analysis, rules: LetItRideRules, bet_cents: int | None, path: Any) -> None:
+        plot_strategy(rules, bet_cents, path)
+
+
+ANALYZER = LetItRideAnalyzer()

@@ -24,8 +24,8 @@ Action(name='stand', index=None)
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations_with_replacement, permutations
@@ -35,46 +35,36 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tablegames.analysis.common import Analysis, Outcome, SideBet
-from tablegames.cards import CARDS, Rank
+from tablegames.analysis.common import Analysis, Analyzer, Outcome, SideBet
 from tablegames.engine.actions import STAND, Action, discard
-from tablegames.rules.common import enum_key
+from tablegames.rules.common import PayTable, RuleError, enum_key
 from tablegames.rules.one_eyed_flush import (
     ALL_FLIP_BETS,
-    WILD_CARDS,
+    CLASSES,
     Category,
     Hand,
+    OefDecision,
     OneEyedFlushRules,
     compare,
     dealer_discard,
     evaluate,
     flip_odds,
     is_bust,
+    point_value,
 )
 
 IntArray = npt.NDArray[np.int64]
-NC = 14  # 13 natural ranks (rank - 2) and the wild class
-WILD = 13
+NC = CLASSES.n  # 13 natural ranks (rank - 2) and the wild class (rules.indexing.CardClasses)
+WILD = CLASSES.wild_class
 D = 48 * 47 * 46 * 45
 RESULTS = ("win", "push", "loss", "bust")
 NCAT = len(Category)
-
-
-def card_class(card: int) -> int:
-    return WILD if card in WILD_CARDS else int(CARDS[card].rank) - 2
-
-
-@lru_cache(maxsize=1)
-def class_cards() -> tuple[tuple[int, ...], ...]:
-    """The cards of each class (representatives for the rule functions)."""
-    out: list[list[int]] = [[] for _ in range(NC)]
-    for c in range(52):
-        out[card_class(c)].append(c)
-    return tuple(tuple(x) for x in out)
+card_class = CLASSES.card_class
+class_cards = CLASSES.class_cards
 
 
 def class_name(k: int) -> str:
-    return "W" if k == WILD else Rank(k + 2).letter
+    return CLASSES.letters[k]
 
 
 @dataclass(frozen=True, eq=False)
@@ -91,18 +81,7 @@ class _Tables:
     win_odds: IntArray  # [NCAT]
 
 
-def _rep(classes: Sequence[int]) -> list[int] | None:
-    """Distinct representative cards for a multiset of classes, in the given order, or None."""
-    cc = class_cards()
-    used: dict[int, int] = {}
-    out = []
-    for k in classes:
-        i = used.get(k, 0)
-        if i >= len(cc[k]):
-            return None
-        out.append(cc[k][i])
-        used[k] = i + 1
-    return out
+_rep = CLASSES.representative
 
 
 def _hands() -> Iterator[tuple[tuple[int, int, int], list[int]]]:
@@ -428,11 +407,11 @@ def jackpot_side_bet(rules: OneEyedFlushRules, meter_cents: int | None = None) -
     meter = cfg.reset_cents if meter_cents is None else meter_cents
     outcomes = []
     for cat in sorted(Category, reverse=True):
-        prize = meter if cat == Category.ONE_EYED_FLUSH else cfg.fixed_prizes_cents.get(cat, 0)
+        prize = meter if cat == cfg.meter_category else cfg.fixed_prizes_cents.get(cat, 0)
         payout = Fraction(prize - cfg.wager_cents, cfg.wager_cents) if prize else Fraction(-1)
         outcomes.append(Outcome(enum_key(cat), counts[cat], payout))
     total = comb(52, 3)
-    n_oef = counts[Category.ONE_EYED_FLUSH]
+    n_oef = counts[cfg.meter_category]
     fixed = sum(counts[c] * p for c, p in cfg.fixed_prizes_cents.items())
     break_even = Fraction(total * cfg.wager_cents - fixed, n_oef) if n_oef else None
     bet = SideBet(f"jackpot (meter ${meter / 100:,.2f})", total, outcomes)
@@ -507,17 +486,11 @@ def _role_text(hand: Hand, key: tuple[int, int, int], opt: int) -> str:
     k = key[opt - 1]
     if k == WILD:
         return "discard wild"
-    # point value of the discarded natural card
-    card = class_cards()[k][0]
-    v = 1 if CARDS[card].rank == Rank.ACE else min(int(CARDS[card].rank), 10)
+    v = point_value(class_cards()[k][0])  # R-OEF-1: the point value of the discarded natural card
     others = [x for i, x in enumerate(key) if i != opt - 1]
     if hand.category == Category.PAIR and others[0] == others[1]:
         return "discard remaining"
-    values = sorted(
-        (1 if CARDS[class_cards()[x][0]].rank == Rank.ACE else min(int(CARDS[class_cards()[x][0]].rank), 10))
-        for x in key
-        if x != WILD
-    )
+    values = sorted(point_value(class_cards()[x][0]) for x in key if x != WILD)
     if v == values[-1]:
         return "discard highest"
     if v == values[0]:
@@ -621,3 +594,47 @@ def full_table(sol: _Solution) -> list[dict[str, Any]]:
                         }
                     )
     return rows
+
+
+# --- the analyzer, as generic callers use it ------------------------------------------------------------
+
+
+class OneEyedFlushAnalyzer(Analyzer):
+    min_odds = 1  # R-OEF-8: a win pays at least 1 to 1
+    slow = True  # the first strategy takes seconds to solve
+    chart_axes = ("first three cards", "dealer's Flip Card")
+
+    def analyze(
+        self, rules: OneEyedFlushRules, bet_cents: int | None, meters: Mapping[str, int], full_strategy: bool
+    ) -> Analysis:
+        return analyze(rules, meters.get("jackpot"), full_strategy)
+
+    def optimal_strategy(
+        self, rules: OneEyedFlushRules, bet_cents: int | None = None
+    ) -> OneEyedFlushStrategy:
+        return optimal_strategy(rules)
+
+    def advise(self, strategy: OneEyedFlushStrategy, context: OefDecision) -> dict[Action, Fraction]:
+        return strategy.options(list(context.cards), context.flip_card)
+
+    def meter_names(self, rules: OneEyedFlushRules) -> list[str]:
+        return ["jackpot"]
+
+    def tunable_hands(self, rules: OneEyedFlushRules) -> list[str]:
+        return [enum_key(c) for c in Category]
+
+    def edge_function(
+        self, rules: OneEyedFlushRules, hand: str, bet_cents: int | None
+    ) -> tuple[Callable[[int], Fraction], str]:
+        cat = {enum_key(c): c for c in Category}.get(hand.strip().lower().replace("_", "-"))
+        if cat is None:
+            raise RuleError(f"unknown category {hand!r}; choose {', '.join(self.tunable_hands(rules))}")
+        base: PayTable[Category] = rules.main_paytable
+
+        def oef_edge(odds: int) -> Fraction:
+            return analyze(replace(rules, main_paytable=base.with_pay(cat, odds))).house_edge
+
+        return oef_edge, "main (win odds by the player's category, R-OEF-8)"
+
+
+ANALYZER = OneEyedFlushAnalyzer()

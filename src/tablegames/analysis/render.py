@@ -131,7 +131,7 @@ def to_markdown(a: Analysis, images: dict[str, str] | None = None, command: str 
     return "\n".join(parts)
 
 
-_CLASS_ORDER = "A23456789TJQKW"  # One Eyed Flush card classes (W = wild)
+_CLASS_ORDER = "A23456789TJQKW"  # card classes (rules.indexing.CardClasses; W = wild), ace first
 
 
 def order_columns(cols: Iterable[str]) -> list[str]:

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from tablegames.analysis.api import analyzer
 from tablegames.analysis.common import Analysis
 from tablegames.analysis.render import order_columns, to_html, to_markdown
 from tablegames.rules import GameRules
@@ -88,36 +89,6 @@ def plot_chart(a: Analysis, path: Path, row_label: str, col_label: str) -> None:
     plt.close(fig)
 
 
-def plot_lir_strategy(rules: GameRules, bet_cents: int | None, path: Path) -> None:
-    """Let It Ride: the EV gain of riding each wager, over all hands sorted, split at zero."""
-    from tablegames.analysis import let_it_ride
-    from tablegames.rules.let_it_ride import LetItRideRules
-
-    assert isinstance(rules, LetItRideRules)
-    sol = let_it_ride._solve(rules, bet_cents)
-    g1 = np.sort((sol.value3[1] - sol.value3[0]) / (let_it_ride.PER_HAND * sol.unit))[::-1]
-    g2 = np.sort((sol.sums4[:, 2] - sol.sums4[:, 1]) / (48 * sol.unit))[::-1]
-    plt = _plt()
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    for ax, g, title, n in (
-        (axes[0], g1, "wager 1: three cards", "three-card hands"),
-        (axes[1], g2, "wager 2: four cards", "four-card sets"),
-    ):
-        x = np.arange(len(g))
-        ax.plot(x[g > 0], g[g > 0], ".", ms=2, color="#27ae60", label=f"ride ({int((g > 0).sum()):,})")
-        ax.plot(x[g <= 0], g[g <= 0], ".", ms=1, color="#c0392b", label=f"pull ({int((g <= 0).sum()):,})")
-        ax.axhline(0, color="black", lw=0.8)
-        ax.set_yscale("symlog", linthresh=0.1)
-        ax.set_title(title)
-        ax.set_xlabel(f"{n}, best first")
-        ax.set_ylabel("EV(ride) - EV(pull), units")
-        ax.legend()
-    fig.suptitle("Let It Ride: value of letting each wager ride (cautious: pull at exactly 0)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
 def write_report(
     a: Analysis, rules: GameRules, out: Path, bet_cents: int | None = None, command: str | None = None
 ) -> list[Path]:
@@ -130,12 +101,7 @@ def write_report(
     }
     plot_distribution(a, out / images["distribution"])
     plot_contributions(a, out / images["contributions"])
-    if a.game == "let-it-ride":
-        plot_lir_strategy(rules, bet_cents, out / images["strategy"])
-    elif a.game == "one-eyed-flush":
-        plot_chart(a, out / images["strategy"], "first three cards", "dealer's Flip Card")
-    else:
-        plot_chart(a, out / images["strategy"], "own even two-card total", "dealer's up total")
+    analyzer(rules).plot_strategy(a, rules, bet_cents, out / images["strategy"])
     md = to_markdown(a, images, command)
     (out / "report.md").write_text(md, encoding="utf-8")
     (out / "report.html").write_text(to_html(md, f"{a.game} exact analysis"), encoding="utf-8")

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from tablegames.cli.common import fail, rules_from_cli
+from tablegames.cli.common import fail, games_help, rules_from_cli
 
 
 class Format(StrEnum):
@@ -20,19 +20,20 @@ class Format(StrEnum):
     markdown = "markdown"
 
 
-GameArg = Annotated[str, typer.Argument(help="let-it-ride, one-eyed-flush or final-count")]
+GameArg = Annotated[str, typer.Argument(help=games_help())]
 RuleOpt = Annotated[
     list[str] | None, typer.Option("--rule", "-r", help="rule variant NAME=VALUE (repeatable), see RULES.md")
 ]
 PaytableOpt = Annotated[str | None, typer.Option("--paytable", help="pay-table preset name or TOML file")]
 BetOpt = Annotated[
-    int | None, typer.Option("--bet", help="cents per wager; applies Let It Ride's aggregate cap (R-LIR-5)")
+    int | None, typer.Option("--bet", help="cents per wager; applies an aggregate payout cap (R-LIR-5)")
 ]
 MeterOpt = Annotated[
     str | None,
     typer.Option(
         "--meter",
-        help="meter values, e.g. mega=$75,000,major=600000 (plain numbers are cents); One Eyed Flush: jackpot=...",
+        help="meter values, e.g. mega=$75,000,major=600000 (plain numbers are cents; names as the game's "
+        "analysis knows them, see the error for a wrong one)",
     ),
 ]
 

@@ -7,10 +7,38 @@ from typing import NoReturn
 import typer
 from rich.console import Console
 
-from tablegames.rules import GAMES, GameRules, RuleError, make_rules
+from tablegames.rules import GameRules, RuleError, make_rules
 from tablegames.rules.common import parse_rule_options
+from tablegames.rules.definition import Wager
+from tablegames.rules.registry import DEFINITIONS, GAMES
 
 err_console = Console(stderr=True)
+
+
+def games_help() -> str:
+    """The registered games as a help text lists them: ``a, b or c``."""
+    *rest, last = GAMES
+    return f"{', '.join(rest)} or {last}" if rest else last
+
+
+def side_bets_help() -> str:
+    """Each registered game's side bets as ``simulate --side-bets`` takes them."""
+
+    def one(w: Wager) -> str:
+        if w.fixed is not None:
+            return w.name
+        if w.option is not None:
+            return f"{w.name}[={'|'.join(_short(w.option.choices))}]"
+        return f"{w.name}[=DOLLARS]"
+
+    return "; ".join(f"{d.key} {', '.join(one(w) for w in d.side_bets)}" for d in DEFINITIONS if d.side_bets)
+
+
+def _short(choices: tuple[str, ...]) -> list[str]:
+    """``1 2 ... 9 x y`` -> ``1-9 x y`` (a run of digits as a range)."""
+    digits = [c for c in choices if c.isdigit()]
+    rest = [c for c in choices if not c.isdigit()]
+    return ([f"{digits[0]}-{digits[-1]}"] if len(digits) > 1 else digits) + rest
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -20,9 +48,8 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 
 def rules_from_cli(game: str, rule: list[str] | None, paytable: str | None = None) -> GameRules:
-    """Parse ``GAME --rule NAME=VALUE ... [--paytable P]`` or exit with a clear error."""
-    if game not in GAMES:
-        fail(f"unknown game {game!r}; choose {', '.join(GAMES)}")
+    """Parse ``GAME --rule NAME=VALUE ... [--paytable P]`` or exit 2 with a clear error (an unknown game:
+    the registry's ``UnknownGameError``, which lists the known games)."""
     try:
         return make_rules(game, parse_rule_options(rule), paytable)
     except RuleError as exc:

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from tablegames.cli.common import games_help
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -148,12 +150,11 @@ class TerminalGame:
 
     def run(self) -> None:
         """Play rounds until the person quits or cannot afford a wager, then print the summary."""
-        from tablegames.cli.render import GAME_TITLES
         from tablegames.engine import Phase
 
         rules = self.table.rules
         self.say(
-            f"[bold]{GAME_TITLES[self.table.game]}[/] · {self.table.seats} seat(s): you are seat {self.you}"
+            f"[bold]{self.table.definition.title}[/] · {self.table.seats} seat(s): you are seat {self.you}"
             + {1: "", 2: ", a bot at seat 2"}.get(self.table.seats, f", bots at seats 2-{self.table.seats}")
             + f" · rules: {', '.join(f'{k}={v}' for k, v in rules.describe().items())}"
         )
@@ -176,8 +177,7 @@ class TerminalGame:
         self.summary()
 
     def can_afford(self, seat: int) -> bool:
-        probe = 3 if self.table.game == "let-it-ride" else 1
-        return self.bankrolls[seat] >= probe
+        return self.bankrolls[seat] >= self.table.definition.main_wager.cost_multiple
 
     def play_round(self) -> None:
         from tablegames.cli.render import meters_text, money
@@ -218,8 +218,9 @@ class TerminalGame:
         from tablegames.cli.render import money
 
         main = rnd.main_wager()
-        if self.table.game == "let-it-ride":
-            prompt = f"Wager on each of bets 1, 2 and $ (costs 3×) [{money(self.last_main)}]: "
+        head = self.table.definition.main_wager
+        if head.cost_multiple > 1:
+            prompt = f"Wager on {head.unit} (costs {head.cost_multiple}×) [{money(self.last_main)}]: "
         else:
             prompt = f"Main wager [{money(self.last_main)}]: "
         cents = self.ask_amount(rnd, prompt, main, self.last_main)
@@ -231,7 +232,7 @@ class TerminalGame:
             if spec.fixed_cents is not None:
                 self.ask_fixed(rnd, spec.name, spec.fixed_cents)
             elif spec.needs_option:
-                self.ask_flip(rnd, spec.name)
+                self.ask_option(rnd, spec.name)
             else:
                 self.ask_side(rnd, spec.name)
 
@@ -312,31 +313,34 @@ class TerminalGame:
             self.last_side[wager] = cents
             return
 
-    def ask_flip(self, rnd: Round, wager: str) -> None:
+    def ask_option(self, rnd: Round, wager: str) -> None:
+        """A wager placed with an option (the Flip Card outcome): its amount, then the option."""
         from tablegames.cli.render import money
         from tablegames.engine import IllegalAction
 
+        spec = self.table.definition.wager(wager)
+        assert spec is not None and spec.option is not None
+        choice = spec.option
         last = self.last_side.get(wager)
         shown = money(last) if last else "none"
         while True:
-            text = self.ask(f"Flip Card wager (0 for none) [{shown}]: ")
+            text = self.ask(f"{spec.title} wager (0 for none) [{shown}]: ")
             if (text == "" and not last) or text.lower() in NONE_WORDS:
                 self.last_side[wager] = None
                 return
-            cents = self._checked(rnd, wager, text, last, "ten-value")
+            cents = self._checked(rnd, wager, text, last, choice.default)
             if cents is not None:
                 break
         default = self.last_flip
         prompt = (
-            "Flip Card outcome: 1-9, t = ten-value, o = one-eyed"
+            f"{spec.title} {choice.name}: {choice.prompt or ', '.join(choice.choices)}"
             + (f" [{default}]" if default else "")
             + ": "
         )
+        aliases = dict(choice.aliases)
         while True:
             text = self.ask(prompt).lower()
-            option = {"t": "ten-value", "ten": "ten-value", "o": "one-eyed", "one": "one-eyed"}.get(
-                text, text
-            )
+            option = aliases.get(text, text)
             if option == "" and default:
                 option = default
             try:
@@ -369,27 +373,29 @@ class TerminalGame:
     # --- decisions -------------------------------------------------------------------------------
 
     def prompt_for(self, rnd: Round) -> str:
-        legal = [str(a) for a in rnd.legal_actions(self.you)]
-        game = self.table.game
-        if game == "let-it-ride":
-            stage = rnd.view(self.you)["stage"]
-            return f"Bet {stage}: [r]ide / [p]ull   (h hint, q quit) > "
-        if game == "one-eyed-flush":
-            n = sum(1 for a in legal if a.startswith("discard"))
-            return f"[s]tand / discard [1-{n}]   (h hint, q quit) > "
-        return "[s]tand / [t]urn the third card   (h hint, q quit) > "
+        legal = rnd.legal_actions(self.you)
+        offered = []
+        for d in self.table.definition.decisions:
+            n = sum(1 for a in legal if a.name == d.name)
+            if n:
+                offered.append(d.prompt.format(n=n) or d.name)
+        stage = rnd.view(self.you).get("stage")  # a game of several decision stages names them
+        head = f"Bet {stage}: " if stage is not None else ""
+        return f"{head}{' / '.join(offered)}   (h hint, q quit) > "
 
     def to_action(self, text: str) -> Action | str:
         """The person's shortcut -> an engine action (cards numbered from 1); anything else as typed."""
-        from tablegames.engine import Action, discard
+        from tablegames.engine import Action
 
         t = text.lower()
-        short = {"r": "ride", "p": "pull", "s": "stand", "t": "turn"}
+        decisions = self.table.definition.decisions
+        short = {d.name[0]: d.name for d in decisions if not d.indexed}
         if t in short:
             return Action(short[t])
-        m = re.fullmatch(r"(?:d|discard)?\s*(-?\d+)", t)
-        if m and self.table.game == "one-eyed-flush":
-            return discard(int(m.group(1)) - 1)
+        indexed = next((d.name for d in decisions if d.indexed), None)
+        m = re.fullmatch(rf"(?:{indexed[0]}|{indexed})?\s*(-?\d+)", t) if indexed else None
+        if m and indexed:
+            return Action(indexed, int(m.group(1)) - 1)
         return text
 
     def person_message(self, message: str) -> str:
@@ -419,7 +425,7 @@ class TerminalGame:
         from tablegames.cli.render import action_words
         from tablegames.engine import Bot
 
-        if not self.hinted and self.table.game == "one-eyed-flush":
+        if not self.hinted and getattr(self.table.definition.load_analyzer(), "slow", False):
             self.say("(working out the exact strategy: a few seconds for the first hint)", style="dim")
         self.hinted = True
         hint = Bot(exact_advisor(rnd, self.you)).hint(rnd, self.you)
@@ -494,7 +500,7 @@ class TerminalGame:
 
 
 def play(
-    game: str = typer.Argument(..., help="let-it-ride, one-eyed-flush or final-count"),
+    game: str = typer.Argument(..., help=games_help()),
     seats: int = typer.Option(2, "--seats", "-n", help="seats at the table, 1-7: you at seat 1, bots after"),
     seed: str | None = typer.Option(
         None, "--seed", help="replay seed (same seed, same cards); default: live OS random"

@@ -19,28 +19,18 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from tablegames.cards import parse_card
-from tablegames.rules import final_count as fc
-from tablegames.rules import let_it_ride as lir
-from tablegames.rules import one_eyed_flush as oef
-from tablegames.rules.common import enum_key
+from tablegames.cli.felts import felt_of
+from tablegames.rules import registry
 
 BACK = "[##]"
 RED = "bold red"
 BLACK = "bold"
 WILD = "bold magenta"
 
-GAME_TITLES = {lir.GAME: "Let It Ride", oef.GAME: "One Eyed Flush", fc.GAME: "Final Count"}
-WAGER_NAMES = {
-    "bets": "bets",
-    "bonus": "3-Card Bonus",
-    "progressive": "Progressive",
-    "main": "main",
-    "jackpot": "Jackpot",
-    "flip": "Flip Card",
-    "base": "bets",
-}
+WAGER_NAMES = {w.name: w.title for d in registry.DEFINITIONS for w in d.wagers} | {"base": "bets"}
+"""Each wager's title (its definition's), and the base game's settlement of a multi-bet wager."""
 SHORT_NAMES = {"bonus": "Bonus", "progressive": "Progressive", "main": "main", "jackpot": "Jackpot"}
-METER_NAMES = {"mega": "Mega", "major": "Major", "minor": "Minor", "one-eyed-flush": "One Eyed Flush jackpot"}
+METER_NAMES = {m.name: m.title for d in registry.DEFINITIONS for m in d.meters(d.make_rules()) if m.title}
 
 
 # --- money ---------------------------------------------------------------------------------------
@@ -62,13 +52,13 @@ def signed(cents: int) -> str:
 
 
 def card_text(card: str | None, game: str = "") -> Text:
-    """One card as ``[A♥]`` (red suits in red; One Eyed Flush wilds marked ``*``), or a back ``[##]``."""
+    """One card as ``[A♥]`` (red suits in red; the game's wild cards marked ``*``), or a back ``[##]``."""
     if card is None:
         return Text(BACK, style="dim")
     c = parse_card(card)
     label = c.pretty
     style = RED if c.suit.is_red else BLACK
-    if game == oef.GAME and oef.is_wild(c):
+    if game and felt_of(game).is_wild(c):
         return Text.assemble("[", (label, style), ("*", WILD), "]")
     return Text.assemble("[", (label, style), "]")
 
@@ -86,16 +76,10 @@ def plain_cards(cards: Sequence[str | None]) -> str:
 
 
 def hand_label(game: str, cards: Sequence[str | None], rules: Any) -> str:
-    """What a (partly) visible hand is, for the person's own information; '' if nothing can be said."""
-    known = [int(parse_card(c)) for c in cards if c is not None]
-    if game == oef.GAME and len(known) == 3:
-        return str(oef.evaluate(known))
-    if game == fc.GAME and known:
-        total = sum(rules.value(c) for c in known)
-        return f"{'total' if len(known) == 3 else 'showing'} {total} ({'odd' if total % 2 else 'even'})"
-    if game == lir.GAME and len(known) == 3 and len(cards) == 3:
-        return pretty_hand(enum_key(lir.bonus_hand(known))) + " (3 cards)"
-    return ""
+    """What a (partly) visible hand is, for the person's own information; '' if nothing can be said (the
+    game definition's ``describe_hand``)."""
+    seen = [None if c is None else int(parse_card(c)) for c in cards]
+    return registry.get(game).describe_hand(rules, seen)
 
 
 def pretty_hand(name: str) -> str:
@@ -110,13 +94,15 @@ def wagers_text(game: str, seat: Mapping[str, Any], pulled: set[str]) -> str:
     """A seat's wagers, e.g. ``bets 1 2 $ × $5.00 · 3-Card Bonus $1.00``."""
     wagers: Mapping[str, int] = seat["wagers"]
     options: Mapping[str, str] = seat["options"]
+    definition = registry.get(game)
     parts: list[str] = []
     for name, amount in wagers.items():
-        if name == "bets":
-            up = " ".join(b for b in ("1", "2", "$") if f"bet {b}" not in pulled)
-            parts.append(f"bets {up} × {money(amount)}")
-        elif name == "flip":
-            parts.append(f"Flip Card {money(amount)} on {options.get('flip', '?')}")
+        spec = definition.wager(name)
+        if spec is not None and spec.parts:  # a wager of several equal bets: the ones still up
+            up = " ".join(b for b in spec.parts if f"bet {b}" not in pulled)
+            parts.append(f"{name} {up} × {money(amount)}")
+        elif spec is not None and spec.option is not None:
+            parts.append(f"{spec.title} {money(amount)} on {options.get(name, '?')}")
         else:
             parts.append(f"{SHORT_NAMES.get(name, name)} {money(amount)}")
     return " · ".join(parts) if parts else "sitting out"
@@ -127,7 +113,7 @@ def meters_text(meters: Mapping[str, int]) -> str:
 
 
 def pulled_bets(events: Sequence[Mapping[str, Any]]) -> dict[int, set[str]]:
-    """Let It Ride bets pulled so far, by seat (from the visible history)."""
+    """Bets pulled so far (the parts of a multi-bet wager), by seat (from the visible history)."""
     out: dict[int, set[str]] = {}
     for e in events:
         if e["type"] == "settled" and e["outcome"] == "pulled":
@@ -153,23 +139,11 @@ def table_view(
     settled = view["phase"] == "settled"
     hands = hand_results(events) if settled else {}
     pulled = pulled_bets(events)
-    rows: list[tuple[Text, Text, str, Text | None]] = []
-    if game == lir.GAME:
-        rows.append((Text("Community", style="bold"), cards_text(_community(view)), "", None))
-    elif game == oef.GAME:
-        rows.append(
-            (Text("Dealer", style="bold"), cards_text(view["dealer"], game), hands.get("dealer", ""), None)
-        )
-        if view.get("flip_card"):
-            flip = parse_card(view["flip_card"])
-            note = f"value {oef.point_value(flip)}" + (", one-eyed (wild)" if oef.is_wild(flip) else "")
-            rows.append((Text("Flip Card", style="bold"), card_text(view["flip_card"], game), note, None))
-    else:
-        note = hand_label(game, view["dealer"], rules)
-        if settled and "dealer" in hands:
-            total = int(hands["dealer"])
-            note = f"total {total}" + (" - odd: dealer busts" if total % 2 else " (even)")
-        rows.append((Text("Dealer", style="bold"), cards_text(view["dealer"], game), note, None))
+    felt = felt_of(game)
+    rows: list[tuple[Text, Text, str, Text | None]] = [
+        (Text(name, style="bold"), cards_text(cards, game), note, None)
+        for name, cards, note in felt.top_rows(view, hands, rules, settled)
+    ]
     for seat in view["seats"]:
         n = seat["seat"]
         name = Text(f"Seat {n} {'you' if n == you else 'bot'}", style="bold cyan" if n == you else "")
@@ -178,9 +152,9 @@ def table_view(
             continue
         label = hands.get(f"seat {n}")
         if label is not None:
-            hand = pretty_hand(label) if game == lir.GAME else _fc_hand(game, label)
+            hand = felt.final_hand(label)
         else:
-            hand = hand_label(game, seat["cards"], rules) if n == you or game == fc.GAME else ""
+            hand = hand_label(game, seat["cards"], rules) if n == you or felt.others_hands_visible else ""
         if seat["out"]:
             hand = f"{hand}, out" if hand else "out"
         wagers = Text(wagers_text(game, seat, pulled.get(n, set())), style="dim")
@@ -201,28 +175,18 @@ def table_view(
     return Group(*lines)
 
 
-def _fc_hand(game: str, label: str) -> str:
-    if game == fc.GAME and label.lstrip("-").isdigit():
-        return f"final total {label}"
-    return label
-
-
-def _community(view: Mapping[str, Any]) -> list[str | None]:
-    shown: list[str | None] = list(view.get("community", []))
-    return shown + [None] * (2 - len(shown))
-
-
 # --- events as they happen -----------------------------------------------------------------------
 
 
 def action_words(game: str, action: str) -> str:
     """An engine action as a person reads it (discard indexes counted from 1)."""
     parts = action.split()
-    if parts[0] == "discard" and len(parts) == 2:
-        return f"discards card {int(parts[1]) + 1} and draws"
-    if game == lir.GAME:
-        return {"ride": "lets it ride", "pull": "pulls the bet"}.get(action, action)
-    return {"stand": "stands", "turn": "turns the third card"}.get(action, action)
+    decision = registry.get(game).decision(parts[0])
+    if decision is None:
+        return action
+    if decision.indexed and len(parts) == 2:
+        return decision.label.format(n=int(parts[1]) + 1)
+    return decision.label if len(parts) == 1 else action
 
 
 def event_lines(game: str, events: Sequence[Mapping[str, Any]], start: int = 0, you: int = 1) -> list[Text]:
@@ -232,27 +196,26 @@ def event_lines(game: str, events: Sequence[Mapping[str, Any]], start: int = 0, 
     ``events`` is the round's history redacted for ``you`` (``visible_history``); seats' own final reveals
     and settlements are left to :func:`results_view`.
     """
+    felt = felt_of(game)
     lines: list[Text] = []
     pending_discard: str | None = None
     stage = 1 + sum(1 for e in events[:start] if e["type"] == "cards_revealed" and e["owner"] == "community")
     for e in events[start:]:
         kind = e["type"]
         if kind == "action":
-            words = action_words(game, e["action"])
-            if game == lir.GAME:
-                words = {"ride": f"lets bet {stage} ride", "pull": f"pulls bet {stage}"}.get(
-                    e["action"], words
-                )
+            words = felt.action_words(e["action"], stage) or action_words(game, e["action"])
             lines.append(Text(f"{_who(e['seat'], you)}: {words}"))
         elif kind == "cards_revealed" and e["owner"] == "community":
             stage += 1
             lines.append(Text.assemble("Community card: ", cards_text(e["cards"], game)))
         elif kind == "cards_revealed" and e["owner"] == "dealer":
-            what = "Dealer turns the third card: " if game == fc.GAME else "Dealer shows: "
-            lines.append(Text.assemble(what, cards_text(e["cards"], game)))
-        elif kind == "cards_revealed" and game == fc.GAME and e["owner"].startswith("seat"):
-            who = _who(int(e["owner"].split()[1]), you)
-            lines.append(Text.assemble(f"{who}: third card turned ", cards_text(e["cards"], game)))
+            lines.append(Text.assemble(felt.dealer_reveal, cards_text(e["cards"], game)))
+        elif (
+            kind == "cards_revealed"
+            and e["owner"].startswith("seat")
+            and (reveal := felt.seat_reveal(_who(int(e["owner"].split()[1]), you))) is not None
+        ):
+            lines.append(Text.assemble(reveal, cards_text(e["cards"], game)))
         elif kind == "card_discarded" and e["owner"] == "dealer":
             pending_discard = e["card"]
         elif kind == "card_dealt" and e["to"] == "dealer" and pending_discard is not None:
@@ -266,14 +229,10 @@ def event_lines(game: str, events: Sequence[Mapping[str, Any]], start: int = 0, 
             )
             pending_discard = None
         elif kind == "hand" and e["owner"] == "dealer":
-            label = e["hand"]
-            if game == fc.GAME:
-                total = int(label)
-                label = f"total {total}" + (" - odd: the dealer busts" if total % 2 else "")
-            lines.append(Text(f"Dealer: {label}", style="bold"))
+            lines.append(Text(f"Dealer: {felt.dealer_hand(e['hand'])}", style="bold"))
         elif kind == "settled" and e["outcome"] == "bust":
             lines.append(Text(f"{_who(e['seat'], you)} busts: {e['detail']}", style="red"))
-        elif kind == "settled" and e["outcome"] == "lose" and game == fc.GAME and "odd" in e["detail"]:
+        elif kind == "settled" and felt.early_loss(e):
             lines.append(Text(f"{_who(e['seat'], you)} loses at once: {e['detail']}", style="red"))
     return lines
 

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from tablegames.cli.common import fail
+from tablegames.cli.common import fail, games_help
 from tablegames.server.connections import ConnectionLimits
 
 DEFAULT_DATA_DIR = "data"
@@ -178,7 +178,7 @@ def register(app: typer.Typer) -> None:
 
     @tables_app.command("create")
     def tables_create(
-        game: Annotated[str, typer.Argument(help="let-it-ride | one-eyed-flush | final-count")],
+        game: Annotated[str, typer.Argument(help=games_help())],
         name: Annotated[str | None, typer.Option(help="table name")] = None,
         seats: Annotated[int, typer.Option(help="1-7 seats")] = 5,
         min_bet: Annotated[int, typer.Option(help="minimum main wager, cents")] = 100,

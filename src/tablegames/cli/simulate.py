@@ -13,9 +13,9 @@ from typing import Any
 
 import typer
 
-from tablegames.cli.common import fail, rules_from_cli
+from tablegames.cli.common import fail, games_help, rules_from_cli, side_bets_help
 
-GAME_HELP = "let-it-ride, one-eyed-flush or final-count"
+GAME_HELP = games_help()
 
 
 def _dollars(text: str) -> int:
@@ -38,11 +38,10 @@ def register(app: typer.Typer) -> None:
         side_bets: list[str] = typer.Option(
             [],
             "--side-bets",
-            help="Side bets every seat makes, comma list or repeated: let-it-ride bonus[=DOLLARS], progressive; "
-            "one-eyed-flush jackpot, flip[=1-9|ten-value|one-eyed].",
+            help=f"Side bets every seat makes, comma list or repeated: {side_bets_help()}.",
         ),
         bet: str = typer.Option(
-            "5", "--bet", help="Main wager in dollars (Let It Ride: each of the three bets)."
+            "5", "--bet", help="Main wager in dollars (of a main wager of several equal bets: each bet)."
         ),
         strategy: str = typer.Option(
             "optimal",

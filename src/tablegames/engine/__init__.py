@@ -2,25 +2,26 @@
 
 One shared shape for every game::
 
-    table = Table(make_rules("one-eyed-flush"), seats=2, source=SeededRandom(1))
+    table = Table(make_rules(game), seats=2, source=SeededRandom(1))
     rnd = table.new_round()
-    rnd.place_wager(1, "main", 500)          # -> WagerPlaced event
-    rnd.deal()                               # -> the CardDealt events
-    rnd.to_act, rnd.legal_actions(1)         # whose turn, and what they may do
-    rnd.act(1, "discard 2")                  # -> ActionTaken; dealer play and settlement follow automatically
-    rnd.history                              # every event: enough to replay the round exactly
+    rnd.place_wager(1, rnd.main_wager(), 500)  # -> WagerPlaced event
+    rnd.deal()                                 # -> the CardDealt events
+    rnd.to_act, rnd.legal_actions(1)           # whose turn, and what they may do
+    action = rnd.legal_actions(1)[0]
+    rnd.verify_act(1, action)                  # raises the typed error if it is not legal (can_act: a bool)
+    rnd.act(1, action)                         # -> ActionTaken; dealer play and settlement follow automatically
+    rnd.history                                # every event: enough to replay the round exactly
 
-Wagers by game: Let It Ride ``bets`` (each of the three equal bets; costs 3x), ``bonus``, ``progressive``
-(fixed); One Eyed Flush ``main``, ``jackpot`` (fixed), ``flip`` (option: 1-9, ``ten-value``, ``one-eyed``);
-Final Count ``main``.
+Each game's wagers (their costs, fixed amounts and options), meters and decisions come from its definition
+(``tablegames.rules.registry``); ``rnd.wager_specs()`` lists them for a table's rules.
 
->>> from tablegames.rules import make_rules
+>>> from tablegames.rules import GAMES, make_rules
 >>> from tablegames.randomness import SeededRandom
->>> t = Table(make_rules("final-count"), seats=1, source=SeededRandom(3), bankrolls={1: 10_000})
->>> r = t.new_round(); _ = r.place_wager(1, "main", 500); _ = r.deal()
->>> while not r.is_over: _ = r.act(r.to_act, Bot().choose(r, r.to_act))
->>> t.bankrolls[1] + t.house_net == 10_000
-True
+>>> for game in GAMES:
+...     t = Table(make_rules(game), seats=1, source=SeededRandom(3), bankrolls={1: 10_000})
+...     r = t.new_round(); _ = r.place_wager(1, r.main_wager(), 500); _ = r.deal()
+...     while not r.is_over: _ = r.act(r.to_act, Bot().choose(r, r.to_act))
+...     assert t.bankrolls[1] + t.house_net + sum(t.meters.values()) - sum(r.meters_before.values()) == 10_000
 """
 
 from tablegames.engine.actions import PULL, RIDE, STAND, TURN, Action, discard
@@ -36,7 +37,6 @@ from tablegames.engine.errors import (
     WrongPhase,
     WrongSeat,
 )
-from tablegames.engine.games import FinalCountRound, LetItRideRound, OneEyedFlushRound
 
 __all__ = [
     "MAX_SEATS",
@@ -49,12 +49,9 @@ __all__ = [
     "BadIndex",
     "BadWager",
     "Bot",
-    "FinalCountRound",
     "Hint",
     "IllegalAction",
     "InsufficientFunds",
-    "LetItRideRound",
-    "OneEyedFlushRound",
     "Phase",
     "Round",
     "SeatState",

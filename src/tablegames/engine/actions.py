@@ -1,10 +1,7 @@
 """Actions a seat can take, shared by the round engine, bots, hints, analysis and the server.
 
-Action names by game:
-
-* Let It Ride: ``pull`` / ``ride`` (bet 1 after three cards, bet 2 after the first community card).
-* One Eyed Flush: ``stand`` / ``discard`` with ``index`` 0-2 (discard that card and draw one).
-* Final Count: ``stand`` / ``turn`` (only with an even two-card total; an odd one is turned by the dealer).
+An action is a decision's name and, for an indexed decision, a card index (``discard 2``); each game's
+decisions, their labels and its timeout default are its definition's (``GameDefinition.decisions``).
 
 >>> Action.parse("discard 2"), str(Action("ride"))
 (Action(name='discard', index=2), 'ride')

@@ -18,6 +18,7 @@ from tablegames.cards import CARDS, check_distinct
 from tablegames.engine.actions import Action
 from tablegames.engine.errors import (
     BadWager,
+    IllegalAction,
     InsufficientFunds,
     SideBetWithoutMain,
     UnknownAction,
@@ -27,6 +28,7 @@ from tablegames.engine.errors import (
 from tablegames.engine.events import (
     ActionTaken,
     CardDealt,
+    EnvyPaid,
     Event,
     JackpotContribution,
     JackpotHit,
@@ -36,7 +38,9 @@ from tablegames.engine.events import (
     WagerPlaced,
 )
 from tablegames.randomness import LiveRandom, RandomSource, SeededRandom, shuffle_deck
-from tablegames.rules import GameRules
+from tablegames.rules import GameRules, registry
+from tablegames.rules.common import RuleError
+from tablegames.rules.definition import DecisionContext, GameDefinition, Meter
 
 MAX_SEATS = 7
 
@@ -49,21 +53,18 @@ class Phase(Enum):
 
 @dataclass(frozen=True)
 class WagerSpec:
-    """A wager a seat may place: its name, whether it is the main wager, a fixed amount if any, and whether
-    it needs an option (the Flip Card outcome)."""
+    """A wager a seat may place at this table, from the game's definition and the table's rules: its name,
+    whether it is the main wager, a fixed amount if any, whether it needs an option (the Flip Card outcome),
+    what it costs per unit of amount, and the wager it requires first."""
 
     name: str
     main: bool = False
     fixed_cents: int | None = None
     needs_option: bool = False
-
-
-@dataclass(frozen=True)
-class MeterState:
-    """A jackpot meter's parameters (reset value and contribution share)."""
-
-    name: str
-    reset_cents: int
+    cost_multiple: int = 1
+    requires: str | None = None
+    title: str = ""
+    options: tuple[str, ...] = ()
 
 
 @dataclass
@@ -115,9 +116,9 @@ class Table:
         self.seats = seats
         self.source: RandomSource = source if source is not None else LiveRandom()
         self.bankrolls: dict[int, int] | None = dict(bankrolls) if bankrolls is not None else None
-        from tablegames.engine.games import meter_specs
-
-        self.meter_specs: dict[str, MeterState] = {m.name: m for m in meter_specs(rules)}
+        self.definition: GameDefinition = registry.of(rules)
+        self.meter_specs: dict[str, Meter] = {m.name: m for m in self.definition.meters(rules)}
+        self._wager_specs: tuple[WagerSpec, ...] | None = None
         self.meters: dict[str, int] = {name: m.reset_cents for name, m in self.meter_specs.items()}
         if meters:
             for name, value in meters.items():
@@ -132,6 +133,24 @@ class Table:
     def game(self) -> str:
         return self.rules.game
 
+    def wager_specs(self) -> tuple[WagerSpec, ...]:
+        """The wagers a seat may place at this table, from the game's definition and the table's rules."""
+        if self._wager_specs is None:
+            self._wager_specs = tuple(
+                WagerSpec(
+                    w.name,
+                    main=w.main,
+                    fixed_cents=w.fixed_cents(self.rules),
+                    needs_option=w.option is not None,
+                    cost_multiple=w.cost_multiple,
+                    requires=w.requires,
+                    title=w.title,
+                    options=w.option.choices if w.option is not None else (),
+                )
+                for w in self.definition.wagers
+            )
+        return self._wager_specs
+
     def _round_source(self) -> RandomSource:
         if isinstance(self.source, SeededRandom):
             return self.source.child(self.round_no)
@@ -141,8 +160,6 @@ class Table:
         """Start the next round. ``deck`` (52 distinct cards) overrides the shuffle, for replays and tests."""
         if self.current is not None and self.current.phase != Phase.SETTLED:
             raise WrongPhase(f"round {self.current.round_no} is not finished")
-        from tablegames.engine.games import ROUND_CLASSES
-
         self.round_no += 1
         if deck is None:
             source = self._round_source()
@@ -154,7 +171,7 @@ class Table:
             order = [CARDS[int(c)] for c in deck]
             check_distinct(order)
             source_name = "given deck"
-        rnd = ROUND_CLASSES[self.game](self, order, self.round_no, source_name)
+        rnd: Round = self.definition.round_type()(self, order, self.round_no, source_name)
         self.current = rnd
         return rnd
 
@@ -165,6 +182,7 @@ class Round(ABC):
     def __init__(self, table: Table, deck: list[int], round_no: int, source_name: str) -> None:
         self.table = table
         self.rules: Any = table.rules
+        self.definition = table.definition
         self.deck = deck
         self.next_card = 0
         self.round_no = round_no
@@ -190,8 +208,8 @@ class Round(ABC):
         return card
 
     def wager_specs(self) -> tuple[WagerSpec, ...]:
-        """The wagers a seat may place in this game (the main one first)."""
-        raise NotImplementedError
+        """The wagers a seat may place in this game (the main one first), from the game's definition."""
+        return self.table.wager_specs()
 
     def _spec(self, wager: str) -> WagerSpec:
         for spec in self.wager_specs():
@@ -219,8 +237,9 @@ class Round(ABC):
         return next(s.name for s in self.wager_specs() if s.main)
 
     def wager_cost(self, wager: str, amount: int) -> int:
-        """Cents the wager takes from the player's balance (Let It Ride's main wager is three bets)."""
-        return amount
+        """Cents the wager takes from the player's balance (its amount times the wager's cost multiple)."""
+        spec = self.definition.wager(wager)
+        return amount if spec is None else spec.cost(amount)
 
     def check_wagers(self, seat: int, wagers: Sequence[tuple[str, object, str | None]]) -> int:
         """Validate wagers placed together, in order, without placing any; returns their total cost.
@@ -256,8 +275,9 @@ class Round(ABC):
         cents = validate_cents(amount, f"the {wager} wager")
         if wager in state.wagers or wager in _placing:
             raise BadWager(f"seat {seat} already placed the {wager} wager")
-        if not spec.main and self.main_wager() not in state.wagers and self.main_wager() not in _placing:
-            raise SideBetWithoutMain(f"the {wager} side bet needs the {self.main_wager()} wager first")
+        need = spec.requires
+        if need is not None and need not in state.wagers and need not in _placing:
+            raise SideBetWithoutMain(f"the {wager} side bet needs the {need} wager first")
         if spec.fixed_cents is not None and cents != spec.fixed_cents:
             raise BadWager(f"the {wager} wager is fixed at {spec.fixed_cents} cents, got {cents}")
         if spec.needs_option:
@@ -271,8 +291,17 @@ class Round(ABC):
             )
         return cents
 
-    def check_option(self, wager: str, option: str | None) -> None:
-        raise BadWager(f"the {wager} wager takes no option")
+    def check_option(self, wager: str, option: str | None) -> str:
+        """The canonical text of ``option`` for ``wager``; BadWager when it is missing or not a choice."""
+        spec = self.definition.wager(wager)
+        if spec is None or spec.option is None:
+            raise BadWager(f"the {wager} wager takes no option")
+        if option is None:
+            raise BadWager(f"the {wager} wager needs an {spec.option.name}: {spec.option.help}")
+        try:
+            return spec.option.parse(option)
+        except RuleError as exc:
+            raise BadWager(str(exc)) from None
 
     def place_wager(self, seat: int, wager: str, amount: int, option: str | None = None) -> WagerPlaced:
         cents = self.check_wager(seat, wager, amount, option)
@@ -313,7 +342,14 @@ class Round(ABC):
                 self._record(JackpotContribution(seat.seat, meter, amount, self.table.meters[meter]))
 
     def contributions(self, seat: SeatState) -> list[tuple[str, int]]:
-        return []
+        """(meter, cents) that ``seat``'s feeding wagers add to the meters (R-LIR-7, R-OEF-9)."""
+        out: list[tuple[str, int]] = []
+        for w in self.definition.wagers:
+            if w.feeds and w.name in seat.wagers:
+                out += [
+                    (m.name, m.contribution(seat.wagers[w.name])) for m in self.table.meter_specs.values()
+                ]
+        return out
 
     @property
     def to_act(self) -> int | None:
@@ -331,8 +367,11 @@ class Round(ABC):
             return []
         return self._legal(self.seats[seat])
 
-    def act(self, seat: int, action: Action | str, by: str = "player") -> ActionTaken:
-        """Apply one decision. Raises (changing nothing) when it is not legal now."""
+    def verify_act(self, seat: int, action: Action | str) -> Action:
+        """The action ``seat`` may take now, parsed; raises an IllegalAction subclass saying why not.
+
+        Changes nothing (the check :meth:`act` makes before applying a decision).
+        """
         if self.phase != Phase.DECIDING:
             raise WrongPhase(f"no decisions now: the round is {self.phase.value}")
         state = self._seat(seat)
@@ -346,6 +385,20 @@ class Round(ABC):
         legal = self._legal(state)
         if action not in legal:
             self._explain_illegal(state, action, legal)
+        return action
+
+    def can_act(self, seat: int, action: Action | str) -> bool:
+        """Whether :meth:`act` would accept this decision now."""
+        try:
+            self.verify_act(seat, action)
+        except IllegalAction:
+            return False
+        return True
+
+    def act(self, seat: int, action: Action | str, by: str = "player") -> ActionTaken:
+        """Apply one decision. Raises (changing nothing) when it is not legal now."""
+        action = self.verify_act(seat, action)
+        state = self.seats[seat]
         event = ActionTaken(seat, str(action), by)
         self._record(event)
         self._apply(state, action)
@@ -387,19 +440,46 @@ class Round(ABC):
 
     # --- settlement helpers ----------------------------------------------------------------------
 
+    # Every cent a seat gets back goes through _credit, and is recorded by one event: Settled (a wager's
+    # result, with the part a meter paid and the win before a cap) or EnvyPaid. Meters move only by
+    # JackpotContribution (at the deal) and JackpotHit. engine.postings turns these events into postings.
+
+    def _credit(self, state: SeatState, cents: int) -> None:
+        state.returned += cents
+        if self.table.bankrolls is not None:
+            self.table.bankrolls[state.seat] += cents
+
     def settle(
-        self, state: SeatState, wager: str, staked: int, returned: int, outcome: str, detail: str = ""
+        self,
+        state: SeatState,
+        wager: str,
+        staked: int,
+        returned: int,
+        outcome: str,
+        detail: str = "",
+        *,
+        meter: str | None = None,
+        meter_cents: int = 0,
+        capped_from: int | None = None,
     ) -> None:
+        """Settle one wager: ``returned`` cents back to the seat (``meter_cents`` of them from ``meter``;
+        ``capped_from``: what it would have returned without the payout cap)."""
         if wager in state.settled:
             raise AssertionError(f"{wager} of seat {state.seat} settled twice")
         state.settled.add(wager)
-        state.returned += returned
-        if self.table.bankrolls is not None:
-            self.table.bankrolls[state.seat] += returned
-        self._record(Settled(state.seat, wager, staked, returned, outcome, detail))
+        self._credit(state, returned)
+        self._record(
+            Settled(state.seat, wager, staked, returned, outcome, detail, meter, meter_cents, capped_from)
+        )
+
+    def pay_envy(self, state: SeatState, from_seat: int, hand: str, cents: int) -> None:
+        """R-LIR-8: a fixed bonus to ``state`` because ``from_seat`` made ``hand`` (no wager of its own)."""
+        self._credit(state, cents)
+        self._record(EnvyPaid(state.seat, from_seat, hand, cents))
 
     def hit_meter(self, state: SeatState, meter: str) -> int:
-        """Pay 100% of ``meter`` to ``state`` and reset it; returns the amount paid."""
+        """Take 100% of ``meter`` for ``state`` and reset it; returns the amount, which the wager's
+        :meth:`settle` then pays (``meter=``, ``meter_cents=``)."""
         amount = self.table.meters[meter]
         reset = self.table.meter_specs[meter].reset_cents
         self.table.meters[meter] = reset
@@ -408,11 +488,13 @@ class Round(ABC):
 
     # --- views -----------------------------------------------------------------------------------
 
-    def visible_history(self, seat: int | None) -> list[dict[str, Any]]:
-        """The history as ``seat`` may see it now (hidden cards as ``None``)."""
+    def visible_history(self, seat: int | None, start: int = 0) -> list[dict[str, Any]]:
+        """The history from event ``start`` on, as ``seat`` may see it now (hidden cards as ``None``; all of
+        it once the round is settled). The one place that decides what a seat sees of the history."""
+        events = self.history[start:]
         if self.phase == Phase.SETTLED:
-            return [e.to_dict() for e in self.history]
-        return [e.for_viewer(seat) for e in self.history]
+            return [e.to_dict() for e in events]
+        return [e.for_viewer(seat) for e in events]
 
     def card_visible(self, event: CardDealt, seat: int | None) -> bool:
         return self.phase == Phase.SETTLED or event.visible(seat)
@@ -450,7 +532,16 @@ class Round(ABC):
             "dealer": cards(self.dealer),
             "meters": dict(self.table.meters),
             "wager_specs": [
-                {"name": w.name, "main": w.main, "fixed_cents": w.fixed_cents, "needs_option": w.needs_option}
+                {
+                    "name": w.name,
+                    "main": w.main,
+                    "fixed_cents": w.fixed_cents,
+                    "needs_option": w.needs_option,
+                    "cost_multiple": w.cost_multiple,
+                    "requires": w.requires,
+                    "title": w.title,
+                    "options": list(w.options),
+                }
                 for w in self.wager_specs()
             ],
             **self._extra_view(cards),
@@ -486,5 +577,6 @@ class Round(ABC):
     def _settle_all(self) -> None: ...
 
     @abstractmethod
-    def decision_context(self, seat: int) -> dict[str, Any]:
-        """What a bot or hint needs for ``seat``'s decision (only what that seat may see)."""
+    def decision_context(self, seat: int) -> DecisionContext:
+        """What a bot or hint needs for ``seat``'s decision (only what that seat may see), as the game's
+        typed context (``GameDefinition.context_type``)."""

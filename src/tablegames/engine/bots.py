@@ -1,12 +1,9 @@
 """Bots and hints: a documented strategy for each game, or an injected exact one.
 
 The engine cannot import the exact analyzer (it sits above the engine), so the strategy is passed in as an
-*advisor*: a function from a decision context (``Round.decision_context``) to the expected value of every
-legal action. Without one, bots play the documented rule of thumb of each rules module:
-
-* Let It Ride: the published basic strategy (``rules.let_it_ride.ride_first`` / ``ride_second``);
-* One Eyed Flush: ``rules.one_eyed_flush.rule_of_thumb_discard``;
-* Final Count: ``rules.final_count.rule_of_thumb_turn``.
+*advisor*: a function from a typed decision context (``Round.decision_context``) to the expected value of
+every legal action. Without one, bots play the documented rule of thumb of the game's definition
+(``GameDefinition.rule_of_thumb``; Let It Ride's is the published basic strategy).
 """
 
 from __future__ import annotations
@@ -14,15 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from functools import lru_cache
 
-from tablegames.engine.actions import PULL, RIDE, STAND, TURN, Action, discard
+from tablegames.engine.actions import Action
 from tablegames.engine.base import Round
-from tablegames.rules import final_count as fc
-from tablegames.rules import let_it_ride as lir
-from tablegames.rules import one_eyed_flush as oef
+from tablegames.rules import registry
+from tablegames.rules.definition import DecisionContext
 
-Advisor = Callable[[Mapping[str, Any]], Mapping[Action, Fraction | float]]
+Advisor = Callable[[DecisionContext], Mapping[Action, Fraction | float]]
 """Decision context -> expected value of each action (in units of the main wager)."""
 
 # Cautious order (RULES.md, analysis assumptions): on exactly equal value, pull / stand / don't draw.
@@ -34,20 +30,12 @@ def best_action(values: Mapping[Action, Fraction | float]) -> Action:
     return max(values, key=lambda a: (values[a], -_CAUTION.get(a.name, 1), -(a.index or 0)))
 
 
-def rule_of_thumb(context: Mapping[str, Any]) -> Action:
-    """The documented default strategy of each game."""
-    game = context["game"]
-    if game == lir.GAME:
-        cards = context["cards"]
-        ride = lir.ride_first(cards) if context["stage"] == 1 else lir.ride_second(cards)
-        return RIDE if ride else PULL
-    if game == oef.GAME:
-        i = oef.rule_of_thumb_discard(context["cards"], context["flip_card"])
-        return STAND if i is None else discard(i)
-    if game == fc.GAME:
-        # totals by the table's own card values (R-FC-1, face-value variant included)
-        return TURN if fc.rule_of_thumb_turn(context["total"], context["dealer_total"]) else STAND
-    raise ValueError(f"unknown game {game!r}")
+def rule_of_thumb(context: DecisionContext) -> Action:
+    """The documented default strategy of the context's game (UnknownGameError for an unknown one)."""
+    return _parse(registry.of(context).rule_of_thumb(context))
+
+
+_parse = lru_cache(maxsize=256)(Action.parse)  # actions are frozen: one object per text
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ turned into JSON-ready dicts, and redacted for one viewer (never a card that vie
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 from tablegames.cards import CARDS
@@ -147,14 +147,6 @@ class ActionTaken(Event):
 
 
 @dataclass(frozen=True)
-class BetPulled(Event):
-    kind: ClassVar[str] = "bet_pulled"
-    seat: int
-    wager: str
-    returned: int
-
-
-@dataclass(frozen=True)
 class CardDiscarded(_OneCard, Event):
     """A card put aside face down (One Eyed Flush discard before a draw)."""
 
@@ -175,7 +167,8 @@ class HandResult(Event):
 
 @dataclass(frozen=True)
 class Settled(Event):
-    """One wager settled: ``returned`` cents go back to the player (0 on a loss)."""
+    """One wager settled: ``returned`` cents go back to the player (0 on a loss), ``meter_cents`` of them
+    taken from ``meter``, the rest from the house."""
 
     kind: ClassVar[str] = "settled"
     seat: int
@@ -184,6 +177,9 @@ class Settled(Event):
     returned: int
     outcome: str
     detail: str = ""
+    meter: str | None = None  # the meter that paid ``meter_cents`` of ``returned`` (R-LIR-7, R-OEF-9)
+    meter_cents: int = 0
+    capped_from: int | None = None  # the return before the payout cap (R-LIR-5), when the cap cut it
 
     @property
     def net(self) -> int:
@@ -216,17 +212,12 @@ class RoundEnded(Event):
     meters: dict[str, int] = field(default_factory=dict)
 
 
-def event_dict(event: Event) -> dict[str, Any]:
-    return event.to_dict()
-
-
 __all__ = [
     "BURN",
     "COMMUNITY",
     "DEALER",
     "PUBLIC",
     "ActionTaken",
-    "BetPulled",
     "CardDealt",
     "CardDiscarded",
     "CardsRevealed",
@@ -239,6 +230,5 @@ __all__ = [
     "RoundStarted",
     "Settled",
     "WagerPlaced",
-    "asdict",
     "seat_name",
 ]

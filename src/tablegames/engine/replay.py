@@ -1,16 +1,16 @@
 """Replay a round from its history: the events alone are enough to rebuild it exactly.
 
->>> from tablegames.rules import make_rules
+>>> from tablegames.rules import GAMES, make_rules
 >>> from tablegames.randomness import SeededRandom
 >>> from tablegames.engine import Table, Bot
->>> t = Table(make_rules("one-eyed-flush"), seats=2, source=SeededRandom(5))
->>> r = t.new_round()
->>> for s in (1, 2): _ = r.place_wager(s, "main", 500)
->>> _ = r.deal()
->>> while not r.is_over: _ = r.act(r.to_act, Bot().choose(r, r.to_act))
->>> again = replay(t.rules, r.history)
->>> [e.to_dict() for e in again.history[1:]] == [e.to_dict() for e in r.history[1:]]
-True
+>>> for game in GAMES:
+...     t = Table(make_rules(game), seats=2, source=SeededRandom(5))
+...     r = t.new_round()
+...     for s in (1, 2): _ = r.place_wager(s, r.main_wager(), 500)
+...     _ = r.deal()
+...     while not r.is_over: _ = r.act(r.to_act, Bot().choose(r, r.to_act))
+...     again = replay(t.rules, r.history)
+...     assert [e.to_dict() for e in again.history[1:]] == [e.to_dict() for e in r.history[1:]]
 """
 
 from __future__ import annotations

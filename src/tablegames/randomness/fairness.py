@@ -213,7 +213,7 @@ class ProvablyFair:
     >>> published = pf.commitment            # show this before the deal
     >>> pf.set_client_seed("lucky")          # optional, before the deal
     >>> deck = pf.deck()                     # deal from this order
-    >>> rec = pf.record(game="final-count", round_id="r7", deck=deck, dealt=[(0, "seat 1"), (1, "dealer")])
+    >>> rec = pf.record(game="a-game", round_id="r7", deck=deck, dealt=[(0, "seat 1"), (1, "dealer")])
     >>> verify_record(RoundRecord.from_json(rec)).ok, rec["fairness"]["commitment"] == published
     (True, True)
     """

@@ -1,40 +1,39 @@
-"""Rules of each game: data plus pure functions, one module per game (the single definition of each game)."""
+"""Rules of each game: data plus pure functions, one module per game (the single definition of each game),
+each registered once in :mod:`tablegames.rules.registry`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final
+from typing import Any, Final
 
 from tablegames.rules.common import RuleError
-from tablegames.rules.final_count import FinalCountRules
-from tablegames.rules.let_it_ride import LetItRideRules
-from tablegames.rules.one_eyed_flush import OneEyedFlushRules
+from tablegames.rules.definition import GameDefinition, GameRules, UnknownGameError
+from tablegames.rules.registry import GAMES, REGISTRY, get
 
-GameRules = LetItRideRules | OneEyedFlushRules | FinalCountRules
-
-RULES_BY_GAME: Final[Mapping[str, type[LetItRideRules] | type[OneEyedFlushRules] | type[FinalCountRules]]] = {
-    "let-it-ride": LetItRideRules,
-    "one-eyed-flush": OneEyedFlushRules,
-    "final-count": FinalCountRules,
-}
-GAMES: Final = tuple(RULES_BY_GAME)
+RULES_BY_GAME: Final[Mapping[str, Any]] = {key: d.rules_type for key, d in REGISTRY.items()}
+"""A view of the registry: rules type by game key."""
 
 
 def make_rules(game: str, options: Mapping[str, str] | None = None, paytable: str | None = None) -> GameRules:
     """Rules for ``game`` from ``--rule NAME=VALUE`` options (and a ``--paytable`` preset or TOML file).
 
-    >>> make_rules("one-eyed-flush", {"ties": "tournament"}).ties.value
-    'tournament'
-    >>> make_rules("poker")
+    >>> all(make_rules(game).game == game for game in GAMES)
+    True
+    >>> make_rules("poker")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    tablegames.rules.common.RuleError: unknown game 'poker'; choose let-it-ride, one-eyed-flush, final-count
+    tablegames.rules.definition.UnknownGameError: unknown game 'poker'; choose ...
     """
-    try:
-        cls = RULES_BY_GAME[game]
-    except KeyError:
-        raise RuleError(f"unknown game {game!r}; choose {', '.join(GAMES)}") from None
-    return cls.from_options(options, paytable)
+    rules: GameRules = get(game).make_rules(options, paytable)
+    return rules
 
 
-__all__ = ["GAMES", "RULES_BY_GAME", "GameRules", "RuleError", "make_rules"]
+__all__ = [
+    "GAMES",
+    "RULES_BY_GAME",
+    "GameDefinition",
+    "GameRules",
+    "RuleError",
+    "UnknownGameError",
+    "make_rules",
+]

@@ -15,9 +15,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import ClassVar
 
 from tablegames.cards import CARDS
 from tablegames.rules.common import check_known_options, choose
+from tablegames.rules.definition import Decision, DecisionContext, GameDefinition, Meter, RuleOption, Wager
 
 GAME = "final-count"
 
@@ -27,12 +29,6 @@ class FaceValue(Enum):
     ZERO = "0"
 
 
-class Decision(Enum):
-    STAND = "stand"
-    TURN = "turn"
-
-
-RULE_OPTIONS = ["face-value"]
 _FACE = {f.value: f for f in FaceValue}
 
 
@@ -47,7 +43,7 @@ class FinalCountRules:
         cls, options: Mapping[str, str] | None = None, paytable: str | None = None
     ) -> FinalCountRules:
         options = dict(options or {})
-        check_known_options(GAME, options, RULE_OPTIONS)
+        check_known_options(GAME, options, [o.name for o in DEFINITION.rule_options])
         return cls(face_value=choose("face-value", options.get("face-value", "10"), _FACE))
 
     def value(self, card: int) -> int:
@@ -104,3 +100,67 @@ def rule_of_thumb_turn(two_card_total: int, dealer_up_total: int) -> bool:
     (True, False, False)
     """
     return two_card_total <= 4 and dealer_up_total >= 16
+
+
+# --- the game, as data --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FcDecision(DecisionContext):
+    """A Final Count decision on an even two-card total: the two face-up cards of the seat and of the
+    dealer, and their totals by the table's card values (R-FC-1, ``face-value`` included)."""
+
+    game: ClassVar[str] = GAME
+    player_up: tuple[int, ...]
+    dealer_up: tuple[int, ...]
+    total: int
+    dealer_total: int
+
+
+def rule_of_thumb(ctx: FcDecision) -> str:
+    return "turn" if rule_of_thumb_turn(ctx.total, ctx.dealer_total) else "stand"
+
+
+def describe_hand(rules: FinalCountRules, cards: Sequence[int | None]) -> str:
+    """The total of the cards seen, and whether it is odd.
+
+    >>> from tablegames.cards import parse_cards
+    >>> describe_hand(FinalCountRules(), [*parse_cards("Kc 5d"), None])
+    'showing 15 (odd)'
+    """
+    known = [c for c in cards if c is not None]
+    if not known:
+        return ""
+    total = rules.total(known)
+    return f"{'total' if len(known) == 3 else 'showing'} {total} ({'odd' if total % 2 else 'even'})"
+
+
+def meters(rules: FinalCountRules) -> tuple[Meter, ...]:
+    return ()
+
+
+DEFINITION = GameDefinition(
+    key=GAME,
+    title="Final Count",
+    tagline="Odd total loses · Higher even total wins",
+    rules_type=FinalCountRules,
+    rule_options=(
+        RuleOption("face-value", tuple(f.value for f in FaceValue), "J/Q/K count 10 or 0 (R-FC-1)"),
+    ),
+    paytables=(),
+    wagers=(Wager("main", "main", main=True),),
+    meters=meters,
+    decisions=(
+        Decision("stand", "stands", prompt="[s]tand"),
+        Decision("turn", "turns the third card", prompt="[t]urn the third card"),
+    ),
+    default_action="stand",
+    context_type=FcDecision,
+    rule_of_thumb=rule_of_thumb,
+    describe_hand=describe_hand,
+    round_class="tablegames.engine.final_count:FinalCountRound",
+    analyzer="tablegames.analysis.final_count:ANALYZER",
+    kernel="tablegames.simulation.final_count:KERNEL",
+    felt="felt/final-count.js",
+    terminal="tablegames.cli.felts.final_count:FELT",
+)

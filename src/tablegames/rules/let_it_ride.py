@@ -20,15 +20,18 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from fractions import Fraction
 from pathlib import Path
+from typing import ClassVar
 
 from tablegames.rules.common import (
     PayTable,
     RuleError,
     check_known_options,
     choose,
+    enum_key,
     load_toml,
     paytable_from_mapping,
 )
+from tablegames.rules.definition import Decision, DecisionContext, GameDefinition, Meter, RuleOption, Wager
 from tablegames.rules.poker import (
     FiveCardCategory,
     ThreeCardCategory,
@@ -160,27 +163,12 @@ def capped_base_win(win_cents: int, cap_cents: int = AGGREGATE_CAP_CENTS) -> int
 
 
 @dataclass(frozen=True)
-class MeterSpec:
-    """A progressive meter: reset value and the share of every progressive wager added to it."""
-
-    name: str
-    reset_cents: int
-    share: Fraction
-
-    def __post_init__(self) -> None:
-        if self.reset_cents < 0:
-            raise RuleError(f"meter {self.name}: reset must be >= 0 cents")
-        if not 0 <= self.share < 1:
-            raise RuleError(f"meter {self.name}: share must be in [0, 1)")
-
-
-@dataclass(frozen=True)
 class ProgressiveConfig:
     wager_cents: int = 100
-    meters: tuple[MeterSpec, ...] = (
-        MeterSpec("mega", 5_000_000, Fraction(10, 100)),
-        MeterSpec("major", 500_000, Fraction(4, 100)),
-        MeterSpec("minor", 50_000, Fraction(2, 100)),
+    meters: tuple[Meter, ...] = (
+        Meter("mega", 5_000_000, Fraction(10, 100), "Mega"),
+        Meter("major", 500_000, Fraction(4, 100), "Major"),
+        Meter("minor", 50_000, Fraction(2, 100), "Minor"),
     )
     #: hand -> meter name (100% of the meter)
     meter_prizes: Mapping[LirHand, str] = field(
@@ -223,7 +211,7 @@ class ProgressiveConfig:
             )
         )
 
-    def meter(self, name: str) -> MeterSpec:
+    def meter(self, name: str) -> Meter:
         for m in self.meters:
             if m.name == name:
                 return m
@@ -231,8 +219,6 @@ class ProgressiveConfig:
 
 
 # --- rules object ------------------------------------------------------------------------------
-
-RULE_OPTIONS = ["bonus-paytable"]
 
 
 @dataclass(frozen=True)
@@ -250,7 +236,7 @@ class LetItRideRules:
     ) -> LetItRideRules:
         """Rules from ``--rule NAME=VALUE`` options and an optional main ``--paytable`` (preset or TOML)."""
         options = dict(options or {})
-        check_known_options(GAME, options, RULE_OPTIONS)
+        check_known_options(GAME, options, [o.name for o in DEFINITION.rule_options])
         bonus = BONUS_PAYTABLES["seed"]
         if "bonus-paytable" in options:
             bonus = choose("bonus-paytable", options["bonus-paytable"], BONUS_PAYTABLES)
@@ -352,3 +338,79 @@ def ride_second(cards: Sequence[int]) -> bool:
     srt = sorted(ranks)
     outside = srt[-1] - srt[0] == 3 and srt[-1] <= 13  # open-ended: no ace at either end
     return outside and srt[-1] >= HIGH
+
+
+# --- the game, as data --------------------------------------------------------------------------------
+
+BETS = ("1", "2", "$")
+"""The three equal base bets (R-LIR-1), in the order they can be pulled."""
+
+
+@dataclass(frozen=True)
+class LirDecision(DecisionContext):
+    """A Let It Ride decision: ``stage`` 1 (bet 1, on the three cards) or 2 (bet 2, with the first
+    community card); ``cards`` the seat's cards and the community cards it sees; ``bet1_up``: bet 1 rides."""
+
+    game: ClassVar[str] = GAME
+    stage: int
+    cards: tuple[int, ...]
+    bet1_up: bool = True
+
+
+def rule_of_thumb(ctx: LirDecision) -> str:
+    """The published basic strategy: ride or pull at each stage."""
+    ride = ride_first(ctx.cards) if ctx.stage == 1 else ride_second(ctx.cards)
+    return "ride" if ride else "pull"
+
+
+def describe_hand(rules: LetItRideRules, cards: Sequence[int | None]) -> str:
+    """The three cards as the 3-Card Bonus names them, when all three are seen.
+
+    >>> from tablegames.cards import parse_cards
+    >>> describe_hand(LetItRideRules(), parse_cards("Th Tc 2d")), describe_hand(LetItRideRules(), [None] * 3)
+    ('pair (3 cards)', '')
+    """
+    known = [c for c in cards if c is not None]
+    if len(known) == 3 and len(cards) == 3:
+        return enum_key(bonus_hand(known)).replace("-", " ") + " (3 cards)"
+    return ""
+
+
+def meters(rules: LetItRideRules) -> tuple[Meter, ...]:
+    """R-LIR-7: the progressive's meters."""
+    return rules.progressive.meters
+
+
+DEFINITION = GameDefinition(
+    key=GAME,
+    title="Let It Ride",
+    tagline="Tens or better pays · Royal flush 1000 to 1",
+    rules_type=LetItRideRules,
+    rule_options=(RuleOption("bonus-paytable", tuple(BONUS_PAYTABLES), "3-Card Bonus pay table (R-LIR-6)"),),
+    paytables=("standard", "seed"),
+    wagers=(
+        Wager("bets", "bets", main=True, cost_multiple=len(BETS), unit="each of bets 1, 2 and $", parts=BETS),
+        Wager("bonus", "3-Card Bonus", requires="bets"),
+        Wager(
+            "progressive",
+            "Progressive",
+            fixed=lambda rules: rules.progressive.wager_cents,
+            requires="bets",
+            feeds=True,
+        ),
+    ),
+    meters=meters,
+    decisions=(
+        Decision("ride", "lets it ride", prompt="[r]ide"),
+        Decision("pull", "pulls the bet", prompt="[p]ull"),
+    ),
+    default_action="pull",
+    context_type=LirDecision,
+    rule_of_thumb=rule_of_thumb,
+    describe_hand=describe_hand,
+    round_class="tablegames.engine.let_it_ride:LetItRideRound",
+    analyzer="tablegames.analysis.let_it_ride:ANALYZER",
+    kernel="tablegames.simulation.let_it_ride:KERNEL",
+    felt="felt/let-it-ride.js",
+    terminal="tablegames.cli.felts.let_it_ride:FELT",
+)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 from fractions import Fraction
 from pathlib import Path
-from typing import Final
+from typing import ClassVar, Final
 
 from tablegames.cards import CARDS, Card, Rank, Suit
 from tablegames.rules.common import (
@@ -30,6 +30,16 @@ from tablegames.rules.common import (
     load_toml,
     paytable_from_mapping,
 )
+from tablegames.rules.definition import (
+    Decision,
+    DecisionContext,
+    GameDefinition,
+    Meter,
+    RuleOption,
+    Wager,
+    WagerOption,
+)
+from tablegames.rules.indexing import CardClasses
 
 GAME = "one-eyed-flush"
 
@@ -37,6 +47,10 @@ WILD_CARDS: Final[frozenset[Card]] = frozenset(
     {Card.of(Rank.JACK, Suit.HEARTS), Card.of(Rank.JACK, Suit.SPADES), Card.of(Rank.KING, Suit.DIAMONDS)}
 )
 """R-OEF-1: the one-eyed cards."""
+
+CLASSES: Final = CardClasses(WILD_CARDS)
+"""R-OEF-1/2: a card plays by its rank unless it is wild; suits play no other role. The classes the exact
+analysis and the simulation both enumerate (13 natural ranks and the wild class)."""
 
 
 def is_wild(card: int) -> bool:
@@ -200,6 +214,8 @@ class JackpotConfig:
     wager_cents: int = 100
     reset_cents: int = 500_000
     share: Fraction = Fraction(10, 100)
+    #: the category of the first three cards that takes 100% of the meter
+    meter_category: Category = Category.ONE_EYED_FLUSH
     #: category -> fixed prize in cents ("$Y": the wager is not returned, R-0.3)
     fixed_prizes_cents: Mapping[Category, int] = field(
         default_factory=lambda: {
@@ -217,7 +233,7 @@ class JackpotConfig:
 
     def __hash__(self) -> int:  # the dict field is not hashable; rules objects key caches (lru_cache)
         prizes = frozenset(self.fixed_prizes_cents.items())
-        return hash((self.wager_cents, self.reset_cents, self.share, prizes))
+        return hash((self.wager_cents, self.reset_cents, self.share, self.meter_category, prizes))
 
 
 class FlipKind(Enum):
@@ -278,7 +294,6 @@ ALL_FLIP_BETS: Final[tuple[FlipBet, ...]] = (
 
 # --- rules object ------------------------------------------------------------------------------
 
-RULE_OPTIONS = ["ties", "bust", "dealer-wild-draw"]
 _TIES = {t.value: t for t in Ties}
 _BUST = {b.value: b for b in BustRule}
 _DWD = {d.value: d for d in DealerWildDraw}
@@ -302,7 +317,7 @@ class OneEyedFlushRules:
         cls, options: Mapping[str, str] | None = None, paytable: str | None = None
     ) -> OneEyedFlushRules:
         options = dict(options or {})
-        check_known_options(GAME, options, RULE_OPTIONS)
+        check_known_options(GAME, options, [o.name for o in DEFINITION.rule_options])
         rules = cls(
             ties=choose("ties", options.get("ties", "casino"), _TIES),
             bust=choose("bust", options.get("bust", "after-draw"), _BUST),
@@ -359,3 +374,95 @@ def rule_of_thumb_discard(cards: Sequence[int], flip_card: int) -> int | None:
             return None
         return max(range(3), key=lambda i: _discard_order(cards[i]))
     return None
+
+
+# --- the game, as data --------------------------------------------------------------------------------
+
+METER = "one-eyed-flush"
+"""The Jackpot's meter (R-OEF-9): the One Eyed Flush on the first three cards takes it."""
+
+
+@dataclass(frozen=True)
+class OefDecision(DecisionContext):
+    """A One Eyed Flush decision: the seat's three cards and the dealer's Flip Card."""
+
+    game: ClassVar[str] = GAME
+    cards: tuple[int, ...]
+    flip_card: int
+
+
+def rule_of_thumb(ctx: OefDecision) -> str:
+    i = rule_of_thumb_discard(ctx.cards, ctx.flip_card)
+    return "stand" if i is None else f"discard {i}"
+
+
+def describe_hand(rules: OneEyedFlushRules, cards: Sequence[int | None]) -> str:
+    """The evaluated hand, when its three cards are seen.
+
+    >>> from tablegames.cards import parse_cards
+    >>> describe_hand(OneEyedFlushRules(), parse_cards("J♥ 5♣ 9♦"))
+    'Pair With Wild (remaining 5)'
+    """
+    known = [c for c in cards if c is not None]
+    return str(evaluate(known)) if len(known) == 3 else ""
+
+
+def meters(rules: OneEyedFlushRules) -> tuple[Meter, ...]:
+    jp = rules.jackpot
+    return (Meter(METER, jp.reset_cents, jp.share, "One Eyed Flush jackpot"),)
+
+
+def _flip_option(text: str) -> str:
+    return str(FlipBet.parse(text))
+
+
+DEFINITION = GameDefinition(
+    key=GAME,
+    title="One Eyed Flush",
+    tagline="J♥ J♠ K♦ are wild · Player must be lower",
+    rules_type=OneEyedFlushRules,
+    rule_options=(
+        RuleOption(
+            "ties", tuple(t.value for t in Ties), "equal hands: the dealer wins, or a standoff (R-OEF-3)"
+        ),
+        RuleOption(
+            "bust", tuple(b.value for b in BustRule), "a No Pair over 14 busts after a draw or always"
+        ),
+        RuleOption("dealer-wild-draw", tuple(d.value for d in DealerWildDraw), "the dealer's Pair With Wild"),
+    ),
+    paytables=("even-money",),
+    wagers=(
+        Wager("main", "main", main=True),
+        Wager(
+            "jackpot", "Jackpot", fixed=lambda rules: rules.jackpot.wager_cents, requires="main", feeds=True
+        ),
+        Wager(
+            "flip",
+            "Flip Card",
+            option=WagerOption(
+                "outcome",
+                tuple(str(b) for b in ALL_FLIP_BETS),
+                _flip_option,
+                "a value 1-9, 'ten-value' or 'one-eyed'",
+                default="ten-value",
+                prompt="1-9, t = ten-value, o = one-eyed",
+                aliases=(("t", "ten-value"), ("ten", "ten-value"), ("o", "one-eyed"), ("one", "one-eyed")),
+            ),
+            requires="main",
+        ),
+    ),
+    meters=meters,
+    decisions=(
+        Decision("stand", "stands", prompt="[s]tand"),
+        Decision("discard", "discards card {n} and draws", indexed=True, prompt="discard [1-{n}]"),
+    ),
+    default_action="stand",
+    context_type=OefDecision,
+    rule_of_thumb=rule_of_thumb,
+    describe_hand=describe_hand,
+    round_class="tablegames.engine.one_eyed_flush:OneEyedFlushRound",
+    analyzer="tablegames.analysis.one_eyed_flush:ANALYZER",
+    kernel="tablegames.simulation.one_eyed_flush:KERNEL",
+    felt="felt/one-eyed-flush.js",
+    terminal="tablegames.cli.felts.one_eyed_flush:FELT",
+)

@@ -15,14 +15,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tablegames.rules import GameRules
-from tablegames.rules import final_count as fc
-from tablegames.rules import let_it_ride as lir
-from tablegames.rules import one_eyed_flush as oef
-from tablegames.rules.common import RuleError, cents_for_share
+from tablegames.engine.base import MAX_SEATS
+from tablegames.rules import GameRules, registry
+from tablegames.rules.common import RuleError
+from tablegames.rules.definition import GameDefinition, Meter
 from tablegames.simulation import kernels
-from tablegames.simulation.strategy import named_strategy_tables
-from tablegames.simulation.tables import fc_values, flip_bet_index, lir_tables, oef_tables
+from tablegames.simulation.strategy import kernel_of
 
 I64 = npt.NDArray[np.int64]
 CHUNK_ROUNDS = 1 << 16
@@ -31,8 +29,6 @@ CHUNK_ROUNDS = 1 << 16
 MAX_WAGER_CENTS = 5_000_000
 """$50,000 a wager: keeps every per-round net and its square inside int64 (7 seats, 3-Card Bonus at 50 to 1)."""
 
-SIDE_BETS = {lir.GAME: ("bonus", "progressive"), oef.GAME: ("jackpot", "flip"), fc.GAME: ()}
-
 
 class SimulationError(RuleError):
     """A simulation request that cannot run (bad seats, side bet, amount, strategy)."""
@@ -40,14 +36,25 @@ class SimulationError(RuleError):
 
 @dataclass(frozen=True)
 class Wagers:
-    """What every seat wagers each round, in cents (the same at every seat)."""
+    """What every seat wagers each round, in cents (the same at every seat), by wager name: ``main`` is the
+    game's main wager (its amount per unit: each of Let It Ride's three equal bets); a side bet not placed
+    is 0; ``<wager>_outcome`` is the option of a wager that takes one."""
 
-    main: int  # Let It Ride: each of the three equal bets
-    bonus: int = 0  # Let It Ride 3-Card Bonus
-    progressive: int = 0  # Let It Ride progressive (fixed amount)
-    jackpot: int = 0  # One Eyed Flush jackpot (fixed amount)
-    flip: int = 0  # One Eyed Flush Flip Card wager
+    main: int
+    bonus: int = 0
+    progressive: int = 0  # fixed amount
+    jackpot: int = 0  # fixed amount
+    flip: int = 0
     flip_outcome: str = "ten-value"
+
+    def amount(self, definition: GameDefinition, wager: str) -> int:
+        """Cents placed on ``wager`` (a name of the game's definition)."""
+        spec = definition.wager(wager)
+        return self.main if spec is not None and spec.main else int(getattr(self, wager, 0))
+
+    def cost(self, definition: GameDefinition) -> int:
+        """Cents one seat puts at risk each round (every wager times its cost multiple)."""
+        return sum(w.cost(self.amount(definition, w.name)) for w in definition.wagers)
 
 
 def parse_side_bets(
@@ -57,42 +64,40 @@ def parse_side_bets(
     bet_cents: int,
     amount: Callable[[str], int] | None = None,
 ) -> Wagers:
-    """``["bonus", "progressive"]``, ``["jackpot", "flip=7"]``, comma lists allowed; ``bonus=AMOUNT`` (parsed
-    by ``amount``, default whole cents; default the main wager), ``flip=OUTCOME`` (a value 1-9, ``ten-value``
-    (default), ``one-eyed``; the Flip Card wager equals the main wager). Progressive and jackpot are fixed.
+    """Side bets from the game's definition: ``["bonus", "progressive"]``, ``["jackpot", "flip=7"]``, comma
+    lists allowed. A free amount: ``NAME=AMOUNT`` (parsed by ``amount``, default whole cents; default the main
+    wager); a wager with an option: ``NAME=OPTION`` (default the option's default; the amount is the main
+    wager); a fixed wager: its fixed amount.
 
-    >>> from tablegames.rules import make_rules
-    >>> parse_side_bets("one-eyed-flush", ["jackpot,flip=one-eyed"], make_rules("one-eyed-flush"), 500)
-    Wagers(main=500, bonus=0, progressive=0, jackpot=100, flip=500, flip_outcome='one-eyed')
+    >>> for d in registry.DEFINITIONS:  # every side bet of every game
+    ...     print(parse_side_bets(d.key, [",".join(w.name for w in d.side_bets)], d.make_rules(), 500))
+    Wagers(main=500, bonus=500, progressive=100, jackpot=0, flip=0, flip_outcome='ten-value')
+    Wagers(main=500, bonus=0, progressive=0, jackpot=100, flip=500, flip_outcome='ten-value')
+    Wagers(main=500, bonus=0, progressive=0, jackpot=0, flip=0, flip_outcome='ten-value')
     """
     if not 0 < bet_cents <= MAX_WAGER_CENTS:
         raise SimulationError(f"the main wager must be 1 to {MAX_WAGER_CENTS} cents, got {bet_cents}")
+    definition = registry.get(game)
     names = [x.strip() for item in items for x in item.split(",") if x.strip()]
-    allowed = SIDE_BETS[game]
-    w = Wagers(main=bet_cents)
+    allowed = [w.name for w in definition.side_bets]
     values: dict[str, Any] = {}
     for item in names:
         name, _, value = item.partition("=")
         name = name.strip().lower()
-        if name not in allowed:
+        spec = definition.wager(name)
+        if spec is None or spec.main:
             choices = ", ".join(allowed) if allowed else "none"
             raise SimulationError(f"unknown side bet {name!r} for {game}; side bets: {choices}")
-        if name == "bonus":
-            values["bonus"] = (amount or _cents)(value) if value.strip() else bet_cents
-            if not 0 < values["bonus"] <= MAX_WAGER_CENTS:
-                raise SimulationError(f"the bonus wager must be 1 to {MAX_WAGER_CENTS} cents")
-        elif name == "progressive":
-            assert isinstance(rules, lir.LetItRideRules)
-            values["progressive"] = rules.progressive.wager_cents
-        elif name == "jackpot":
-            assert isinstance(rules, oef.OneEyedFlushRules)
-            values["jackpot"] = rules.jackpot.wager_cents
-        elif name == "flip":
-            outcome = value.strip() or "ten-value"
-            oef.FlipBet.parse(outcome)  # RuleError names the problem
-            values["flip"] = bet_cents
-            values["flip_outcome"] = str(oef.FlipBet.parse(outcome))
-    return Wagers(**{**w.__dict__, **values})
+        if spec.fixed is not None:
+            values[name] = spec.fixed(rules)
+        elif spec.option is not None:
+            values[f"{name}_outcome"] = spec.option.parse(value.strip() or spec.option.default)
+            values[name] = bet_cents
+        else:
+            values[name] = (amount or _cents)(value) if value.strip() else bet_cents
+            if not 0 < values[name] <= MAX_WAGER_CENTS:
+                raise SimulationError(f"the {name} wager must be 1 to {MAX_WAGER_CENTS} cents")
+    return Wagers(main=bet_cents, **values)
 
 
 def _cents(value: str) -> int:
@@ -100,13 +105,6 @@ def _cents(value: str) -> int:
         return int(value)
     except ValueError:
         raise SimulationError(f"amount must be whole cents, got {value!r}") from None
-
-
-@dataclass(frozen=True)
-class Meter:
-    name: str
-    reset: int
-    per_round: int  # contributions of all seats each round (R-LIR-7, R-OEF-9)
 
 
 @dataclass
@@ -128,6 +126,7 @@ class Job:
     args: tuple[Any, ...] = field(repr=False)  # the game kernel's table arguments
     meter_row: int = -1  # the wager row a meter prize belongs to
     cost_per_round: int = 0  # cents one seat puts at risk each round (all its wagers)
+    per_round: tuple[int, ...] = ()  # cents each meter gets each round from all seats (R-LIR-7, R-OEF-9)
 
     @property
     def chunks(self) -> int:
@@ -148,107 +147,38 @@ def make_job(
     chunk_rounds: int = CHUNK_ROUNDS,
 ) -> Job:
     """Prepare the tables for a job (lookup tables from the rules layer, strategy tables from ``strategy``)."""
-    if not 1 <= seats <= 7:
-        raise SimulationError(f"a table has 1-7 seats, got {seats}")
+    if not 1 <= seats <= MAX_SEATS:
+        raise SimulationError(f"a table has 1-{MAX_SEATS} seats, got {seats}")
     if rounds < 0:
         raise SimulationError(f"the number of rounds must be >= 0, got {rounds}")
     if seed < 0:
         raise SimulationError(f"the seed must be >= 0, got {seed}")
     w = wagers or Wagers(main=500)
-    S = seats
-    ones = np.ones(S, dtype=np.int64)
-    common = dict(
+    definition = registry.of(rules)
+    part = kernel_of(rules).prepare(rules, w, seats, strategy)
+    meters = definition.meters(rules)
+    feeding = [spec for spec in definition.wagers if spec.feeds]
+    per_round = tuple(
+        sum(seats * m.contribution(amount) for spec in feeding if (amount := w.amount(definition, spec.name)))
+        for m in meters
+    )
+    return Job(
         game=rules.game,
-        seats=S,
+        seats=seats,
         rounds=rounds,
         seed=seed,
         wagers=w,
         rules_text=dict(rules.describe()),
         strategy=strategy,
         chunk_rounds=chunk_rounds,
-    )
-    args: tuple[Any, ...]
-    if isinstance(rules, lir.LetItRideRules):
-        t = lir_tables(rules)
-        st = named_strategy_tables(rules, strategy, w.main)
-        cfg = rules.progressive
-        meters = tuple(
-            Meter(m.name, m.reset_cents, S * cents_for_share(w.progressive, m.share) if w.progressive else 0)
-            for m in cfg.meters
-        )
-        args = (
-            w.main * ones,
-            w.bonus * ones,
-            w.progressive * ones,
-            t.five,
-            t.bonus,
-            st.lir_first,
-            st.lir_second,
-            t.main_odds,
-            t.bonus_odds,
-            t.prog_meter,
-            t.prog_fixed,
-            t.envy,
-            np.int64(rules.cap_cents),
-        )
-        return Job(
-            **common,  # type: ignore[arg-type]
-            deal_cards=3 * (S + 1),
-            wager_rows=("bets", "bonus", "progressive", "progressive fixed prizes", "progressive envy"),
-            hist_size=67,
-            meters=meters,
-            args=args,
-            meter_row=2,
-            cost_per_round=3 * w.main + w.bonus + w.progressive,
-        )
-    if isinstance(rules, oef.OneEyedFlushRules):
-        t2 = oef_tables(rules)
-        st = named_strategy_tables(rules, strategy)
-        jp = rules.jackpot
-        meter = Meter(
-            "one-eyed-flush", jp.reset_cents, S * cents_for_share(w.jackpot, jp.share) if w.jackpot else 0
-        )
-        flip_idx = flip_bet_index(oef.FlipBet.parse(w.flip_outcome))
-        args = (
-            w.main * ones,
-            w.jackpot * ones,
-            w.flip * ones,
-            flip_idx * ones,
-            t2.card_class,
-            t2.hand_code,
-            t2.has_wild,
-            t2.category,
-            t2.compare,
-            np.int64(len(t2.hands)),
-            t2.bust,
-            t2.win_odds,
-            t2.dealer_discard,
-            t2.jackpot_meter,
-            t2.jackpot_fixed,
-            t2.flip_odds,
-            st.oef_discard,
-        )
-        return Job(
-            **common,  # type: ignore[arg-type]
-            deal_cards=4 * (S + 1),
-            wager_rows=("main", "jackpot", "jackpot fixed prizes", "flip"),
-            hist_size=25,
-            meters=(meter,),
-            args=args,
-            meter_row=1,
-            cost_per_round=w.main + w.jackpot + w.flip,
-        )
-    assert isinstance(rules, fc.FinalCountRules)
-    st = named_strategy_tables(rules, strategy)
-    args = (w.main * ones, fc_values(rules), st.fc_turn)
-    return Job(
-        **common,  # type: ignore[arg-type]
-        deal_cards=3 * (S + 1),
-        wager_rows=("main",),
-        hist_size=8,
-        meters=(),
-        args=args,
-        cost_per_round=w.main,
+        deal_cards=part.deal_cards,
+        wager_rows=part.wager_rows,
+        hist_size=part.hist_size,
+        meters=meters,
+        args=part.args,
+        meter_row=part.meter_row,
+        cost_per_round=w.cost(definition),
+        per_round=per_round,
     )
 
 
@@ -290,11 +220,11 @@ def _call(
     detail: I64,
 ) -> tuple[int, int, int]:
     wa, sa, hist = acc
-    if job.game == fc.GAME:
-        fc_run: Any = kernels.fc_run
-        r, p = fc_run(start, end, decks, deck, buf, pos, job.seats, *job.args, wa, sa, hist, seat1, detail)
+    kernel = kernel_of(job.game)
+    fn: Any = kernel.kernel()
+    if not kernel.with_hits:
+        r, p = fn(start, end, decks, deck, buf, pos, job.seats, *job.args, wa, sa, hist, seat1, detail)
         return int(r), int(p), 0
-    fn: Any = kernels.lir_run if job.game == lir.GAME else kernels.oef_run
     r, p, n = fn(
         start, end, decks, deck, buf, pos, job.seats, *job.args, wa, sa, hist, hits, nhits, seat1, detail
     )
@@ -343,7 +273,7 @@ def run_decks(job: Job, decks: npt.ArrayLike) -> tuple[ChunkResult, I64]:
     the settlement detail (see :mod:`tablegames.simulation.kernels`)."""
     d = np.ascontiguousarray(np.asarray(decks, dtype=np.int64)[:, : job.deal_cards])
     n = len(d)
-    width = {lir.GAME: kernels.D_LIR, oef.GAME: kernels.D_OEF, fc.GAME: kernels.D_FC}[job.game]
+    width = kernel_of(job.game).detail_width
     detail = np.zeros((n, job.seats, width), dtype=np.int64)
     acc = _empty_acc(job)
     hits = np.zeros((n * job.seats + 1, kernels.HIT_FIELDS), dtype=np.int64)

@@ -6,7 +6,8 @@ at the deal, before anything is settled; a hit pays the whole meter and resets i
 (0 at the start).  Two hits of one meter in one round are paid in seat order, the second from the reset value
 (``t == t_last``), as R-LIR-7 says.
 
->>> book = MeterBook([Meter("mega", 5000, 10)])
+>>> from fractions import Fraction
+>>> book = MeterBook([Meter("mega", 5000, Fraction(1, 10))], per_round=[10])
 >>> book.pay(np.array([[3, 0, 0, 0, 0, 0], [3, 2, 0, 0, 0, 0], [5, 1, 0, 0, 0, 0]]))
 [5030, 5000, 5020]
 >>> book.value(0, 10)
@@ -20,14 +21,20 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from tablegames.simulation.job import Meter
+from tablegames.rules.definition import Meter
 
 
 class MeterBook:
-    """Sequential state of the meters: fed the hits of consecutive chunks, in round order."""
+    """Sequential state of the meters: fed the hits of consecutive chunks, in round order.
 
-    def __init__(self, meters: Sequence[Meter]) -> None:
+    ``per_round[m]``: the cents meter ``m`` gets each round from all seats (``Job.per_round``).
+    """
+
+    def __init__(self, meters: Sequence[Meter], per_round: Sequence[int]) -> None:
         self.meters = tuple(meters)
+        self.per_round = tuple(per_round)
+        if len(self.per_round) != len(self.meters):
+            raise ValueError("one contribution per round for each meter")
         self.last = [0] * len(self.meters)
         self.hits = [0] * len(self.meters)
         self.paid = [0] * len(self.meters)
@@ -41,7 +48,7 @@ class MeterBook:
             meter = self.meters[m]
             if t < self.last[m]:
                 raise ValueError("meter hits must come in round order")
-            amount = meter.reset + meter.per_round * (t - self.last[m])
+            amount = meter.reset_cents + self.per_round[m] * (t - self.last[m])
             self.last[m] = t
             self.hits[m] += 1
             self.paid[m] += amount
@@ -51,4 +58,4 @@ class MeterBook:
 
     def value(self, m: int, rounds: int) -> int:
         """The meter after ``rounds`` rounds."""
-        return self.meters[m].reset + self.meters[m].per_round * (rounds - self.last[m])
+        return self.meters[m].reset_cents + self.per_round[m] * (rounds - self.last[m])

@@ -9,28 +9,18 @@ round-to-round variance (a round's seats are not independent, so the round is th
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from tablegames.rules import final_count as fc
-from tablegames.rules import let_it_ride as lir
-from tablegames.rules import one_eyed_flush as oef
-from tablegames.rules.common import enum_key
-from tablegames.rules.poker import ThreeCardCategory
 from tablegames.simulation.bankroll import BankrollTracker
 from tablegames.simulation.job import ChunkResult, Job
 from tablegames.simulation.meters import MeterBook
+from tablegames.simulation.strategy import kernel_of
 
 Z95 = 1.959963984540054
-
-COMPONENTS = {
-    lir.GAME: {"progressive fixed prizes", "progressive envy", "progressive meters"},
-    oef.GAME: {"jackpot fixed prizes", "jackpot meter"},
-    fc.GAME: set(),
-}
-METER_ROW_NAME = {lir.GAME: "progressive meters", oef.GAME: "jackpot meter"}
 
 
 @dataclass
@@ -50,12 +40,13 @@ class Tally:
         self.wager = [[0] * 5 for _ in range(rows)]
         self.seat = [[0] * 4 for _ in range(self.job.seats)]
         self.hist = [0] * self.job.hist_size
-        self.book = MeterBook(self.job.meters)
+        self.book = MeterBook(self.job.meters, self.job.per_round)
+        self.kernel = kernel_of(self.job.game)
 
     @property
     def row_names(self) -> tuple[str, ...]:
         names = self.job.wager_rows
-        return (*names, METER_ROW_NAME[self.job.game]) if self.job.meters else names
+        return (*names, self.kernel.meter_row_name) if self.job.meters else names
 
     def add(self, res: ChunkResult) -> None:
         if res.index != self.next_index:
@@ -103,13 +94,8 @@ class Tally:
     # --- the report --------------------------------------------------------------------------
 
     def _at_risk_units(self, name: str, units: int) -> float:
-        """Cents of ``name`` still in action when settled: Let It Ride's bets that were not pulled."""
-        if self.job.game != lir.GAME or name != "bets":
-            return units
-        h = self.hist
-        riding = [sum(h[i * 4 + u] for i in range(10)) for u in (1, 2, 3)]
-        hands = sum(riding)
-        return units * sum(u * c for u, c in zip((1, 2, 3), riding, strict=True)) / hands if hands else units
+        """Cents of ``name`` still in action when settled (e.g. Let It Ride's bets that were not pulled)."""
+        return self.kernel.at_risk_units(name, units, self.hist)
 
     def summary(self) -> dict[str, Any]:
         job, n = self.job, self.rounds
@@ -120,7 +106,7 @@ class Tally:
         for name, (count, units, staked, returned, x2) in zip(self.row_names, self.wager, strict=True):
             if count == 0:
                 continue
-            component = name in COMPONENTS[job.game]
+            component = name in self.kernel.components
             net = returned - staked
             _, se = _mean_se(net, x2, n)
             per_round = units / n
@@ -170,8 +156,8 @@ class Tally:
             jackpots.append(
                 {
                     "meter": meter.name,
-                    "reset_cents": meter.reset,
-                    "contribution_per_round_cents": meter.per_round,
+                    "reset_cents": meter.reset_cents,
+                    "contribution_per_round_cents": job.per_round[m],
                     "hits": hits,
                     "rounds_per_hit": n / hits if hits else None,
                     "average_at_hit_cents": self.book.paid[m] / hits if hits else None,
@@ -202,41 +188,16 @@ class Tally:
 
     def outcomes(self) -> dict[str, dict[str, dict[str, float | int]]]:
         """Hit frequency of each outcome, per wager type: count and frequency per seat-round (or per wager)."""
-        h, job = self.hist, self.job
+        h = self.hist
         out: dict[str, dict[str, dict[str, float | int]]] = {}
 
-        def block(name: str, labels: list[str], counts: list[int], per: int) -> None:
+        def block(name: str, labels: list[str], counts: Sequence[int], per: int) -> None:
             if per:
                 out[name] = {
                     lab: {"count": c, "frequency": c / per} for lab, c in zip(labels, counts, strict=True)
                 }
 
-        hands = self.wager[0][0]
-        if job.game == lir.GAME:
-            names = [enum_key(x) for x in lir.LirHand]
-            block("final hand", names, [sum(h[i * 4 : i * 4 + 4]) for i in range(10)], hands)
-            block(
-                "bets riding",
-                ["1 ($ only)", "2", "3"],
-                [sum(h[i * 4 + u] for i in range(10)) for u in (1, 2, 3)],
-                hands,
-            )
-            block("bonus", [enum_key(x) for x in ThreeCardCategory], h[40:47], self.wager[1][0])
-            block("progressive", names, h[47:57], self.wager[2][0])
-            block("envy payments", names, h[57:67], self.wager[2][0])
-        elif job.game == oef.GAME:
-            cats = [enum_key(x) for x in oef.Category]
-            block("main", ["win", "push", "lose", "bust"], h[0:4], hands)
-            block("player final hand", cats, h[4:10], hands)
-            block("dealer final hand", cats, h[10:16], self.rounds)
-            block("jackpot (first three cards)", cats, h[16:22], self.wager[1][0])
-            block("flip", ["hit"], h[22:23], self.wager[3][0])
-            block("draws", ["players who drew"], h[23:24], hands)
-            block("dealer draws", ["dealer drew"], h[24:25], self.rounds)
-        else:
-            labels = ["win (dealer odd)", "win (higher)", "push", "lose (lower)", "lose (odd total)"]
-            block("main", labels, h[0:5], hands)
-            block("decision", ["turned by choice", "turned (odd two-card total)", "stood"], h[5:8], hands)
+        self.kernel.outcomes(block, h, [row[0] for row in self.wager], self.rounds)
         return out
 
 

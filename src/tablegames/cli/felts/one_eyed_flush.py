@@ -1,0 +1,28 @@
+"""One Eyed Flush on the terminal: wild cards marked ``*``; the dealer's row and the Flip Card above the seats."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tablegames.cards import parse_card
+from tablegames.cli.felts import Row, TerminalFelt
+from tablegames.rules import one_eyed_flush as oef
+
+
+class OneEyedFlushFelt(TerminalFelt):
+    def is_wild(self, card: int) -> bool:
+        return oef.is_wild(card)
+
+    def top_rows(
+        self, view: Mapping[str, Any], hands: Mapping[str, str], rules: Any, settled: bool
+    ) -> list[Row]:
+        rows: list[Row] = [("Dealer", view["dealer"], hands.get("dealer", ""))]
+        if view.get("flip_card"):
+            flip = parse_card(view["flip_card"])
+            note = f"value {oef.point_value(flip)}" + (", one-eyed (wild)" if oef.is_wild(flip) else "")
+            rows.append(("Flip Card", [view["flip_card"]], note))
+        return rows
+
+
+FELT = OneEyedFlushFelt()

@@ -1,0 +1,86 @@
+"""Final Count's simulation kernel adapter (R-FC-1..5): the kernel's arguments, its strategy tables, the
+strategy-file keys and the layout of its outcome counts."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from tablegames.engine.actions import STAND, TURN, Action
+from tablegames.engine.events import CardsRevealed, Event
+from tablegames.rules import final_count as fc
+from tablegames.simulation import kernels
+from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
+from tablegames.simulation.strategy import named_strategy_tables, rank_cards, rank_text
+from tablegames.simulation.tables import R4, rank_index
+
+
+@lru_cache(maxsize=16)
+def fc_values(rules: fc.FinalCountRules) -> I64:
+    """Point value of each card (R-FC-1)."""
+    return np.array([rules.value(c) for c in range(52)], dtype=np.int64)
+
+
+class FinalCountKernel(Kernel):
+    detail_width = kernels.D_FC
+    with_hits = False
+
+    def kernel(self) -> Any:
+        return kernels.fc_run
+
+    def prepare(self, rules: fc.FinalCountRules, wagers: Any, seats: int, strategy: str) -> KernelJob:
+        st = named_strategy_tables(rules, strategy)
+        args = (wagers.main * np.ones(seats, dtype=np.int64), fc_values(rules), st.fc_turn)
+        return KernelJob(deal_cards=3 * (seats + 1), wager_rows=("main",), hist_size=8, args=args)
+
+    def strategy_tables(self, rules: fc.FinalCountRules, decide: Decide) -> StrategyTables:
+        turn_sorted = np.zeros(R4, dtype=np.int8)
+        pairs = list(itertools.combinations_with_replacement(range(13), 2))
+        for p in pairs:
+            for d in pairs:
+                ranks = [*p, *d]
+                if max(ranks.count(r) for r in ranks) > 4:
+                    continue
+                cards = rank_cards(ranks, False)
+                player, dealer = tuple(cards[:2]), tuple(cards[2:])
+                total = rules.total(player)
+                if fc.must_turn(total):
+                    turn = True  # R-FC-3: the dealer turns it, no choice
+                else:
+                    turn = decide(fc.FcDecision(player, dealer, total, rules.total(dealer))) == TURN
+                turn_sorted[rank_index(ranks)] = int(turn)
+        # Expand: sort within the player's pair and within the dealer's pair.
+        grid = np.indices((13,) * 4).reshape(4, -1).T
+        ps = np.sort(grid[:, :2], axis=1)
+        ds = np.sort(grid[:, 2:], axis=1)
+        idx = ((ps[:, 0] * 13 + ps[:, 1]) * 13 + ds[:, 0]) * 13 + ds[:, 1]
+        return StrategyTables({"fc_turn": turn_sorted[idx]})
+
+    def hand_key(self, context: fc.FcDecision) -> str:
+        return rank_text(context.player_up) + "|" + rank_text(context.dealer_up)
+
+    def file_action(self, text: str, context: fc.FcDecision) -> Action | None:
+        return {"stand": STAND, "turn": TURN}.get(text)
+
+    def outcomes(self, block: Block, hist: Sequence[int], counts: Sequence[int], rounds: int) -> None:
+        h, hands = hist, counts[0]
+        labels = ["win (dealer odd)", "win (higher)", "push", "lose (lower)", "lose (odd total)"]
+        block("main", labels, h[0:5], hands)
+        block("decision", ["turned by choice", "turned (odd two-card total)", "stood"], h[5:8], hands)
+
+    def engine_detail(self, history: Sequence[Event], seats: int) -> I64:
+        """Per seat: main returned, and whether its third card was turned (by choice or an odd total)."""
+        out = np.zeros((seats, self.detail_width), dtype=np.int64)
+        for e in settled(history):
+            out[e.seat - 1, 0] = e.returned
+        for ev in history:
+            if isinstance(ev, CardsRevealed) and ev.owner.startswith("seat ") and len(ev.cards) == 1:
+                out[int(ev.owner.split()[1]) - 1, 1] = 1  # R-FC-3: only a turned third card is shown alone
+        return out
+
+
+KERNEL = FinalCountKernel()

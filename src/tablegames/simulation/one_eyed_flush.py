@@ -1,0 +1,210 @@
+"""One Eyed Flush's simulation kernel adapter (R-OEF-1..10): the kernel's arguments, its strategy tables,
+the strategy-file keys and the layout of its outcome counts."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from tablegames.engine.actions import STAND, Action, discard
+from tablegames.engine.events import ActionTaken, Event
+from tablegames.rules import one_eyed_flush as oef
+from tablegames.rules.common import enum_key
+from tablegames.simulation import kernels
+from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
+from tablegames.simulation.strategy import StrategyError, named_strategy_tables
+from tablegames.simulation.tables import NO_PRIZE
+
+WILD_CLASS = oef.CLASSES.wild_class
+N_CLASSES = oef.CLASSES.n
+CLASS_LETTERS = oef.CLASSES.letters
+card_class = oef.CLASSES.card_class
+class_cards = oef.CLASSES.class_cards
+representative = oef.CLASSES.representative
+triple_index = oef.CLASSES.triple_index
+
+
+@dataclass(frozen=True)
+class OefTables:
+    card_class: I64  # [52]
+    hand_code: I64  # [14^3] ordered class triple -> code of its evaluated Hand (-1 impossible)
+    has_wild: I64  # [14^3]
+    hands: tuple[oef.Hand, ...]  # code -> Hand
+    category: I64  # [codes] Category value
+    compare: I64  # [codes * codes] player code, dealer code -> +1 / 0 / -1 (R-OEF-3)
+    bust: I64  # [codes * 2] (code, drew) -> 1 when the hand busts (R-OEF-6)
+    win_odds: I64  # [codes] main-wager odds on a win with this hand (R-OEF-8)
+    dealer_discard: I64  # [14^3 * 2] (triple, some live player holds a wild) -> position or -1 (R-OEF-7)
+    jackpot_meter: I64  # [codes] 1 when the first three cards win the jackpot meter (R-OEF-9)
+    jackpot_fixed: I64  # [codes] fixed prize in cents
+    flip_odds: I64  # [len(ALL_FLIP_BETS), 52] odds of each Flip Card bet on each card, or -1 (R-OEF-10)
+    meter_reset: int
+
+
+def _class_triples() -> list[tuple[int, ...]]:
+    return [t for t in itertools.product(range(N_CLASSES), repeat=3) if representative(t) is not None]
+
+
+@lru_cache(maxsize=16)
+def oef_tables(rules: oef.OneEyedFlushRules) -> OefTables:
+    """One Eyed Flush tables for ``rules`` (R-OEF-1..10)."""
+    n3 = N_CLASSES**3
+    triples = _class_triples()
+    hand_code = np.full(n3, -1, dtype=np.int64)
+    has_wild = np.zeros(n3, dtype=np.int64)
+    codes: dict[oef.Hand, int] = {}
+    dealer = np.full(n3 * 2, -1, dtype=np.int64)
+    for t in triples:
+        cards = representative(t)
+        assert cards is not None
+        hand = oef.evaluate(cards)
+        i = triple_index(t)
+        hand_code[i] = codes.setdefault(hand, len(codes))
+        has_wild[i] = int(oef.holds_wild(cards))
+        for w in (0, 1):
+            d = oef.dealer_discard(cards, bool(w), rules.dealer_wild_draw)
+            dealer[i * 2 + w] = -1 if d is None else d
+    hands = tuple(codes)
+    compare = np.array(
+        [oef.compare(p, d, rules.ties) for p in hands for d in hands], dtype=np.int64
+    )  # row-major [p, d]
+    bust = np.array(
+        [int(oef.is_bust(h, bool(drew), rules.bust)) for h in hands for drew in (0, 1)], dtype=np.int64
+    )
+    jp = rules.jackpot
+    flip = np.array(
+        [
+            [NO_PRIZE if (o := oef.flip_odds(b, c)) is None else o for c in range(52)]
+            for b in oef.ALL_FLIP_BETS
+        ],
+        dtype=np.int64,
+    )
+    return OefTables(
+        card_class=np.array([card_class(c) for c in range(52)], dtype=np.int64),
+        hand_code=hand_code,
+        has_wild=has_wild,
+        hands=hands,
+        category=np.array([int(h.category) for h in hands], dtype=np.int64),
+        compare=compare,
+        bust=bust,
+        win_odds=np.array([rules.win_odds(h.category) for h in hands], dtype=np.int64),
+        dealer_discard=dealer,
+        jackpot_meter=np.array([int(h.category == jp.meter_category) for h in hands], dtype=np.int64),
+        jackpot_fixed=np.array([jp.fixed_prizes_cents.get(h.category, 0) for h in hands], dtype=np.int64),
+        flip_odds=flip,
+        meter_reset=jp.reset_cents,
+    )
+
+
+def flip_bet_index(bet: oef.FlipBet) -> int:
+    return oef.ALL_FLIP_BETS.index(bet)
+
+
+class OneEyedFlushKernel(Kernel):
+    detail_width = kernels.D_OEF
+    meter_row_name = "jackpot meter"
+    components = frozenset({"jackpot fixed prizes", "jackpot meter"})
+
+    def kernel(self) -> Any:
+        return kernels.oef_run
+
+    def prepare(self, rules: oef.OneEyedFlushRules, wagers: Any, seats: int, strategy: str) -> KernelJob:
+        w, ones = wagers, np.ones(seats, dtype=np.int64)
+        t2 = oef_tables(rules)
+        st = named_strategy_tables(rules, strategy)
+        flip_idx = flip_bet_index(oef.FlipBet.parse(w.flip_outcome))
+        args = (
+            w.main * ones,
+            w.jackpot * ones,
+            w.flip * ones,
+            flip_idx * ones,
+            t2.card_class,
+            t2.hand_code,
+            t2.has_wild,
+            t2.category,
+            t2.compare,
+            np.int64(len(t2.hands)),
+            t2.bust,
+            t2.win_odds,
+            t2.dealer_discard,
+            t2.jackpot_meter,
+            t2.jackpot_fixed,
+            t2.flip_odds,
+            st.oef_discard,
+        )
+        return KernelJob(
+            deal_cards=4 * (seats + 1),
+            wager_rows=("main", "jackpot", "jackpot fixed prizes", "flip"),
+            hist_size=25,
+            args=args,
+            meter_row=1,
+        )
+
+    def strategy_tables(self, rules: oef.OneEyedFlushRules, decide: Decide) -> StrategyTables:
+        n3 = N_CLASSES**3
+        sorted_choice: dict[tuple[tuple[int, ...], int], int] = {}
+        t: tuple[int, ...]
+        for t in itertools.combinations_with_replacement(range(N_CLASSES), 3):
+            cards = representative(t)
+            if cards is None:
+                continue
+            for f in range(N_CLASSES):
+                flip = representative([f], cards)
+                if flip is None:
+                    continue
+                act = decide(oef.OefDecision(tuple(cards), flip[0]))
+                sorted_choice[(t, f)] = -1 if act.index is None else card_class(cards[act.index])
+        table = np.full(n3 * N_CLASSES, -1, dtype=np.int64)
+        for ordered in itertools.product(range(N_CLASSES), repeat=3):
+            for f in range(N_CLASSES):
+                k = sorted_choice.get((tuple(sorted(ordered)), f))
+                if k is not None and k >= 0:
+                    table[triple_index(ordered) * N_CLASSES + f] = ordered.index(k)
+        return StrategyTables({"oef_discard": table})
+
+    def hand_key(self, context: oef.OefDecision) -> str:
+        cls = sorted((card_class(c) for c in context.cards), reverse=True)
+        return "".join(CLASS_LETTERS[k] for k in cls) + "|" + CLASS_LETTERS[card_class(context.flip_card)]
+
+    def file_action(self, text: str, context: oef.OefDecision) -> Action | None:
+        """``stand`` or ``discard X``, X the class letter of the card to throw."""
+        if text == "stand":
+            return STAND
+        parts = text.split()
+        if len(parts) == 2 and parts[0] == "discard" and len(parts[1]) == 1:
+            k = CLASS_LETTERS.find(parts[1].upper())
+            for i, c in enumerate(context.cards):
+                if card_class(c) == k:
+                    return discard(i)
+            raise StrategyError(f"strategy file: {text!r} names a card not in {self.hand_key(context)}")
+        return None
+
+    def outcomes(self, block: Block, hist: Sequence[int], counts: Sequence[int], rounds: int) -> None:
+        h, hands = hist, counts[0]
+        cats = [enum_key(x) for x in oef.Category]
+        block("main", ["win", "push", "lose", "bust"], h[0:4], hands)
+        block("player final hand", cats, h[4:10], hands)
+        block("dealer final hand", cats, h[10:16], rounds)
+        block("jackpot (first three cards)", cats, h[16:22], counts[1])
+        block("flip", ["hit"], h[22:23], counts[3])
+        block("draws", ["players who drew"], h[23:24], hands)
+        block("dealer draws", ["dealer drew"], h[24:25], rounds)
+
+    def engine_detail(self, history: Sequence[Event], seats: int) -> I64:
+        """Per seat: main, jackpot (its meter part excluded) and flip returned, and whether the seat drew."""
+        out = np.zeros((seats, self.detail_width), dtype=np.int64)
+        col = {"main": 0, "jackpot": 1, "flip": 2}
+        for e in settled(history):
+            out[e.seat - 1, col[e.wager]] = e.returned - e.meter_cents
+        for ev in history:
+            if isinstance(ev, ActionTaken) and ev.action.startswith("discard"):
+                out[ev.seat - 1, 3] = 1
+        return out
+
+
+KERNEL = OneEyedFlushKernel()
