@@ -25,6 +25,7 @@ from tablegames.engine.errors import (
     WrongSeat,
 )
 from tablegames.engine.events import (
+    PUBLIC,
     ActionTaken,
     CardDealt,
     Event,
@@ -388,7 +389,14 @@ class Round(ABC):
     # --- settlement helpers ----------------------------------------------------------------------
 
     def settle(
-        self, state: SeatState, wager: str, staked: int, returned: int, outcome: str, detail: str = ""
+        self,
+        state: SeatState,
+        wager: str,
+        staked: int,
+        returned: int,
+        outcome: str,
+        detail: str = "",
+        visible_to: str = PUBLIC,
     ) -> None:
         if wager in state.settled:
             raise AssertionError(f"{wager} of seat {state.seat} settled twice")
@@ -396,7 +404,7 @@ class Round(ABC):
         state.returned += returned
         if self.table.bankrolls is not None:
             self.table.bankrolls[state.seat] += returned
-        self._record(Settled(state.seat, wager, staked, returned, outcome, detail))
+        self._record(Settled(state.seat, wager, staked, returned, outcome, detail, visible_to))
 
     def hit_meter(self, state: SeatState, meter: str) -> int:
         """Pay 100% of ``meter`` to ``state`` and reset it; returns the amount paid."""
