@@ -281,6 +281,9 @@ class TableMachine(RuleBasedStateMachine):
     )
     def act(self, i: int, action: str, seat: int | None) -> None:
         msg: dict[str, Any] = {"type": "act", "request_id": self.rid(), "action": action}
+        decision = self.runner.decision_id()
+        if decision is not None:
+            msg["decision"] = decision
         if seat is not None:
             msg["seat"] = seat
         self.clients[i].send(msg)
@@ -346,7 +349,8 @@ class TableMachine(RuleBasedStateMachine):
             seat = rnd.to_act
             assert seat is not None and rnd.legal_actions(seat), "a deciding round with nobody to act"
             action = choice.choice([str(a) for a in rnd.legal_actions(seat)])
-            self.seated_clients()[seat].send({"type": "act", "request_id": self.rid(), "action": action})
+            act = {"type": "act", "request_id": self.rid(), "action": action, "decision": self.runner.decision_id()}
+            self.seated_clients()[seat].send(act)
             self.sync()
         assert self.runner.live.rnd.is_over and self.runner.live.settled, "the round did not finish"
         assert self.http.get(f"/rounds/{round_id}").status_code == 200

@@ -513,7 +513,8 @@ class Client:
                 and rnd["to_act"] == seat
                 and rnd["legal_actions"]
             ):
-                return "act", {"action": self.rng.choice(rnd["legal_actions"])}
+                # the act names the decision it answers (a repeated or stale one changes nothing)
+                return "act", {"action": self.rng.choice(rnd["legal_actions"]), "decision": state.get("decision")}
             return None
         if not state.get("betting_open"):
             return None
