@@ -349,7 +349,12 @@ class TableMachine(RuleBasedStateMachine):
             seat = rnd.to_act
             assert seat is not None and rnd.legal_actions(seat), "a deciding round with nobody to act"
             action = choice.choice([str(a) for a in rnd.legal_actions(seat)])
-            act = {"type": "act", "request_id": self.rid(), "action": action, "decision": self.runner.decision_id()}
+            act = {
+                "type": "act",
+                "request_id": self.rid(),
+                "action": action,
+                "decision": self.runner.decision_id(),
+            }
             self.seated_clients()[seat].send(act)
             self.sync()
         assert self.runner.live.rnd.is_over and self.runner.live.settled, "the round did not finish"

@@ -514,7 +514,10 @@ class Client:
                 and rnd["legal_actions"]
             ):
                 # the act names the decision it answers (a repeated or stale one changes nothing)
-                return "act", {"action": self.rng.choice(rnd["legal_actions"]), "decision": state.get("decision")}
+                return "act", {
+                    "action": self.rng.choice(rnd["legal_actions"]),
+                    "decision": state.get("decision"),
+                }
             return None
         if not state.get("betting_open"):
             return None
