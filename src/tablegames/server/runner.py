@@ -20,6 +20,7 @@ import functools
 import itertools
 import json
 import logging
+import threading
 import time
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Sequence
@@ -170,6 +171,7 @@ def _call_on(loop: asyncio.AbstractEventLoop | None, fn: Callable[..., None], *a
 
 
 _OPENED = itertools.count()
+_SOCKETS_LOCK = threading.Lock()
 
 
 class Connection:
@@ -189,10 +191,16 @@ class Connection:
         self.round_key: int | None = None  # engine round_no of the events sent so far
         self.sent = 0
         self.closed = False
+        self.ending = False  # close() was called (from any thread): nothing more is sent
         self.last_hint: tuple[int, int] | None = None
 
+    @property
+    def gone(self) -> bool:
+        """Closed, or being closed: it no longer counts among the table's sockets."""
+        return self.closed or self.ending
+
     def send(self, message: dict[str, Any]) -> None:
-        if not self.closed:
+        if not self.closed and not self.ending:
             _call_on(self.loop, self._deliver, message)
 
     def _deliver(self, message: dict[str, Any] | None) -> None:
@@ -205,9 +213,10 @@ class Connection:
         self.queue.put_nowait(message)
 
     def close(self, code: int | None = None) -> None:
-        if not self.closed:
+        if not self.closed and not self.ending:
             if code is not None:
                 self.close_code = code
+            self.ending = True
             _call_on(self.loop, self._deliver, None)
 
 
@@ -344,10 +353,13 @@ class TableRunner:
     # --- connections and messages ----------------------------------------------------------------
 
     def attach(self, conn: Connection) -> None:
-        if not self._make_room(conn):
-            return
-        # copy-on-write: the loop's thread reads the list too (closed ones left by a racing detach go now)
-        self.conns = [*(c for c in self.conns if not c.closed), conn]
+        with (
+            _SOCKETS_LOCK
+        ):  # the tables attach on their own threads: one count of a player's sockets at a time
+            if not self._make_room(conn):
+                return
+            # copy-on-write: the loop's thread reads the list too (closed ones left by a racing detach go now)
+            self.conns = [*(c for c in self.conns if not c.gone), conn]
         cfg = self.server.config
         conn.send(
             {
@@ -368,7 +380,7 @@ class TableRunner:
         :data:`MAX_SOCKETS_PER_TABLE` sockets a seated player's new socket replaces an onlooker's oldest, an
         onlooker's is refused (``4503``). False when ``conn`` itself was refused."""
         pid = conn.player.player_id
-        live = [c for c in self.conns if not c.closed]
+        live = [c for c in self.conns if not c.gone]
         if len(live) >= MAX_SOCKETS_PER_TABLE:
             seated = {p.player_id for p in self.occupants.values()}
             onlookers = [c for c in live if c.player.player_id not in seated]
@@ -390,7 +402,7 @@ class TableRunner:
             c
             for runner in list(self.server.runners.values())
             for c in runner.conns
-            if c.player.player_id == pid and not c.closed
+            if c.player.player_id == pid and not c.gone
         ]
         anywhere.sort(key=lambda c: c.opened)
         for old in anywhere[: max(0, len(anywhere) - MAX_SOCKETS_PER_PLAYER + 1)]:
