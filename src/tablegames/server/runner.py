@@ -89,9 +89,8 @@ RETRY_SECONDS = 1.0  # a timer step (deal, timeout, settlement) that failed, e.g
 # Sockets (docs/protocol.md, issue 11 defect 8): a player's newest sockets win; the table keeps room for players.
 MAX_SOCKETS_PER_PLAYER_TABLE = 4  # a fifth socket of one player at one table closes the player's oldest there
 MAX_SOCKETS_PER_PLAYER = 16  # over all tables: the oldest anywhere is closed
-MAX_SOCKETS_PER_TABLE = (
-    64  # then an onlooker's new socket is refused; a seated player's replaces an onlooker's
-)
+# a table's sockets: then an onlooker's new socket is refused, a seated player's replaces an onlooker's
+MAX_SOCKETS_PER_TABLE = 64
 CLOSE_REPLACED = 4409  # close code of a socket replaced by a newer one of the same player
 CLOSE_TABLE_FULL = 4503  # close code of a socket refused (or replaced) because the table has too many
 # Answers kept for repeated request ids of the non-money messages (sit, leave, act, client_seed; wagers are
@@ -353,9 +352,8 @@ class TableRunner:
     # --- connections and messages ----------------------------------------------------------------
 
     def attach(self, conn: Connection) -> None:
-        with (
-            _SOCKETS_LOCK
-        ):  # the tables attach on their own threads: one count of a player's sockets at a time
+        # the tables attach on their own threads: one count of a player's sockets at a time
+        with _SOCKETS_LOCK:
             if not self._make_room(conn):
                 return
             # copy-on-write: the loop's thread reads the list too (closed ones left by a racing detach go now)
@@ -851,6 +849,7 @@ class TableRunner:
         source_factory = self.server.config.source_factory
         deck_factory = self.server.config.deck_factory
         pf = None
+        seeds: list[tuple[int, str]] = []  # the seated players' seeds, in seat order (provably fair tables)
         deck: Sequence[int]
         if deck_factory is not None:
             deck = deck_factory(self.table_id)
@@ -870,12 +869,9 @@ class TableRunner:
                 server_seed=upcoming.server_seed,  # committed (published) before any seed was taken
             )
             deck = shuffle_deck(require_live(pf.source()))
-            self.engine.current = None
-            rnd = self.engine.new_round(deck=[int(c) for c in deck])
-            return Live(rnd, pf=pf, client_seeds=seeds)
         self.engine.current = None
         rnd = self.engine.new_round(deck=[int(c) for c in deck])
-        return Live(rnd, pf=pf)
+        return Live(rnd, pf=pf, client_seeds=seeds)
 
     def _upcoming_pf(self) -> ProvablyFair | None:
         """The next round's provably fair server seed (made now if needed; its commitment is in every state as
