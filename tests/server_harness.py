@@ -61,9 +61,21 @@ class WS:
                 return m
         return self.until(pred)
 
+    def decision(self) -> str | None:
+        """The decision id of the latest state received (what an ``act`` answers), or None."""
+        for m in reversed(self.log):
+            if m["type"] == "state":
+                return m.get("decision")
+        return None
+
     def request(self, **msg: Any) -> Message:
-        """Send with a fresh request_id (unless given) and return the ack or error answering it."""
+        """Send with a fresh request_id (unless given) and return the ack or error answering it. An ``act``
+        names the decision of the latest state received unless it gives one (``decision=None``: none)."""
         msg.setdefault("request_id", f"r{next(self._ids)}-{secrets.token_hex(3)}")
+        if msg["type"] == "act" and "decision" not in msg:
+            msg["decision"] = self.decision()
+        if msg.get("decision", "") is None:
+            del msg["decision"]
         rid = msg["request_id"]
         self.send(**msg)
         return self.until(lambda m: m["type"] in ("ack", "error") and m.get("request_id") == rid)

@@ -579,3 +579,53 @@ def test_royal_flush_jackpot_and_envy_announced(
         ann.close()
         bob.close()
     assert page_errors.errors == []
+
+
+def test_a_player_sets_a_client_seed_in_the_page_and_the_round_verifies(
+    browser: Any, server: str, page_errors: Any, tmp_path: Path
+) -> None:
+    """Issue 11 defect 11: the table view offers a client seed against the next round's commitment (shown
+    there); the round dealt next lists the seed in its record and ``tablegames verify`` proves its deck."""
+    from typer.testing import CliRunner
+
+    from tablegames.cli import app as cli
+
+    _http(
+        "POST",
+        server + "/tables",
+        {"game": "final-count", "name": "Seed 1", "seats": 1, "min_bet": 100, "max_bet": 10000},
+        {"X-Admin-Token": ADMIN},
+    )
+    pl = Player(browser, server, f"seed{os.getpid() % 1000}{time.monotonic_ns() % 10_000}", page_errors)
+    try:
+        pl.register_and_buy_in(100)
+        pl.join("Seed 1", 1)
+        p = pl.page
+        p.wait_for_selector("#seed-panel:not([hidden])")
+        commitment = p.locator("#next-commitment").get_attribute("title")
+        assert commitment and re.fullmatch(r"[0-9a-f]{64}", commitment)
+        assert p.locator("#next-commitment").inner_text() == commitment[:16] + "…"
+        p.fill("#seed-input", "browser seed")
+        p.click("#seed-btn")
+        p.wait_for_selector("#seed-status:has-text('browser seed')")
+        p.wait_for_selector("[data-testid=place-bets]")
+        p.fill("#wager-main", "5")
+        p.press("#wager-main", "Tab")
+        deal_in(pl, 500)
+        play_until_settled([pl], {pl.name: lambda a: "stand" if "stand" in a else a[0]})
+        round_id = p.evaluate("() => window.tablegames.lastResultRound")
+        record = _http("GET", f"{server}/rounds/{round_id}")["fairness"]
+        assert record["fairness"]["commitment"] == commitment
+        assert record["client_seeds"] == [{"seat": 1, "seed": "browser seed"}]
+        path = tmp_path / "round.json"
+        path.write_text(json.dumps(record))
+        result = CliRunner().invoke(cli, ["verify", str(path)])
+        assert result.exit_code == 0 and "VERIFIED" in result.output, result.output
+        # the panel now shows the following round's commitment, and the seed is kept
+        p.wait_for_function(
+            "c => document.querySelector('#next-commitment').title !== c", arg=commitment, timeout=TIMEOUT_MS
+        )
+        assert "browser seed" in p.locator("#seed-status").inner_text()
+    finally:
+        pl.close()
+    assert page_errors.errors == []

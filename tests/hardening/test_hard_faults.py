@@ -95,7 +95,7 @@ def play_to_the_end(socks: dict[int, WS], action: str = "stand") -> tuple[dict[s
         seat = rnd["to_act"]
         sock = socks[seat]
         rid = f"act-{seat}-{len(answers)}"
-        sock.ws.send_json({"type": "act", "action": action, "request_id": rid})
+        sock.ws.send_json({"type": "act", "action": action, "request_id": rid, "decision": st["decision"]})
         answer = sock.until(lambda m, rid=rid: m["type"] in ("ack", "error") and m.get("request_id") == rid)
         answers.append(answer)
         if answer["type"] == "ack":
@@ -381,9 +381,8 @@ def test_a_client_that_never_reads_cannot_stall_its_table(tmp_path: Any) -> None
                     fast.send(json.dumps({"type": "wager", "request_id": "w0", "wagers": {"main": 100}}))
                 elif msg["type"] == "state" and msg["round"] and msg["round"]["phase"] == "deciding":
                     if msg["round"]["to_act"] == msg["seat"]:
-                        fast.send(
-                            json.dumps({"type": "act", "action": "stand", "request_id": f"a{msg['seq']}"})
-                        )
+                        act = {"action": "stand", "request_id": f"a{msg['round_id']}-{msg['seq']}"}
+                        fast.send(json.dumps({"type": "act", **act, "decision": msg["decision"]}))
                 elif msg["type"] == "round_result":
                     rounds += 1
                     fast.send(

@@ -394,10 +394,13 @@ class Player:
         assert r.status_code == 200, r.text
         self.ws = connect(f"ws{base[4:]}/ws/tables/{table_id}?token={token}").__enter__()
         self.n = 0
+        self.decision: str | None = None  # of the latest state: what an ``act`` answers
 
     def until(self, pred: Any) -> Message:
         for _ in range(500):
             m: Message = json.loads(self.ws.recv(timeout=30))
+            if m["type"] == "state":
+                self.decision = m.get("decision")
             if pred(m):
                 return m
         raise AssertionError("message not received")
@@ -405,6 +408,8 @@ class Player:
     def request(self, **msg: Any) -> Message:
         self.n += 1
         rid = f"q{self.n}"
+        if msg["type"] == "act":
+            msg["decision"] = self.decision
         self.ws.send(json.dumps({**msg, "request_id": rid}))
         return self.until(lambda m: m.get("request_id") == rid and m["type"] in ("ack", "error"))
 

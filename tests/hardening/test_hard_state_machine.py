@@ -104,6 +104,42 @@ def _card_strings(value: Any) -> list[str]:
     return out
 
 
+NOT_DERIVED = ("rules", "paytable", "name", "message", "player", "occupants", "table", "source")
+
+
+def _strings(value: Any) -> set[str]:
+    """Every string in a JSON value, but those that are not about cards (names, rules, messages)."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, list):
+        return set().union(*(_strings(v) for v in value)) if value else set()
+    if isinstance(value, dict):
+        values = [v for k, v in value.items() if k not in NOT_DERIVED]
+        return set().union(*(_strings(v) for v in values)) if values else set()
+    return set()
+
+
+def hidden_texts(history: list[dict[str, Any]], upto: int, seat: int | None) -> set[str]:
+    """Texts derived from the cards of hands ``seat`` cannot see whole after ``upto`` events (settlement details,
+    hand names: issue 11 defect 9), less those it may know from hands it does see (totals repeat)."""
+    ok = allowed_cards(history, upto, seat)
+    hidden: set[str] = set()
+    known: set[str] = set()
+    owners = {e["to"] for e in history if e["type"] == "card_dealt" and e["to"].startswith("seat ")}
+    for owner in owners:
+        texts = {
+            e["detail"]
+            for e in history
+            if e["type"] == "settled" and f"seat {e['seat']}" == owner and e["detail"]
+        } | {e["hand"] for e in history if e["type"] == "hand" and e["owner"] == owner}
+        cards = {e["card"] for e in history if e["type"] == "card_dealt" and e["to"] == owner}
+        if owner == f"seat {seat}" or cards <= ok:
+            known |= texts
+        else:
+            hidden |= texts
+    return hidden - known
+
+
 def allowed_cards(history: list[dict[str, Any]], upto: int, seat: int | None) -> set[str]:
     """Cards a viewer at ``seat`` may know after the first ``upto`` events of a round."""
     mine = f"seat {seat}" if seat is not None else None
@@ -281,9 +317,24 @@ class TableMachine(RuleBasedStateMachine):
     )
     def act(self, i: int, action: str, seat: int | None) -> None:
         msg: dict[str, Any] = {"type": "act", "request_id": self.rid(), "action": action}
+        decision = self.runner.decision_id()
+        if decision is not None:
+            msg["decision"] = decision
         if seat is not None:
             msg["seat"] = seat
         self.clients[i].send(msg)
+        self.sync()
+
+    @rule(
+        i=st.integers(0, PLAYERS - 1),
+        seed=st.one_of(st.text(max_size=70), st.none(), st.integers()),
+        commitment=st.one_of(st.none(), st.sampled_from(["0" * 64, "", "x"])),
+    )
+    def client_seed(self, i: int, seed: Any, commitment: Any) -> None:
+        """A seed at a table that deals from a test source (or a bad one): a clear refusal, nothing changed."""
+        self.clients[i].send(
+            {"type": "client_seed", "request_id": self.rid(), "seed": seed, "commitment": commitment}
+        )
         self.sync()
 
     @rule(i=st.integers(0, PLAYERS - 1), text=st.one_of(st.sampled_from(GARBAGE), st.text(max_size=40)))
@@ -346,7 +397,13 @@ class TableMachine(RuleBasedStateMachine):
             seat = rnd.to_act
             assert seat is not None and rnd.legal_actions(seat), "a deciding round with nobody to act"
             action = choice.choice([str(a) for a in rnd.legal_actions(seat)])
-            self.seated_clients()[seat].send({"type": "act", "request_id": self.rid(), "action": action})
+            act = {
+                "type": "act",
+                "request_id": self.rid(),
+                "action": action,
+                "decision": self.runner.decision_id(),
+            }
+            self.seated_clients()[seat].send(act)
             self.sync()
         assert self.runner.live.rnd.is_over and self.runner.live.settled, "the round did not finish"
         assert self.http.get(f"/rounds/{round_id}").status_code == 200
@@ -405,6 +462,11 @@ class TableMachine(RuleBasedStateMachine):
                 allowed = allowed_cards(history, seq, seat)
                 shown = set(_card_strings(m["round"])) | set(_card_strings(m["events"]))
                 assert shown <= allowed, (round_id, seat, seq, shown - allowed)
+                # no text derived from a hidden card either (a bust's "No Pair (28)")
+                texts = _strings(m["round"]) | _strings(m["events"])
+                for secret in hidden_texts(history, seq, seat):
+                    told = [t for t in texts if t == secret or (len(secret) >= 6 and secret in t)]
+                    assert not told, (round_id, seat, seq, secret, told)
                 # and every shown event card is the true card at that deck position
                 for e in m["events"]:
                     if e["type"] == "card_dealt" and e["card"] is not None:
@@ -458,3 +520,19 @@ def test_the_secrecy_check_can_fail() -> None:
     assert allowed_cards(history, 5, 1) == {"As", "7c", "Kd"}
     assert allowed_cards(history, 4, None) == {"7c"}
     assert not set(_card_strings({"seats": [{"cards": ["Kd", None]}]})) <= allowed_cards(history, 4, 1)
+
+
+def test_the_description_check_can_fail() -> None:
+    """The checker itself: another seat's bust described before its cards are shown is caught (issue 11, 9)."""
+    history = [
+        {"type": "round_started"},
+        {"type": "card_dealt", "to": "seat 1", "position": 0, "card": "As", "visible_to": "seat 1"},
+        {"type": "card_dealt", "to": "seat 2", "position": 1, "card": "Kd", "visible_to": "seat 2"},
+        {"type": "settled", "seat": 2, "wager": "main", "staked": 1, "returned": 0, "outcome": "bust",
+         "detail": "No Pair (21)", "visible_to": "seat 2"},
+        {"type": "cards_revealed", "owner": "seat 2", "cards": ["Kd"]},
+    ]  # fmt: skip
+    assert hidden_texts(history, 4, 1) == {"No Pair (21)"}
+    assert hidden_texts(history, 4, None) == {"No Pair (21)"}
+    assert hidden_texts(history, 4, 2) == set()  # its own hand
+    assert hidden_texts(history, 5, 1) == set()  # shown

@@ -87,10 +87,13 @@ class Client:
             f"ws://127.0.0.1:{port}/ws/tables/{table}?token={token}"
         ).__enter__()
         self.n = 0
+        self.decision: str | None = None  # of the latest state: what an act answers
 
     def until(self, pred: Any) -> dict[str, Any]:
         for _ in range(500):
             m: dict[str, Any] = json.loads(self.ws.recv(timeout=20))
+            if m["type"] == "state":
+                self.decision = m.get("decision")
             if pred(m):
                 return m
         raise AssertionError("no such message")
@@ -98,6 +101,8 @@ class Client:
     def request(self, **msg: Any) -> dict[str, Any]:
         self.n += 1
         rid = f"q{self.n}"
+        if msg["type"] == "act":
+            msg.setdefault("decision", self.decision)
         self.ws.send(json.dumps({**msg, "request_id": rid}))
         return self.until(lambda m: m.get("request_id") == rid and m["type"] in ("ack", "error"))
 
@@ -165,7 +170,7 @@ def test_sigkill_mid_round_then_restart_settles_every_round_once(
         if m["type"] == "round_result":
             break
         if m["round"]["phase"] == "deciding":
-            {1: fc1, 2: fc2}[m["round"]["to_act"]].request(type="act", action="stand")
+            {1: fc1, 2: fc2}[m["round"]["to_act"]].request(type="act", action="stand", decision=m["decision"])
     fc1.request(type="wager", wagers={"main": 300})  # bob has not wagered: still betting
     # Let It Ride: ann rides bet 1, then the crash; One Eyed Flush: ann draws, bob has not decided
     lir1 = clients["let-it-ride", 1]

@@ -1,16 +1,18 @@
 """Secrecy: over a whole multi-round session at tables of all three games (several seats, an onlooker, a
 reconnect), every message each client received is checked against the engine's full history of the round: no
 card reached a client before that client was allowed to see it (never the deck order, the dealer's face-down
-cards, or another player's face-down cards)."""
+cards, or another player's face-down cards), and no text derived from a card either (a hand's description,
+total or category: issue 11 defect 9, a One Eyed Flush bust told every seat ``"No Pair (28)"``)."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from test_server_support import play_round
+from test_server_support import play_round, rigged_deck
 
 from server_harness import WS, Harness
 
@@ -55,6 +57,56 @@ def allowed(events: list[dict[str, Any]], seat: int | None, k: int) -> set[str]:
     return out
 
 
+NOT_DERIVED = {"rules", "paytable", "name", "message", "player", "occupants", "table", "source"}
+
+
+def strings_in(obj: Any) -> set[str]:
+    """Every string anywhere in a message (keys, and values that are not about cards, excepted)."""
+    if isinstance(obj, str):
+        return {obj}
+    if isinstance(obj, dict):
+        values = [v for k, v in obj.items() if k not in NOT_DERIVED]
+        return set().union(*(strings_in(v) for v in values)) if values else set()
+    if isinstance(obj, list):
+        return set().union(*(strings_in(v) for v in obj)) if obj else set()
+    return set()
+
+
+def derived_texts(events: list[dict[str, Any]], owner: str) -> set[str]:
+    """The texts the round derives from ``owner``'s cards ("seat 2"): its settlement details and hand names."""
+    out: set[str] = set()
+    for e in events:
+        if e["type"] == "settled" and f"seat {e['seat']}" == owner and e["detail"]:
+            out.add(e["detail"])
+        elif e["type"] == "hand" and e["owner"] == owner:
+            out.add(e["hand"])
+    return out
+
+
+def leaked_texts(events: list[dict[str, Any]], seat: int | None, k: int, message: Any) -> set[str]:
+    """Texts derived from another seat's cards found in ``message`` while ``seat`` could not see them all yet
+    (after the first ``k`` events). A short text (a total like ``"14"``) counts only as a whole string."""
+    if k >= len(events):
+        return set()
+    ok = allowed(events, seat, k)
+    shown = strings_in(message)
+    owners = {e["to"] for e in events if e["type"] == "card_dealt" and e["to"].startswith("seat ")}
+    hidden: set[str] = set()
+    known: set[str] = set()  # texts of hands the viewer may know (its own, those it sees whole): may repeat
+    for owner in owners:
+        cards = {e["card"] for e in events if e["type"] == "card_dealt" and e["to"] == owner}
+        if owner == f"seat {seat}" or cards <= ok:
+            known |= derived_texts(events, owner)
+        else:
+            hidden.add(owner)
+    leaked: set[str] = set()
+    for owner in hidden:
+        for text in derived_texts(events, owner) - known:
+            if any(t == text or (len(text) >= 6 and text in t) for t in shown):
+                leaked.add(text)
+    return leaked
+
+
 def check_log(h: Harness, log: list[dict[str, Any]], histories: dict[int, list[dict[str, Any]]]) -> int:
     """Check one client's messages; returns how many messages carried cards."""
     context: tuple[int | None, int | None, int] = (None, None, 0)  # round id, seat, seq
@@ -62,6 +114,12 @@ def check_log(h: Harness, log: list[dict[str, Any]], histories: dict[int, list[d
     for m in log:
         if m["type"] == "state":
             context = (m["round_id"], m["seat"], m["seq"])
+            if m["round_id"] is not None and m["round"] and m["round"]["phase"] != "settled":
+                round_id = m["round_id"]
+                if round_id not in histories:
+                    histories[round_id] = h.client.get(f"/rounds/{round_id}").json()["events"]
+                told = leaked_texts(histories[round_id], m["seat"], m["seq"], m)
+                assert not told, f"seat {m['seat']} was told {told} at event {m['seq']} of round {round_id}"
         found = cards_in(m)
         if not found:
             continue
@@ -160,3 +218,47 @@ def test_reconnect_mid_round_gets_the_seat_and_the_current_state_back(
     again.until(lambda m: m["type"] == "state" and m["round"]["to_act"] == 2)
     assert again.request(type="act", action="stand")["type"] == "ack"
     assert again.until(lambda m: m["type"] == "round_result")["round_id"] == st["round_id"]
+
+
+# R-OEF-6: seat 1 (5d Jd As) discards the 5d and draws the Qc: No Pair (21) after a draw, a bust, while
+# seat 2 has still to decide. The deal: seat 1, seat 2, dealer, three times; then the draw.
+BUST_DECK = ["5d", "Jc", "3d", "Jd", "Ks", "Kd", "As", "4d", "7h", "Qc"]
+
+
+def test_a_bust_tells_the_other_seats_nothing_of_the_hand(make_server: Callable[..., Harness]) -> None:
+    """Issue 11 defect 9: the bust is public (the wager is lost at once), the busted hand is not: its
+    description reaches only its own seat until the dealer shows the cards."""
+    deck = rigged_deck(BUST_DECK)
+    h = make_server(deck_factory=lambda table_id: deck)
+    table = h.table("one-eyed-flush")
+    tok_a, _ = h.player("bust-a")
+    tok_b, _ = h.player("bust-b")
+    tok_o, _ = h.player("bust-o")
+    a, b, onlooker = h.ws(tok_a, table), h.ws(tok_b, table), h.ws(tok_o, table)
+    a.request(type="sit", seat=1)
+    b.request(type="sit", seat=2)
+    a.request(type="wager", wagers={"main": 500})
+    b.request(type="wager", wagers={"main": 500})
+    a.until(
+        lambda m: m["type"] == "state" and m["round"]["phase"] == "deciding" and m["round"]["to_act"] == 1
+    )
+    assert a.request(type="act", action="discard 0")["type"] == "ack"
+    for ws in (a, b, onlooker):
+        st = ws.until(lambda m: m["type"] == "state" and m["round"] is not None and m["round"]["to_act"] == 2)
+        assert st["round"]["seats"][0]["out"] is True  # the bust itself is public
+    mid_b = json.dumps([m for m in b.log if m["type"] != "round_result"])
+    mid_o = json.dumps(onlooker.log)
+    assert "No Pair" not in mid_b and "(21)" not in mid_b
+    assert "No Pair" not in mid_o and "(21)" not in mid_o
+    busts = [e for m in b.log if m["type"] == "state" for e in m["events"] if e["type"] == "settled"]
+    assert [(e["seat"], e["outcome"], e["detail"]) for e in busts] == [(1, "bust", "")]
+    # the busted seat itself sees its own hand described
+    own = [e for m in a.log if m["type"] == "state" for e in m["events"] if e["type"] == "settled"]
+    assert [(e["seat"], e["outcome"], e["detail"]) for e in own] == [(1, "bust", "No Pair (21)")]
+    assert b.request(type="act", action="stand")["type"] == "ack"
+    result = b.until(lambda m: m["type"] == "round_result")
+    recall = h.client.get(f"/rounds/{result['round_id']}").json()
+    assert any(e["type"] == "settled" and e["detail"] == "No Pair (21)" for e in recall["events"])
+    histories: dict[int, list[dict[str, Any]]] = {}
+    for log in (a.log, b.log, onlooker.log):
+        check_log(h, log, histories)

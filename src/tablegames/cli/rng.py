@@ -133,8 +133,9 @@ def verify(
 ) -> None:
     """Prove that a provably fair round's cards are exactly what its seeds produce, or say where they differ.
 
-    Checks that SHA-256(server seed) is the published commitment, that HMAC-SHA256(server seed, client seed,
-    nonce) deals exactly the recorded deck, and that every dealt card sits at its position."""
+    Checks that SHA-256(server seed) is the published commitment, that the client seed combines the players'
+    seeds (when the record lists them), that HMAC-SHA256(server seed, client seed, nonce) deals exactly the
+    recorded deck, and that every dealt card sits at its position."""
     from rich.console import Console
 
     from tablegames.cli.common import fail
@@ -160,8 +161,14 @@ def verify(
     console.print(
         f"round {record.round_id!r} of {record.game}: nonce {fair.nonce}, client seed {fair.client_seed!r}"
     )
+    seeds = record.client_seeds
+    if seeds is not None:
+        listing = ", ".join(f"seat {seat} {seed!r}" for seat, seed in seeds)
+        console.print(f"players' seeds: {listing}", markup=False)
     if report.ok:
         console.print(f"[green]✓[/] commitment {fair.commitment} = SHA-256(server seed)")
+        if seeds is not None:
+            console.print("[green]✓[/] the client seed is SHA-256 of the players' seeds, in seat order")
         console.print("[green]✓[/] the seeds deal exactly the recorded 52-card deck")
         console.print(f"[green]✓[/] all {len(record.dealt)} dealt cards sit at their positions")
         console.print("[bold green]VERIFIED[/]: this round's cards are exactly what its seeds produce")

@@ -26,6 +26,7 @@ from tablegames.engine.errors import (
     WrongSeat,
 )
 from tablegames.engine.events import (
+    PUBLIC,
     ActionTaken,
     CardDealt,
     EnvyPaid,
@@ -461,6 +462,7 @@ class Round(ABC):
         meter: str | None = None,
         meter_cents: int = 0,
         capped_from: int | None = None,
+        visible_to: str = PUBLIC,
     ) -> None:
         """Settle one wager: ``returned`` cents back to the seat (``meter_cents`` of them from ``meter``;
         ``capped_from``: what it would have returned without the payout cap)."""
@@ -469,7 +471,18 @@ class Round(ABC):
         state.settled.add(wager)
         self._credit(state, returned)
         self._record(
-            Settled(state.seat, wager, staked, returned, outcome, detail, meter, meter_cents, capped_from)
+            Settled(
+                state.seat,
+                wager,
+                staked,
+                returned,
+                outcome,
+                detail,
+                meter,
+                meter_cents,
+                capped_from,
+                visible_to,
+            )
         )
 
     def pay_envy(self, state: SeatState, from_seat: int, hand: str, cents: int) -> None:

@@ -168,7 +168,12 @@ class HandResult(Event):
 @dataclass(frozen=True)
 class Settled(Event):
     """One wager settled: ``returned`` cents go back to the player (0 on a loss), ``meter_cents`` of them
-    taken from ``meter``, the rest from the house."""
+    taken from ``meter``, the rest from the house.
+
+    ``visible_to`` says who may read ``detail`` (a hand description or total, derived from the cards) while the
+    round is open: ``"all"`` or one seat name. A One Eyed Flush bust is settled mid-round while the hand is still
+    face down (R-OEF-6): every seat sees the bust, only its own seat the hand (``"No Pair (28)"``).
+    """
 
     kind: ClassVar[str] = "settled"
     seat: int
@@ -180,10 +185,17 @@ class Settled(Event):
     meter: str | None = None  # the meter that paid ``meter_cents`` of ``returned`` (R-LIR-7, R-OEF-9)
     meter_cents: int = 0
     capped_from: int | None = None  # the return before the payout cap (R-LIR-5), when the cap cut it
+    visible_to: str = PUBLIC
 
     @property
     def net(self) -> int:
         return self.returned - self.staked
+
+    def for_viewer(self, seat: int | None) -> dict[str, Any]:
+        d = self.to_dict()
+        if self.visible_to != PUBLIC and (seat is None or self.visible_to != seat_name(seat)):
+            d["detail"] = ""
+        return d
 
 
 @dataclass(frozen=True)

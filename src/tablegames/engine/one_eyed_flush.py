@@ -49,7 +49,10 @@ class OneEyedFlushRound(Round):
         hand = oef.evaluate(state.cards)
         if oef.is_bust(hand, state.seat in self.drew, self.rules.bust):
             state.out = True
-            self.settle(state, "main", state.wagers["main"], 0, "bust", str(hand))
+            # the hand is still face down: its description is the seat's own until the dealer shows it
+            self.settle(
+                state, "main", state.wagers["main"], 0, "bust", str(hand), visible_to=seat_name(state.seat)
+            )
 
     def _dealer_play(self) -> None:
         self._record(CardsRevealed(DEALER, tuple(self.dealer)))

@@ -17,6 +17,11 @@ The protocol (an option of the table; see ``docs/compliance-gli19.md``):
    positions i and j (Fisher–Yates, R-0.1). The result is the deal order.
 7. After the round the server reveals the server seed. Anyone can recompute the commitment and the deck:
    ``tablegames verify ROUND.json``.
+8. At a table several players may each set a seed (:data:`MAX_PLAYER_SEED` characters at most, no control
+   characters). The round's one client seed is then :func:`combine_client_seeds` of the seeds of the seated
+   players who set one, in seat order: the SHA-256 (hex) of the compact JSON ``[[seat, seed], ...]``. The record
+   lists them (``client_seeds``) and ``verify`` checks the combination, so every player can find their own seed
+   in it.
 
 >>> seed = ServerSeed(bytes(range(32)))
 >>> seed.commitment
@@ -31,6 +36,7 @@ import hashlib
 import hmac
 import json
 import secrets
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +49,7 @@ SEED_BYTES: Final = 32
 ALGORITHM: Final = "hmac-sha256-fisher-yates/1"
 RECORD_FORMAT: Final = "tablegames.round/1"
 MAX_CLIENT_SEED: Final = 256
+MAX_PLAYER_SEED: Final = 64
 
 _FRESH: Final = object()
 
@@ -50,6 +57,43 @@ _FRESH: Final = object()
 def commitment_of(server_seed: bytes) -> str:
     """The published commitment: SHA-256 of the server seed's bytes, lower-case hex."""
     return hashlib.sha256(server_seed).hexdigest()
+
+
+def check_player_seed(seed: object) -> str:
+    """A player's seed: a string of 1-:data:`MAX_PLAYER_SEED` characters without control characters.
+
+    >>> check_player_seed("lucky 7")
+    'lucky 7'
+    >>> check_player_seed("x" * 65)
+    Traceback (most recent call last):
+    ...
+    ValueError: a client seed is a string of 1-64 characters without control characters
+    """
+    if (
+        not isinstance(seed, str)
+        or not 1 <= len(seed) <= MAX_PLAYER_SEED
+        or any(unicodedata.category(ch) in ("Cc", "Cs") for ch in seed)
+    ):
+        raise ValueError(
+            f"a client seed is a string of 1-{MAX_PLAYER_SEED} characters without control characters"
+        )
+    return seed
+
+
+def combine_client_seeds(seeds: Iterable[tuple[int, str]]) -> str:
+    """The round's one client seed from the seats' seeds: SHA-256 (hex) of the compact JSON ``[[seat, seed], ...]``
+    in seat order (step 8 of the protocol).
+
+    >>> combine_client_seeds([(3, "b"), (1, "a")]) == combine_client_seeds([(1, "a"), (3, "b")])
+    True
+    >>> len(combine_client_seeds([(1, "lucky")]))
+    64
+    """
+    pairs = sorted((int(seat), check_player_seed(seed)) for seat, seed in seeds)
+    if not pairs:
+        raise ValueError("no client seeds to combine")
+    text = json.dumps([[seat, seed] for seat, seed in pairs], separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def default_client_seed(commitment: str) -> str:
@@ -302,6 +346,19 @@ ROUND_RECORD_SCHEMA: Final[dict[str, Any]] = {
                 "nonce": {"type": "integer", "minimum": 0},
             },
         },
+        "client_seeds": {
+            "type": "array",
+            "maxItems": 7,
+            "items": {
+                "type": "object",
+                "required": ["seat", "seed"],
+                "additionalProperties": False,
+                "properties": {
+                    "seat": {"type": "integer", "minimum": 1, "maximum": 7},
+                    "seed": {"type": "string", "minLength": 1, "maxLength": MAX_PLAYER_SEED},
+                },
+            },
+        },
         "deck": {
             "type": "array",
             "minItems": 52,
@@ -364,8 +421,12 @@ class RoundRecord:
     fairness: FairnessInfo
     deck: tuple[Card, ...]
     dealt: tuple[DealtCard, ...]
+    client_seeds: tuple[tuple[int, str], ...] | None = None  # the players' seeds combined (step 8), if any
 
     def to_json(self) -> dict[str, Any]:
+        seeds: dict[str, Any] = {}
+        if self.client_seeds is not None:
+            seeds["client_seeds"] = [{"seat": seat, "seed": seed} for seat, seed in self.client_seeds]
         return {
             "format": RECORD_FORMAT,
             "game": self.game,
@@ -379,6 +440,7 @@ class RoundRecord:
             },
             "deck": [str(c) for c in self.deck],
             "dealt": [{"position": d.position, "card": str(d.card), "to": d.to} for d in self.dealt],
+            **seeds,
         }
 
     @classmethod
@@ -412,6 +474,11 @@ class RoundRecord:
             ),
             deck=deck,
             dealt=dealt,
+            client_seeds=(
+                None
+                if data.get("client_seeds") is None
+                else tuple((int(e["seat"]), str(e["seed"])) for e in data["client_seeds"])
+            ),
         )
 
 
@@ -450,12 +517,14 @@ def fairness_record(
     deck: Sequence[int],
     dealt: Iterable[DealtCard | tuple[int, str] | tuple[int, int | str, str] | Mapping[str, Any]],
     commitment: str | None = None,
+    client_seeds: Sequence[tuple[int, str]] | None = None,
 ) -> dict[str, Any]:
     """Build the JSON round record that game recall shows and ``tablegames verify`` checks.
 
     ``deck`` is the full order used; each ``dealt`` entry is ``(position, to)`` (card taken from the deck),
     ``(position, card, to)``, a :class:`DealtCard` or a mapping with those keys. A :class:`ServerSeed` passed
     here is marked revealed (the record publishes it). ``commitment``, if given, must be the published one.
+    ``client_seeds`` (``(seat, seed)`` pairs), if given, must combine into ``client_seed`` (step 8).
     The result validates against :data:`ROUND_RECORD_SCHEMA`.
     """
     seed = _server_seed(server_seed)
@@ -465,6 +534,9 @@ def fairness_record(
     if sorted(cards) != list(CARDS):
         raise ValueError("deck must be the full 52-card order used (each card once)")
     entries = tuple(_dealt_entry(e, cards) for e in dealt)
+    seeds = None if not client_seeds else tuple(sorted((int(a), str(b)) for a, b in client_seeds))
+    if seeds is not None and combine_client_seeds(seeds) != client_seed:
+        raise ValueError("the client seed is not the combination of the players' seeds")
     record = RoundRecord(
         game=game,
         round_id=round_id,
@@ -473,6 +545,7 @@ def fairness_record(
         ),
         deck=cards,
         dealt=entries,
+        client_seeds=seeds,
     )
     return RoundRecord.from_json(record.to_json()).to_json()  # round-trip: the record always validates
 
@@ -506,6 +579,17 @@ def verify_record(record: RoundRecord) -> VerifyReport:
             f"commitment mismatch: SHA-256 of the revealed server seed is {seed.commitment}, "
             f"but the published commitment is {fair.commitment}"
         )
+    if record.client_seeds is not None:
+        try:
+            combined: str | None = combine_client_seeds(record.client_seeds)
+        except ValueError as exc:
+            combined = None
+            problems.append(f"client_seeds: {exc}")
+        if combined is not None and combined != fair.client_seed:
+            problems.append(
+                f"the client seed {fair.client_seed!r} is not the combination of the players' seeds "
+                f"(SHA-256 of their [[seat, seed], ...] in seat order is {combined})"
+            )
     derived = derive_deck(seed, fair.client_seed, fair.nonce)
     diffs = [p for p in range(52) if record.deck[p] != derived[p]]
     first = diffs[0] if diffs else None
@@ -557,6 +641,7 @@ def load_record(path: str | Path) -> RoundRecord:
 
 __all__ = [
     "ALGORITHM",
+    "MAX_PLAYER_SEED",
     "RECORD_FORMAT",
     "ROUND_RECORD_SCHEMA",
     "DealtCard",
@@ -567,6 +652,8 @@ __all__ = [
     "RoundRecord",
     "ServerSeed",
     "VerifyReport",
+    "check_player_seed",
+    "combine_client_seeds",
     "commitment_of",
     "default_client_seed",
     "derive_deck",

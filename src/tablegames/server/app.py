@@ -434,7 +434,7 @@ def create_app(
                 msg = await conn.queue.get()
                 if msg is None:
                     with contextlib.suppress(Exception):
-                        await websocket.close(code=1008 if conn.closed else 1000)
+                        await websocket.close(code=conn.close_code if conn.closed else 1000)
                     return
                 await websocket.send_text(json.dumps(msg))
 

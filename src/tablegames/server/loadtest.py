@@ -46,6 +46,11 @@ MAX_TABLES = 200
 MAX_DURATION = 600.0
 MAX_SEATS = 7
 BET = 100
+# A player's socket sends at most this many messages a second (bursts of SEND_BURST): under the server's
+# documented WebSocket limit (30/s, bursts of 120: server/limits.py), so a fast table never has its requests
+# dropped as ``rate_limited``.
+SEND_RATE = 25.0
+SEND_BURST = 60.0
 
 
 class LoadTestError(Exception):
@@ -360,6 +365,8 @@ class Client:
         self.my_round: int | None = None
         self.results: set[int] = set()
         self.counter = 0
+        self._tokens = SEND_BURST
+        self._tokens_at = time.monotonic()
 
     # --- the reader ---------------------------------------------------------------------------------
 
@@ -406,8 +413,7 @@ class Client:
         self.counter += 1
         rid = f"{kind[0]}{self.p.index}-{self.counter}"
         self.stats.requests += 1
-        sent = time.perf_counter()
-        await self.ws.send(json.dumps({"type": kind, "request_id": rid, **payload}))
+        sent = await self._send({"type": kind, "request_id": rid, **payload})
         if not await self._until(lambda: rid in self.answers, self.cfg.grace):
             self.stats.errors[f"no_answer_{kind}"] += 1
             return None
@@ -425,9 +431,24 @@ class Client:
             await self._fresh_state()
         return answer
 
+    async def _send(self, msg: dict[str, Any]) -> float:
+        """Send one message, paced to :data:`SEND_RATE` (a token bucket); the time it was sent (latencies are
+        measured from then, not from before the pacing)."""
+        while True:
+            now = time.monotonic()
+            self._tokens = min(SEND_BURST, self._tokens + (now - self._tokens_at) * SEND_RATE)
+            self._tokens_at = now
+            if self._tokens >= 1:
+                break
+            await asyncio.sleep((1 - self._tokens) / SEND_RATE)
+        self._tokens -= 1
+        sent = time.perf_counter()
+        await self.ws.send(json.dumps(msg))
+        return sent
+
     async def _fresh_state(self) -> None:
         seen = self.states
-        await self.ws.send(json.dumps({"type": "state"}))
+        await self._send({"type": "state"})
         await self._until(lambda: self.states > seen, self.cfg.grace)
 
     # --- the player -----------------------------------------------------------------------------------
@@ -513,7 +534,11 @@ class Client:
                 and rnd["to_act"] == seat
                 and rnd["legal_actions"]
             ):
-                return "act", {"action": self.rng.choice(rnd["legal_actions"])}
+                # the act names the decision it answers (a repeated or stale one changes nothing)
+                return "act", {
+                    "action": self.rng.choice(rnd["legal_actions"]),
+                    "decision": state.get("decision"),
+                }
             return None
         if not state.get("betting_open"):
             return None

@@ -17,10 +17,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import itertools
 import json
 import logging
+import threading
 import time
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -46,6 +48,7 @@ from tablegames.randomness import (
     require_live,
     shuffle_deck,
 )
+from tablegames.randomness.fairness import check_player_seed, combine_client_seeds
 from tablegames.rules import make_rules
 from tablegames.server import ledger
 from tablegames.server.db import (
@@ -74,6 +77,7 @@ from tablegames.server.service import (
     check_amount,
     check_request_id,
     clear_seat,
+    idempotency_key,
     table_info,
 )
 
@@ -90,6 +94,20 @@ MAX_QUEUE = 1000
 BETTING_PUSH_SECONDS = 0.15  # wagers placed within this time share one state push to the table
 METER_PUSH_SECONDS = 0.2  # linked meters moved by another table's settlement are pushed within 0.2-0.4 s
 RETRY_SECONDS = 1.0  # a timer step (deal, timeout, settlement) that failed, e.g. database down, is retried
+
+# Sockets (docs/protocol.md, issue 11 defect 8): a player's newest sockets win; the table keeps room for players.
+MAX_SOCKETS_PER_PLAYER_TABLE = 4  # a fifth socket of one player at one table closes the player's oldest there
+MAX_SOCKETS_PER_PLAYER = 16  # over all tables: the oldest anywhere is closed
+# a table's sockets: then an onlooker's new socket is refused, a seated player's replaces an onlooker's
+MAX_SOCKETS_PER_TABLE = 64
+CLOSE_REPLACED = 4409  # close code of a socket replaced by a newer one of the same player
+CLOSE_TABLE_FULL = 4503  # close code of a socket refused (or replaced) because the table has too many
+# Answers kept for repeated request ids of the non-money messages (sit, leave, act, client_seed; wagers are
+# also kept in the database): per player and table, the most recent ones.
+ANSWERS_PER_PLAYER = 256
+ANSWER_PLAYERS = 4096
+DECISIONS_KEPT = 1024  # answered decisions (ids) remembered, to answer a repeated or stale act as a duplicate
+IDEMPOTENT = frozenset({"sit", "leave", "wager", "act", "client_seed"})  # the state-changing messages
 
 
 # Prebuilt statements of the table hot paths (wagers, steps, settlements): compiled once, no ORM unit of work.
@@ -162,6 +180,10 @@ def _call_on(loop: asyncio.AbstractEventLoop | None, fn: Callable[..., None], *a
         loop.call_soon_threadsafe(fn, *args)
 
 
+_OPENED = itertools.count()
+_SOCKETS_LOCK = threading.Lock()
+
+
 class Connection:
     """One client socket: its player, its outgoing queue and its hint toggle.
 
@@ -173,14 +195,22 @@ class Connection:
         self.player = player
         self.loop = loop
         self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.close_code = 1008  # the WebSocket close code when the server closes it (app.py)
+        self.opened = next(_OPENED)  # order of opening (the oldest sockets are replaced first)
         self.hints = False
         self.round_key: int | None = None  # engine round_no of the events sent so far
         self.sent = 0
         self.closed = False
+        self.ending = False  # close() was called (from any thread): nothing more is sent
         self.last_hint: tuple[int, int] | None = None
 
+    @property
+    def gone(self) -> bool:
+        """Closed, or being closed: it no longer counts among the table's sockets."""
+        return self.closed or self.ending
+
     def send(self, message: dict[str, Any]) -> None:
-        if not self.closed:
+        if not self.closed and not self.ending:
             _call_on(self.loop, self._deliver, message)
 
     def _deliver(self, message: dict[str, Any] | None) -> None:
@@ -192,8 +222,11 @@ class Connection:
             return
         self.queue.put_nowait(message)
 
-    def close(self) -> None:
-        if not self.closed:
+    def close(self, code: int | None = None) -> None:
+        if not self.closed and not self.ending:
+            if code is not None:
+                self.close_code = code
+            self.ending = True
             _call_on(self.loop, self._deliver, None)
 
 
@@ -212,6 +245,7 @@ class Live:
     settled: bool = False
     recovered: bool = False
     result: dict[str, Any] | None = None
+    client_seeds: list[tuple[int, str]] = field(default_factory=list)  # (seat, seed) combined into the deck
 
 
 class TableRunner:
@@ -235,6 +269,12 @@ class TableRunner:
         self._meters_shown: dict[str, int] | None = None
         self._balances_shown: dict[int, int] | None = None
         self._views_shown: dict[int | None, dict[str, Any]] | None = None  # per push cycle: seat -> view
+        # idempotency (issue 11 defect 6): player -> request id -> answer; decision id -> (seat, action event)
+        self._answers: OrderedDict[int, OrderedDict[str, dict[str, Any]]] = OrderedDict()
+        self._decided: OrderedDict[str, tuple[int, dict[str, Any]]] = OrderedDict()
+        # client seeds (issue 11 defect 11): the next round's server seed, committed before any seed is taken
+        self._next_pf: ProvablyFair | None = None
+        self.client_seeds: dict[int, str] = {}  # player id -> their seed at this table
         with server.tx() as s:
             self.in_play = ledger.table_in_play_account(s, row.id)
             for seat, pid, name, acc in s.execute(
@@ -323,7 +363,12 @@ class TableRunner:
     # --- connections and messages ----------------------------------------------------------------
 
     def attach(self, conn: Connection) -> None:
-        self.conns = [*self.conns, conn]  # copy-on-write: the loop's thread reads the list too
+        # the tables attach on their own threads: one count of a player's sockets at a time
+        with _SOCKETS_LOCK:
+            if not self._make_room(conn):
+                return
+            # copy-on-write: the loop's thread reads the list too (closed ones left by a racing detach go now)
+            self.conns = [*(c for c in self.conns if not c.gone), conn]
         cfg = self.server.config
         conn.send(
             {
@@ -337,6 +382,47 @@ class TableRunner:
             }
         )
         self._push(conn)
+
+    def _make_room(self, conn: Connection) -> bool:
+        """Bound the sockets (per player here and overall, per table): close the player's oldest beyond
+        :data:`MAX_SOCKETS_PER_PLAYER_TABLE` / :data:`MAX_SOCKETS_PER_PLAYER` (``4409``); at a table with
+        :data:`MAX_SOCKETS_PER_TABLE` sockets a seated player's new socket replaces an onlooker's oldest, an
+        onlooker's is refused (``4503``). False when ``conn`` itself was refused."""
+        pid = conn.player.player_id
+        live = [c for c in self.conns if not c.gone]
+        if len(live) >= MAX_SOCKETS_PER_TABLE:
+            seated = {p.player_id for p in self.occupants.values()}
+            onlookers = [c for c in live if c.player.player_id not in seated]
+            if pid not in seated or not onlookers:
+                self._close_with(
+                    conn, CLOSE_TABLE_FULL, "too_many_sockets", "this table has too many sockets open"
+                )
+                return False
+            self._close_with(
+                onlookers[0],
+                CLOSE_TABLE_FULL,
+                "too_many_sockets",
+                "a seated player needed room at this table",
+            )
+        mine = [c for c in live if c.player.player_id == pid]
+        for old in mine[: max(0, len(mine) - MAX_SOCKETS_PER_PLAYER_TABLE + 1)]:
+            self._close_with(old, CLOSE_REPLACED, "replaced", "a newer socket of yours opened at this table")
+        anywhere = [
+            c
+            for runner in list(self.server.runners.values())
+            for c in runner.conns
+            if c.player.player_id == pid and not c.gone
+        ]
+        anywhere.sort(key=lambda c: c.opened)
+        for old in anywhere[: max(0, len(anywhere) - MAX_SOCKETS_PER_PLAYER + 1)]:
+            self._close_with(old, CLOSE_REPLACED, "replaced", "a newer socket of yours opened")
+        return True
+
+    def _close_with(self, conn: Connection, close_code: int, code: str, message: str) -> None:
+        """Tell the client why, then close its socket with ``close_code`` (its own handler detaches it)."""
+        conn.send({"type": "error", "code": code, "message": message, "request_id": None})
+        conn.close(close_code)
+        self.conns = [c for c in self.conns if c is not conn]
 
     def detach(self, conn: Connection) -> None:
         """(Safe from any thread.)"""
@@ -364,6 +450,12 @@ class TableRunner:
             if handler is None:
                 known = ", ".join(self.HANDLERS)
                 raise ApiError("unknown_type", f"unknown message type {kind!r}; known: {known}")
+            if kind in IDEMPOTENT and rid is not None:
+                answers = self._answers.get(conn.player.player_id)
+                old = answers.get(rid) if answers is not None else None
+                if old is not None:  # a repeated request id: the first answer again, nothing changes
+                    conn.send({**old, "duplicate": True})
+                    return
             handler(self, conn, msg)
         except ApiError as exc:
             conn.send({"type": "error", **exc.to_dict(), "request_id": rid})
@@ -387,7 +479,40 @@ class TableRunner:
 
     def _ack(self, conn: Connection, kind: str, msg: dict[str, Any], **fields: Any) -> None:
         rid = msg.get("request_id") if isinstance(msg.get("request_id"), str) else None
-        conn.send({"type": "ack", "request_id": rid, "for": kind, **fields})
+        ack = {"type": "ack", "request_id": rid, "for": kind, **fields}
+        if kind in IDEMPOTENT:
+            ack.setdefault("duplicate", False)
+            self._remember(conn.player.player_id, ack)
+        conn.send(ack)
+
+    def _remember(self, player_id: int, ack: dict[str, Any]) -> None:
+        """Keep the answer to a state-changing request, so that its request id repeated gets it again."""
+        rid = ack.get("request_id")
+        if not isinstance(rid, str):
+            return
+        answers = self._answers.get(player_id)
+        if answers is None:
+            answers = self._answers[player_id] = OrderedDict()
+            while len(self._answers) > ANSWER_PLAYERS:
+                self._answers.popitem(last=False)
+        else:
+            self._answers.move_to_end(player_id)
+        answers[rid] = {k: v for k, v in ack.items() if k != "duplicate"}
+        while len(answers) > ANSWERS_PER_PLAYER:
+            answers.popitem(last=False)
+
+    def decision_id(self) -> str | None:
+        """The id of the decision awaited now, ``"<round_id>:<seq>"`` (the round's event count when the turn
+        came), or None. An ``act`` must name it (docs/protocol.md)."""
+        live = self.live
+        if (
+            live is None
+            or live.round_id is None
+            or live.rnd.phase != Phase.DECIDING
+            or live.rnd.to_act is None
+        ):
+            return None
+        return f"{live.round_id}:{len(live.rnd.history)}"
 
     # --- handlers ---------------------------------------------------------------------------------
 
@@ -460,7 +585,7 @@ class TableRunner:
         rid = check_request_id(msg.get("request_id"), required=True)
         assert rid is not None
         player = conn.player
-        key = f"wager:{self.table_id}:{rid}"
+        key = idempotency_key(f"wager:{self.table_id}", rid)
         with self.server.reads.connect() as c:
             old = c.execute(_IDEMPOTENT, {"player": player.player_id, "key": key}).scalar()
         if old is not None:
@@ -529,6 +654,12 @@ class TableRunner:
         # The engine validates them together (typed errors, nothing changed): a side bet may come with its main.
         cost = rnd.check_wagers(seat, [(name, wagers[name], options.get(name)) for name in order])
         first = live.round_id is None
+        # the round's first step lists the players' seeds its deck was drawn with (recovery and the record)
+        seeds_step = (
+            [{"op": "seeds", "seeds": [[seat, seed] for seat, seed in live.client_seeds]}]
+            if first and live.client_seeds
+            else []
+        )
         try:
             with self.server.write() as c:
                 if first:
@@ -536,12 +667,22 @@ class TableRunner:
                 else:
                     assert live.round_id is not None
                     round_id = live.round_id
+                if seeds_step:
+                    c.execute(
+                        _INSERT_STEP,
+                        {
+                            "round_id": round_id,
+                            "seq": live.steps,
+                            "payload": seeds_step[0],
+                            "created_at": time.time(),
+                        },
+                    )
                 c.execute(
                     _INSERT_STEP,
                     [
                         {
                             "round_id": round_id,
-                            "seq": live.steps + i,
+                            "seq": live.steps + len(seeds_step) + i,
                             "payload": {
                                 "op": "wager",
                                 "seat": seat,
@@ -596,12 +737,20 @@ class TableRunner:
             ) from None
         self.live = live
         live.round_id = round_id
-        live.steps += len(order)
+        live.steps += len(seeds_step) + len(order)
         live.seat_players[seat] = player.player_id
+        if (
+            first
+            and live.pf is not None
+            and self._next_pf is not None
+            and live.pf.server_seed is self._next_pf.server_seed
+        ):
+            self._next_pf = None  # dealt: the next state publishes the following round's commitment
         for name in order:
             rnd.place_wager(seat, name, wagers[name], options.get(name))
         if live.betting_deadline is None:
             live.betting_deadline = time.time() + self.server.config.betting_seconds
+        self._remember(player.player_id, ack)
         conn.send({**ack, "duplicate": False})
         playing = {s.seat for s in rnd.active_seats}
         if all(seat in playing for seat in self.occupants):
@@ -616,6 +765,17 @@ class TableRunner:
             raise ApiError("not_seated", "you do not sit at this table")
         if "seat" in msg and msg["seat"] != seat:
             raise ApiError("not_your_turn", f"seat {msg['seat']!r} is not yours (you sit at seat {seat})")
+        decision = msg.get("decision")
+        if decision is not None and (not isinstance(decision, str) or not 1 <= len(decision) <= 64):
+            raise ApiError("bad_message", "decision must be the state's decision id (a string)")
+        answered = self._decided.get(decision) if decision is not None else None
+        if answered is not None:
+            # a repeated or stale decision (another socket, a retry, a timeout took it): nothing changes
+            by_seat, event = answered
+            if by_seat != seat:
+                raise ApiError("not_your_turn", f"decision {decision} was seat {by_seat}'s, not yours")
+            self._ack(conn, "act", msg, decision=decision, event=event, duplicate=True)
+            return
         live = self.live
         if live is None or live.rnd.phase != Phase.DECIDING:
             raise ApiError("wrong_phase", "there is no decision to take now")
@@ -629,20 +789,66 @@ class TableRunner:
             raise ApiError("unknown_action", str(exc)) from None
         if rnd.to_act != seat:
             raise ApiError("not_your_turn", f"it is not seat {seat}'s turn (waiting for seat {rnd.to_act})")
+        current = self.decision_id()
+        if decision is None:
+            raise ApiError(
+                "bad_message", f"act needs 'decision': the id of the decision it answers ({current})"
+            )
+        if decision != current:
+            raise ApiError("stale_decision", f"decision {decision!r} is not open; the open one is {current}")
         legal = rnd.legal_actions(seat)
         if action not in legal:
             listing = ", ".join(str(a) for a in legal)
             code = "bad_index" if action.name in {a.name for a in legal} else "unknown_action"
             raise ApiError(code, f"{action} is not a legal action now; legal: {listing}")
         event = self._apply_action(seat, action, "player")
-        self._ack(conn, "act", msg, event=event.to_dict())
+        self._ack(conn, "act", msg, decision=decision, event=event.to_dict())
         self._after_step()
+
+    def on_client_seed(self, conn: Connection, msg: dict[str, Any]) -> None:
+        """Set (or change) the player's seed for the next round (docs/protocol.md, "Client seeds").
+
+        The message names the commitment it answers (the state's ``next_commitment``): the server seed of that
+        round was fixed and published before the seed was taken. Once that round was dealt (opened), the
+        commitment is no longer the next one and the seed is refused (``stale_commitment``), nothing changed.
+        """
+        check_request_id(msg.get("request_id"), required=False)
+        upcoming = self._upcoming_pf()
+        if upcoming is None:
+            raise ApiError("not_provably_fair", "this table does not deal provably fair rounds")
+        try:
+            seed = check_player_seed(msg.get("seed"))
+        except ValueError as exc:
+            raise ApiError("bad_seed", str(exc)) from None
+        commitment = msg.get("commitment")
+        if not isinstance(commitment, str):
+            raise ApiError("bad_message", "client_seed needs 'commitment': the state's next_commitment")
+        if commitment != upcoming.commitment:
+            raise ApiError(
+                "stale_commitment",
+                f"commitment {commitment[:16]!r}… is not the next round's (its round was dealt, or it never was "
+                f"one); the next round's is {upcoming.commitment}",
+            )
+        pid = conn.player.player_id
+        self.client_seeds[pid] = seed
+        self._ack(
+            conn,
+            "client_seed",
+            msg,
+            seed=seed,
+            commitment=upcoming.commitment,
+            round_no=self.engine.round_no + 1,
+        )
+        for c in list(self.conns):
+            if c.player.player_id == pid:
+                self._push(c)
 
     HANDLERS: ClassVar[dict[str, Any]] = {
         "sit": on_sit,
         "leave": on_leave,
         "wager": on_wager,
         "act": on_act,
+        "client_seed": on_client_seed,
         "hints": on_hints,
         "state": on_state,
         "ping": on_ping,
@@ -654,17 +860,39 @@ class TableRunner:
         source_factory = self.server.config.source_factory
         deck_factory = self.server.config.deck_factory
         pf = None
+        seeds: list[tuple[int, str]] = []  # the seated players' seeds, in seat order (provably fair tables)
         deck: Sequence[int]
         if deck_factory is not None:
             deck = deck_factory(self.table_id)
         elif source_factory is not None:
             deck = shuffle_deck(source_factory())
         else:
-            pf = ProvablyFair(nonce=self.engine.round_no + 1)
+            upcoming = self._upcoming_pf()
+            assert upcoming is not None
+            seeds = [
+                (seat, self.client_seeds[p.player_id])
+                for seat, p in sorted(self.occupants.items())
+                if p.player_id in self.client_seeds
+            ]
+            pf = ProvablyFair(
+                nonce=self.engine.round_no + 1,
+                client_seed=combine_client_seeds(seeds) if seeds else None,
+                server_seed=upcoming.server_seed,  # committed (published) before any seed was taken
+            )
             deck = shuffle_deck(require_live(pf.source()))
         self.engine.current = None
         rnd = self.engine.new_round(deck=[int(c) for c in deck])
-        return Live(rnd, pf=pf)
+        return Live(rnd, pf=pf, client_seeds=seeds)
+
+    def _upcoming_pf(self) -> ProvablyFair | None:
+        """The next round's provably fair server seed (made now if needed; its commitment is in every state as
+        ``next_commitment``), or None when the table deals from a test source."""
+        cfg = self.server.config
+        if cfg.deck_factory is not None or cfg.source_factory is not None:
+            return None
+        if self._next_pf is None:
+            self._next_pf = ProvablyFair(nonce=self.engine.round_no + 1)
+        return self._next_pf
 
     def _round_values(self, live: Live) -> dict[str, Any]:
         pf = live.pf
@@ -736,9 +964,15 @@ class TableRunner:
     def _apply_action(self, seat: int, action: Action, by: str) -> Any:
         live = self.live
         assert live is not None
+        decision = self.decision_id()
         self._refresh_meters()  # (reads only) before the step is stored: after that nothing may fail
         self._persist_step({"op": "act", "seat": seat, "action": str(action), "by": by})
-        return live.rnd.act(seat, action, by=by)
+        event = live.rnd.act(seat, action, by=by)
+        if decision is not None:  # answered: the same decision again is a duplicate
+            self._decided[decision] = (seat, event.to_dict())
+            while len(self._decided) > DECISIONS_KEPT:
+                self._decided.popitem(last=False)
+        return event
 
     def _after_step(self) -> None:
         live = self.live
@@ -865,6 +1099,7 @@ class TableRunner:
                     deck=row.deck,
                     dealt=[(e.position, e.to) for e in rnd.history if isinstance(e, CardDealt)],
                     commitment=row.commitment,
+                    client_seeds=live.client_seeds or None,
                 )
             c.execute(
                 _FINISH_ROUND,
@@ -1162,6 +1397,7 @@ class TableRunner:
             events = [e.to_dict() for e in new] if rnd.is_over else [e.for_viewer(seat) for e in new]
             conn.sent = seq
         deadline = self.deadline()
+        upcoming = self._upcoming_pf()
         return {
             "type": "state",
             "table_id": self.table_id,
@@ -1179,6 +1415,9 @@ class TableRunner:
             "seconds_left": None if deadline is None else max(0.0, round(deadline - time.time(), 3)),
             "meters": dict(self._meters_shown if self._meters_shown is not None else self._live_meters()),
             "commitment": live.pf.commitment if live is not None and live.pf is not None else None,
+            "next_commitment": upcoming.commitment if upcoming is not None else None,
+            "client_seed": self.client_seeds.get(conn.player.player_id),
+            "decision": self.decision_id(),
             "round": view,
             "events": events,
         }
@@ -1263,7 +1502,9 @@ class TableRunner:
             self.live = live
             for step in steps[row.id]:
                 op = step["op"]
-                if op == "wager":
+                if op == "seeds":
+                    live.client_seeds = [(int(seat), str(seed)) for seat, seed in step["seeds"]]
+                elif op == "wager":
                     rnd.place_wager(step["seat"], step["wager"], step["amount"], step.get("option"))
                 elif op == "deal":
                     self._refresh_meters()

@@ -12,6 +12,7 @@ import hashlib
 import logging
 import secrets
 import threading
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -58,6 +59,7 @@ log = logging.getLogger("tablegames.server")
 REQUEST_ID_MAX = 64
 HISTORY_PAGE_MAX = 100  # rounds in one page of GET /history and GET /tables/{id}/history
 JACKPOT_PAGE_MAX = 200  # entries in one page of GET /jackpots/history
+IDEMPOTENCY_KEY_MAX = 64  # the column (db.IdempotencyKey.request_id)
 DEMO_TABLES = (
     ("Let It Ride", "let-it-ride"),
     ("One Eyed Flush", "one-eyed-flush"),
@@ -76,13 +78,33 @@ def iso(ts: float | None) -> str | None:
 
 
 def check_request_id(value: object, required: bool) -> str | None:
+    """A request id: 1-64 characters, no control characters (the same on SQLite and PostgreSQL)."""
     if value is None:
         if required:
             raise ApiError("bad_message", "this request needs a request_id (a string of 1-64 characters)")
         return None
     if not isinstance(value, str) or not 1 <= len(value) <= REQUEST_ID_MAX:
         raise ApiError("bad_message", "request_id must be a string of 1-64 characters")
+    if any(unicodedata.category(ch) in ("Cc", "Cs") for ch in value):
+        raise ApiError("bad_message", "request_id must not contain control characters")
     return value
+
+
+def idempotency_key(scope: str, request_id: str) -> str:
+    """The stored key of a request id (``IdempotencyKey.request_id``, 64 characters): ``scope:id`` when it fits,
+    else ``scope#`` and the id's SHA-256 in hex, cut to 64 characters. A scope never holds ``:`` after its last
+    character nor ``#``, so the two forms never meet; every id of 1-64 characters fits on every database.
+
+    >>> idempotency_key("buy-in", "b1")
+    'buy-in:b1'
+    >>> len(idempotency_key("wager:12", "x" * 64)), idempotency_key("wager:12", "x" * 64)[:9]
+    (64, 'wager:12#')
+    """
+    key = f"{scope}:{request_id}"
+    if len(key) <= IDEMPOTENCY_KEY_MAX:
+        return key
+    digest = hashlib.sha256(request_id.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{scope}#{digest}"[:IDEMPOTENCY_KEY_MAX]
 
 
 def check_amount(value: object, what: str = "amount") -> int:
@@ -352,7 +374,7 @@ class Server:
         """Buy-in (cashier -> wallet) or cash-out (wallet -> cashier), idempotent by request id."""
         rid = check_request_id(request_id, required=True)
         assert rid is not None
-        key = f"{kind}:{rid}"
+        key = idempotency_key(kind, rid)
         with self.sessions() as s:
             old = s.get(IdempotencyKey, (player.player_id, key))
             if old is not None:

@@ -92,7 +92,8 @@ export class TableSocket {
     });
     ws.addEventListener("close", (ev) => {
       if (this.closed) return;
-      if (ev.code === 4401 || ev.code === 4404) {
+      // 4409: replaced by a newer socket of this player (reconnecting would close that one); 4503: table full
+      if (ev.code === 4401 || ev.code === 4404 || ev.code === 4409 || ev.code === 4503) {
         this.onStatus("closed", ev.code);
         return;
       }

@@ -46,6 +46,9 @@ const S = {
   history: [],
   lastResultRound: null,
   pendingWager: null,
+  decision: null, // the id of the decision awaited now (an act names it)
+  nextCommitment: null, // the next round's server-seed commitment (a client seed names it)
+  clientSeed: null, // my seed at this table, as the server has it
 };
 
 // --- utilities ------------------------------------------------------------------------------------
@@ -296,9 +299,14 @@ function onStatus(status, code) {
   S.conn = status;
   if (status === "open" && S.hintsOn) S.sock.send({ type: "hints", on: true });
   if (status === "closed") {
-    toast(code === 4401 ? "Your session is not valid: please register again." : "No such table.", "error");
+    const why = {
+      4401: "Your session is not valid: please register again.",
+      4409: "This table is open in newer windows: this one was closed.",
+      4503: "This table has too many connections right now.",
+    };
+    toast(why[code] || "No such table.", "error");
     if (code === 4401) setToken(null);
-    location.hash = "#/";
+    if (code !== 4409) location.hash = "#/";
   }
   renderConsole();
 }
@@ -359,6 +367,9 @@ function onAck(msg) {
     setBalance(msg.balance);
   } else if (msg.for === "hints") {
     S.hintsOn = !!msg.on;
+  } else if (msg.for === "client_seed") {
+    S.clientSeed = msg.seed;
+    if (!msg.duplicate) toast(`Client seed set for round ${msg.round_no} and after.`, "info");
   }
 }
 
@@ -378,6 +389,10 @@ function onState(msg) {
   S.deadlineAt = msg.seconds_left === null || msg.seconds_left === undefined ? null : Date.now() + msg.seconds_left * 1000;
   S.meters = msg.meters || (S.round && S.round.meters) || {};
   S.commitment = msg.commitment || null;
+  S.decision = msg.decision ?? null;
+  S.nextCommitment = msg.next_commitment ?? null;
+  S.clientSeed = msg.client_seed ?? null;
+  renderSeed();
   for (const ev of msg.events || []) onEvent(ev);
   if (S.hint && (!S.round || S.round.to_act !== S.seat || S.hint.round_id !== S.roundId)) S.hint = null;
   // cards that appeared since the last state: animated as dealt
@@ -929,7 +944,28 @@ function fmtEv(ev) {
 function act(action) {
   if (!S.round || S.round.to_act !== S.seat) return;
   if (!(S.round.legal_actions || []).includes(action)) return;
-  S.sock.send({ type: "act", action, request_id: requestId("a") });
+  // the act names the decision it answers: a second click, or another window's, changes nothing
+  S.sock.send({ type: "act", action, decision: S.decision, request_id: requestId("a") });
+}
+
+/** The provably-fair panel: the next round's commitment and my client seed (docs/protocol.md). */
+function renderSeed() {
+  const panel = $("seed-panel");
+  if (!panel) return;
+  panel.hidden = !S.nextCommitment;
+  $("next-commitment").textContent = S.nextCommitment ? `${S.nextCommitment.slice(0, 16)}…` : "—";
+  $("next-commitment").title = S.nextCommitment || "";
+  $("seed-status").textContent = S.clientSeed
+    ? `Your seed: “${S.clientSeed}” (mixed into every round you sit in).`
+    : "No seed set: rounds use the default seed.";
+}
+
+function setSeed(e) {
+  e.preventDefault();
+  const seed = $("seed-input").value.trim();
+  if (!seed || !S.sock || !S.nextCommitment) return;
+  // the seed names the commitment it answers: the next round's server seed was fixed before we chose ours
+  S.sock.send({ type: "client_seed", seed, commitment: S.nextCommitment, request_id: requestId("c") });
 }
 
 function sit(seat) {
@@ -1070,6 +1106,7 @@ function boot() {
     walletOp("buy-in");
   });
   $("cashout-btn").addEventListener("click", () => walletOp("cash-out"));
+  $("seed-form").addEventListener("submit", setSeed);
   $("btn-lobby").addEventListener("click", () => (location.hash = "#/"));
   $("btn-wallet").addEventListener("click", () => (location.hash = "#/"));
   $("btn-logout").addEventListener("click", () => {
