@@ -728,5 +728,10 @@ class LetItRideAnalyzer(Analyzer):
     def plot_strategy(self, a: Analysis, rules: LetItRideRules, bet_cents: int | None, path: Any) -> None:
         plot_strategy(rules, bet_cents, path)
 
+    def protection(self) -> Any:
+        from tablegames.analysis.protect_let_it_ride import PROTECTION
+
+        return PROTECTION
+
 
 ANALYZER = LetItRideAnalyzer()
