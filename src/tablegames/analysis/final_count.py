@@ -278,5 +278,10 @@ class FinalCountAnalyzer(Analyzer):
     def edge_function(self, rules: FinalCountRules, hand: str, bet_cents: int | None) -> tuple[Any, str]:
         raise RuleError(f"{rules.game} has no pay table to tune (every win pays 1 to 1, R-FC-5)")
 
+    def protection(self) -> Any:
+        from tablegames.analysis.protect_final_count import PROTECTION
+
+        return PROTECTION
+
 
 ANALYZER = FinalCountAnalyzer()

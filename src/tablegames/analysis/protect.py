@@ -188,7 +188,7 @@ def _share_scenario(rules: Any, k: int | None, protection: GameProtection) -> Sc
             f"K players (2 to {MAX_SHARE}) at one table see each other's cards: each decides knowing the "
             "K-1 other hands are out of the deck (share=1: nothing exposed, the fair game)"
         )
-        return Scenario(SHARE, text, protection.share_exact(rules, 2))
+        return Scenario(SHARE, text, all(protection.share_exact(rules, j) for j in range(2, MAX_SHARE + 1)))
     if k == 1:
         return Scenario("share=1", "one player alone: nothing exposed (the fair game)", True)
     return Scenario(
