@@ -636,5 +636,10 @@ class OneEyedFlushAnalyzer(Analyzer):
 
         return oef_edge, "main (win odds by the player's category, R-OEF-8)"
 
+    def protection(self) -> Any:
+        from tablegames.analysis.protect_one_eyed_flush import PROTECTION
+
+        return PROTECTION
+
 
 ANALYZER = OneEyedFlushAnalyzer()
