@@ -59,6 +59,7 @@ def _label(t2: int) -> str:
     return f"two-card total {t2}"
 
 
+@lru_cache(maxsize=8)  # an Exposure is immutable: a scenario is solved once per rules
 def solve(rules: FinalCountRules, scenario: str) -> Exposure:
     """The exact EV and changed decisions of ``peek-own`` or ``dealer-hole``."""
     t = fca._tables()

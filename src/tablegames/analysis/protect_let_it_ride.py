@@ -113,6 +113,7 @@ def _sub(fives: npt.NDArray[np.int8], cols: tuple[int, ...]) -> IntArray:
     return _colex([fives[:, c] for c in sorted(cols)])
 
 
+@lru_cache(maxsize=8)  # an Exposure is immutable: a scenario is solved once per rules
 def solve(rules: LetItRideRules, scenario: str) -> Exposure:
     """The exact EV and changed decisions of ``scenario``, over every ordered deal."""
     sol = lir._solve(rules, None)

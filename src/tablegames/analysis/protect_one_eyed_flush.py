@@ -195,7 +195,7 @@ def _options_py(
             ev[1 + pos] += ny * s
         if mode != 2:
             rem[yy] += 1
-    return n_state
+    return int(n_state)
 
 
 def _solve_py(
@@ -359,7 +359,7 @@ def _option_text(key: tuple[int, int, int], opt: int, sol: Any) -> str:
 
 def _situation(key: tuple[int, int, int], sol: Any) -> str:
     hand = sol.tables.hands[int(sol.tables.hand_of[key])]
-    return hand.category.name.replace("_", " ").lower()
+    return str(hand.category.name).replace("_", " ").lower()
 
 
 def _changes(changes: IntArray, sol: Any) -> tuple[dict[tuple[str, str, str], int], int]:
@@ -376,6 +376,7 @@ def _changes(changes: IntArray, sol: Any) -> tuple[dict[tuple[str, str, str], in
     return out, n_changed
 
 
+@lru_cache(maxsize=8)  # an Exposure is immutable: a scenario is solved once per rules
 def solve(rules: OneEyedFlushRules, scenario: str) -> Exposure:
     """The exact EV and changed decisions of a scenario, over every ordered deal."""
     sol = oefa._solve(rules)
