@@ -254,3 +254,15 @@ def test_let_it_ride_share_solves_each_sampled_deal_exactly() -> None:
             s_fair = int(sol.ride1[colex_of(p)])
             fair_sum = sum(sums(s_fair, c1)[int(sol.ride2[s_fair, colex_of([*p, c1])])] for c1 in deck)
             assert (int(inf[i]), int(fair[i])) == (best, fair_sum)
+
+
+@pytest.mark.parametrize("definition", DEFINITIONS, ids=lambda d: d.key)
+def test_a_zero_card_exposure_through_each_games_machinery_is_the_fair_analysis_exactly(
+    definition: object,
+) -> None:
+    """The scenario ``none`` (nothing seen) runs the game's own exposure enumeration (Let It Ride's ordered
+    deals, One Eyed Flush's Numba kernel, Final Count's value classes): it must give the fair EV exactly."""
+    rules = make_rules(definition.key)  # type: ignore[attr-defined]
+    exposure = game_protection(rules).solve(rules, "none", sim_rounds=1, seed=1)
+    assert exposure.exact and exposure.player_ev == analyze_game(rules).expected_value
+    assert exposure.decisions_changed == () and exposure.change_frequency in (None, 0)

@@ -97,7 +97,7 @@ def _informed_tables(rules: LetItRideRules, scenario: str) -> dict[str, Any]:
     if scenario == "community-1":
         v4 = np.stack([np.where(sol.ride2[s], sol.sums4[:, s + 2], sol.sums4[:, s + 1]) for s in (0, 1)])
         return {"ride1": v4[1] > v4[0]}
-    return {"ride1": None}
+    return {"ride1": None}  # both-community (decided on the five cards), none (the fair tables)
 
 
 def _orders() -> list[tuple[tuple[int, int, int], int, int]]:
@@ -133,7 +133,10 @@ def solve(rules: LetItRideRules, scenario: str) -> Exposure:
     for p, c1, c2 in _orders():
         ip = sub(p)
         ipc1 = sub((*p, c1))
-        if scenario == "both-community":
+        if scenario == "none":  # nothing exposed: the fair strategy through this enumeration
+            s = sol.ride1[ip]
+            r2 = np.where(s, sol.ride2[1][ipc1], sol.ride2[0][ipc1])
+        elif scenario == "both-community":
             s = _pays(win, 1)[h]  # ride both wagers exactly when the five cards pay
             r2 = s
         else:
