@@ -249,13 +249,11 @@ def _solve_py(
                                     continue
                                 rem[s1] -= 1
                                 weight = ways3[a, b, c] * wf * w1
-                            if mode == 3:
-                                pass
-                            elif mode == 0:
+                            if mode == 0:
                                 g = s1
                             elif mode == 2:
                                 y = s1
-                            else:
+                            elif mode == 1:
                                 w2 = rem[s2]
                                 if w2 <= 0:
                                     continue
