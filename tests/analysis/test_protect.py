@@ -51,8 +51,10 @@ def test_share_1_exposes_nothing_and_is_the_fair_analysis_exactly(definition: Ga
 def test_every_game_lists_its_scenarios_and_share(definition: GameDefinition) -> None:
     rules = make_rules(definition.key)
     names = [s.name for s in scenarios(rules)]
-    assert names[-1] == "share=K" and len(names) >= 3
-    with pytest.raises(RuleError, match=r"unknown scenario 'nope'.*share=K"):
+    assert names[-2:] == ["share=2", "share=7"] and len(names) >= 4
+    assert [s.name for s in scenarios(rules, template=True)] == [*names, "share=K"]
+    assert all(protect(rules, name, sim_rounds=200).scenario == name for name in names[-2:])
+    with pytest.raises(RuleError, match=r"unknown scenario 'nope'.*share=K \(K = 1 to 7\)"):
         protect(rules, "nope")
     with pytest.raises(RuleError, match="share=K needs K from 1 to 7"):
         protect(rules, "share=8")
@@ -205,7 +207,7 @@ def test_cli_list() -> None:
     res = runner.invoke(app, ["protect", "one-eyed-flush", "--list", "--format", "json"])
     assert res.exit_code == 0, res.output
     names = [s["name"] for s in json.loads(res.output)["scenarios"]]
-    assert names == ["dealer-hole-1", "dealer-hole-both", "next-card", "share=K"]
+    assert names == ["dealer-hole-1", "dealer-hole-both", "next-card", "share=2", "share=7", "share=K"]
     res = runner.invoke(app, ["protect", "let-it-ride", "--list"])
     assert res.exit_code == 0 and "community-2" in res.output
 
