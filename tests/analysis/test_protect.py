@@ -118,6 +118,7 @@ def test_share_k_is_simulated_with_its_interval_and_reproducible() -> None:
     assert a.player_ev == b.player_ev
     assert a.player_ev > float(a.fair_player_ev)  # the card removal is worth something
     assert a.to_dict()["player_ev_exact"] is None
+    assert all(c["frequency_exact"] is None for c in a.to_dict()["decisions_changed"])  # sampled, not exact
 
 
 # --- the engine with an informed bot ------------------------------------------------------------------
