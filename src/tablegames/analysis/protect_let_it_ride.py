@@ -51,18 +51,18 @@ SCENARIOS = (
 )
 
 
-def _comb_table() -> list[IntArray]:
+def _comb_table() -> list[npt.NDArray[np.int32]]:
     from math import comb
 
-    return [np.array([comb(c, i + 1) for c in range(52)], dtype=np.int64) for i in range(5)]
+    return [np.array([comb(c, i + 1) for c in range(52)], dtype=np.int32) for i in range(5)]
 
 
 _C = _comb_table()
 
 
-def _colex(cols: list[npt.NDArray[Any]]) -> IntArray:
-    """Colex index of rows given as increasing columns."""
-    out = np.zeros(np.shape(cols[0]), dtype=np.int64)
+def _colex(cols: list[npt.NDArray[Any]]) -> npt.NDArray[np.int32]:
+    """Colex index of rows given as increasing columns (below C(52, 5): int32)."""
+    out = np.zeros(np.shape(cols[0]), dtype=np.int32)
     for i, col in enumerate(cols):
         out += _C[i][col]
     return out
@@ -109,7 +109,7 @@ def _orders() -> list[tuple[tuple[int, int, int], int, int]]:
     return out
 
 
-def _sub(fives: npt.NDArray[np.int8], cols: tuple[int, ...]) -> IntArray:
+def _sub(fives: npt.NDArray[np.int8], cols: tuple[int, ...]) -> npt.NDArray[np.int32]:
     return _colex([fives[:, c] for c in sorted(cols)])
 
 
@@ -119,12 +119,15 @@ def solve(rules: LetItRideRules, scenario: str) -> Exposure:
     sol = lir._solve(rules, None)
     win = sol.win
     fives = lir.combos(52, 5)
-    h = hand5().astype(np.int64)
+    h = hand5().astype(np.int32)
+    h16 = (h * 16).astype(np.uint16)  # the hand's part of the tally code
     tables = _informed_tables(rules, scenario)
     tally = np.zeros(4 * lir.NH * 16, dtype=np.int64)  # (k, hand, fair1, s, fair2, r2)
-    subs: dict[tuple[int, ...], IntArray] = {}
+    ride2 = np.concatenate([sol.ride2[0], sol.ride2[1]])  # by bet-1 state * N4 + 4-set
+    pays = np.concatenate([_pays(win, 1), _pays(win, 2)])  # by bet-1 state * NH + hand
+    subs: dict[tuple[int, ...], npt.NDArray[np.int32]] = {}
 
-    def sub(cols: tuple[int, ...]) -> IntArray:
+    def sub(cols: tuple[int, ...]) -> npt.NDArray[np.int32]:
         key = tuple(sorted(cols))
         if key not in subs:
             subs[key] = _sub(fives, key)
@@ -135,21 +138,23 @@ def solve(rules: LetItRideRules, scenario: str) -> Exposure:
         ipc1 = sub((*p, c1))
         if scenario == "none":  # nothing exposed: the fair strategy through this enumeration
             s = sol.ride1[ip]
-            r2 = np.where(s, sol.ride2[1][ipc1], sol.ride2[0][ipc1])
         elif scenario == "both-community":
-            s = _pays(win, 1)[h]  # ride both wagers exactly when the five cards pay
+            s = pays[h]  # ride both wagers exactly when the five cards pay
+        else:
+            s = tables["ride1"][sub((*p, c2)) if scenario == "community-2" else ipc1]
+        fair2 = ride2[s * np.int32(lir.N4) + ipc1]  # the fair rule at the informed state
+        if scenario == "community-2":
+            r2 = pays[s * np.int32(lir.NH) + h]
+        elif scenario == "both-community":
             r2 = s
         else:
-            key1 = sub((*p, c2)) if scenario == "community-2" else ipc1
-            s = tables["ride1"][key1]
-            if scenario == "community-2":
-                r2 = np.where(s, _pays(win, 2)[h], _pays(win, 1)[h])
-            else:
-                r2 = np.where(s, sol.ride2[1][ipc1], sol.ride2[0][ipc1])
+            r2 = fair2  # the second decision is taken on the fair information
         fair1 = sol.ride1[ip]
-        fair2 = np.where(s, sol.ride2[1][ipc1], sol.ride2[0][ipc1])  # the fair rule at the informed state
-        k = 1 + s.astype(np.int64) + r2
-        code = ((k * lir.NH + h) * 16) + fair1 * 8 + s * 4 + fair2 * 2 + r2
+        s16 = s.astype(np.uint16)
+        r16 = r2.astype(np.uint16)
+        code = h16 + (s16 + r16 + 1) * np.uint16(lir.NH * 16)
+        code += fair1.astype(np.uint16) * np.uint16(8) + s16 * np.uint16(4)
+        code += fair2.astype(np.uint16) * np.uint16(2) + r16
         tally += np.bincount(code, minlength=len(tally))
     t = tally.reshape(4, lir.NH, 2, 2, 2, 2)
     total = int((t.sum(axis=(2, 3, 4, 5)) * win).sum())
