@@ -18,10 +18,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import comb
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from tablegames.analysis.protect import GameProtection
 
 ASSUMPTIONS: tuple[str, ...] = (
     "One player heads-up against the dealer, one full 52-card deck (R-0.1), card removal included.",
@@ -298,6 +301,11 @@ class Analyzer:
     def edge_function(self, rules: Any, hand: str, bet_cents: int | None) -> tuple[Any, str]:
         """(payout -> house edge, the wager's name) for tuning ``hand``."""
         raise NotImplementedError
+
+    def protection(self) -> GameProtection | None:
+        """The game's exposure scenarios (an ``analysis.protect.GameProtection``, kept in the game's own
+        module, ``analysis/protect_<game>.py``), or None when it has none."""
+        return None
 
     def plot_strategy(self, a: Analysis, rules: Any, bet_cents: int | None, path: Any) -> None:
         """Draw the strategy image of the report (default: the decision chart, ``chart_axes``)."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from math import comb
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -29,6 +29,9 @@ from tablegames.cards import CARDS
 from tablegames.engine.actions import STAND, TURN, Action
 from tablegames.rules.common import RuleError
 from tablegames.rules.final_count import FcDecision, FinalCountRules, must_turn, player_final_total, showdown
+
+if TYPE_CHECKING:
+    from tablegames.analysis.protect import GameProtection
 
 IntArray = npt.NDArray[np.int64]
 DEALS = comb(52, 2) * comb(50, 2) * 48 * 47
@@ -277,6 +280,11 @@ class FinalCountAnalyzer(Analyzer):
 
     def edge_function(self, rules: FinalCountRules, hand: str, bet_cents: int | None) -> tuple[Any, str]:
         raise RuleError(f"{rules.game} has no pay table to tune (every win pays 1 to 1, R-FC-5)")
+
+    def protection(self) -> GameProtection:
+        from tablegames.analysis.protect_final_count import PROTECTION
+
+        return PROTECTION
 
 
 ANALYZER = FinalCountAnalyzer()

@@ -30,7 +30,7 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations_with_replacement, permutations
 from math import comb
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -52,6 +52,9 @@ from tablegames.rules.one_eyed_flush import (
     is_bust,
     point_value,
 )
+
+if TYPE_CHECKING:
+    from tablegames.analysis.protect import GameProtection
 
 IntArray = npt.NDArray[np.int64]
 NC = CLASSES.n  # 13 natural ranks (rank - 2) and the wild class (rules.indexing.CardClasses)
@@ -635,6 +638,11 @@ class OneEyedFlushAnalyzer(Analyzer):
             return analyze(replace(rules, main_paytable=base.with_pay(cat, odds))).house_edge
 
         return oef_edge, "main (win odds by the player's category, R-OEF-8)"
+
+    def protection(self) -> GameProtection:
+        from tablegames.analysis.protect_one_eyed_flush import PROTECTION
+
+        return PROTECTION
 
 
 ANALYZER = OneEyedFlushAnalyzer()
