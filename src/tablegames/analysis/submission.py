@@ -242,7 +242,7 @@ def sweep_values(s: MeterSweep) -> list[Fraction]:
     """Meter values to tabulate: from the reset up to 6x the reset or twice the break-even meter (about a dozen
     steps), and the break-even meter itself."""
     base = s.reset_cents or 100_000
-    top = max(6 * base, 2 * s.break_even)
+    top: Fraction = max(Fraction(6 * base), 2 * s.break_even)
     step = Fraction(base, 2) if top <= 6 * base else Fraction(math.ceil(top / 12))
     values = {base + k * step for k in range(13) if base + k * step <= top}
     values.add(s.break_even)
