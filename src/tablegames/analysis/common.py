@@ -299,6 +299,11 @@ class Analyzer:
         """(payout -> house edge, the wager's name) for tuning ``hand``."""
         raise NotImplementedError
 
+    def protection(self) -> Any:
+        """The game's exposure scenarios (an ``analysis.protect.GameProtection``, kept in the game's own
+        module), or None when it has none."""
+        return None
+
     def plot_strategy(self, a: Analysis, rules: Any, bet_cents: int | None, path: Any) -> None:
         """Draw the strategy image of the report (default: the decision chart, ``chart_axes``)."""
         from tablegames.analysis.report import plot_chart

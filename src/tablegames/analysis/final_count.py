@@ -340,5 +340,10 @@ class FinalCountAnalyzer(Analyzer):
             ),
         ]
 
+    def protection(self) -> Any:
+        from tablegames.analysis.protect_final_count import PROTECTION
+
+        return PROTECTION
+
 
 ANALYZER = FinalCountAnalyzer()

@@ -875,6 +875,11 @@ class LetItRideAnalyzer(Analyzer):
             ),
         ]
 
+    def protection(self) -> Any:
+        from tablegames.analysis.protect_let_it_ride import PROTECTION
+
+        return PROTECTION
+
 
 def envy_value(rules: LetItRideRules) -> Fraction:
     """R-LIR-8: the Envy Bonus one Progressive wager collects per other Progressive player, in units of the

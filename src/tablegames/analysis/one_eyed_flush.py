@@ -796,5 +796,10 @@ class OneEyedFlushAnalyzer(Analyzer):
             ),
         ]
 
+    def protection(self) -> Any:
+        from tablegames.analysis.protect_one_eyed_flush import PROTECTION
+
+        return PROTECTION
+
 
 ANALYZER = OneEyedFlushAnalyzer()

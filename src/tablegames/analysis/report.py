@@ -367,8 +367,10 @@ def to_report_markdown(sub: Submission, images: dict[str, str], command: str | N
     p += [
         "## 10. Game protection",
         "",
-        "What exposed hidden information is worth to a player: the player's exact expected value with the "
-        "optimal strategy under that knowledge (tablegames.analysis.protect), per initial unit.",
+        "What exposed hidden information is worth to a player: the player's exact expected value per initial "
+        "unit with the optimal strategy under that knowledge (tablegames.analysis.protect, every deal "
+        "enumerated), against fair play; how often a decision changes; and the cost to the house per hour of "
+        f"one informed player betting {_money(sub.average_bet_cents)} at the full-table pace of section 7.",
         "",
     ]
     if sub.protection:

@@ -284,7 +284,12 @@ def build(
             )
         else:
             seat_rows.append(SeatRow(p, a.house_edge, True, None, 0, effects))
-    prot, prot_note = protection_rows(rules) if protection else ([], "not computed (--no-protect)")
+    full_table = round(rounds_per_hour(found.pace, PLAYERS[-1]))
+    prot, prot_note = (
+        protection_rows(rules, average_bet_cents, full_table)
+        if protection
+        else ([], "not computed (--no-protect)")
+    )
     verification: list[VerifyRow] = []
     note = ""
     targets = found.verify_targets(a, rules)
@@ -329,25 +334,34 @@ def verify_rows(targets: Sequence[VerifyTarget], summary: dict[str, Any]) -> lis
     return out
 
 
-def protection_rows(rules: GameRules) -> tuple[list[dict[str, Any]], str]:
-    """Every exact game-protection scenario of the game (``analysis.protect``), as JSON rows."""
-    import importlib
+def protection_rows(
+    rules: GameRules, average_bet_cents: int = 1_000, rounds_per_hour: int = 60
+) -> tuple[list[dict[str, Any]], str]:
+    """Every exact game-protection scenario of the game (``analysis.protect``; ``share=K`` for each K that is
+    enumerated exactly), as JSON rows; and a note naming the simulated ones left out."""
+    from tablegames.analysis import protect
+    from tablegames.rules.common import RuleError
 
     try:
-        protect: Any = importlib.import_module("tablegames.analysis.protect")
-    except ImportError:
-        return [], "the game-protection analysis (tablegames.analysis.protect) is not installed"
-    rows: list[dict[str, Any]] = []
+        game = protect.game_protection(rules)
+    except RuleError as exc:
+        return [], str(exc)
+    names: list[str] = []
     skipped: list[str] = []
     for scenario in protect.scenarios(rules):
-        name = getattr(scenario, "name", scenario)
-        if getattr(scenario, "exact", True) is False:
-            skipped.append(str(name))
-            continue
-        result = protect.protect(rules, name)
-        if not result.exact:
-            skipped.append(str(name))
-            continue
-        rows.append(result.to_dict())
-    note = f"simulated scenarios not included: {', '.join(skipped)}" if skipped else ""
+        if scenario.name == protect.SHARE:
+            for k in range(2, protect.MAX_SHARE + 1):
+                (names if game.share_exact(rules, k) else skipped).append(f"share={k}")
+        else:
+            (names if scenario.exact else skipped).append(scenario.name)
+    rows = []
+    for name in names:
+        result = protect.protect(
+            rules, name, avg_bet_cents=average_bet_cents, rounds_per_hour=rounds_per_hour
+        )
+        if result.exact:
+            rows.append(result.to_dict())
+        else:
+            skipped.append(name)
+    note = f"simulated scenarios left out (run `tablegames protect`): {', '.join(skipped)}" if skipped else ""
     return rows, note

@@ -1,0 +1,225 @@
+"""Game protection (issue 14): the exposure scenarios' exact EVs, the published anchor, nothing exposed = the
+fair analysis, and each exact scenario cross-checked by the engine with an informed bot on seeded decks."""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+
+import pytest
+from typer.testing import CliRunner
+
+from tablegames.analysis.api import analyze_game, analyzer
+from tablegames.analysis.protect import ProtectionResult, game_protection, protect, scenarios
+from tablegames.cli import app
+from tablegames.engine import Bot, Table
+from tablegames.randomness import SeededRandom
+from tablegames.rules import make_rules
+from tablegames.rules.common import RuleError
+from tablegames.rules.registry import DEFINITIONS
+
+runner = CliRunner()
+
+COMMUNITY_2 = Fraction(66142, 270725)  # Let It Ride, the second community card hole-carded: +24.43%
+
+
+def test_let_it_ride_community_2_is_jacobsons_plus_24_43_percent() -> None:
+    r = protect(make_rules("let-it-ride"), "community-2")
+    print(f"Let It Ride community-2: player EV {r.player_ev} = {float(r.player_ev):+.6%}")
+    assert r.exact and r.ci is None and r.rounds_simulated == 0
+    assert f"{float(r.player_ev):+.2%}" == "+24.43%"  # E. Jacobson's published figure, to its digits
+    assert r.player_ev == COMMUNITY_2
+    assert r.edge == -COMMUNITY_2
+    assert r.change == COMMUNITY_2 - analyze_game(make_rules("let-it-ride")).expected_value
+
+
+@pytest.mark.parametrize("definition", DEFINITIONS, ids=lambda d: d.key)
+def test_share_1_exposes_nothing_and_is_the_fair_analysis_exactly(definition: object) -> None:
+    rules = make_rules(definition.key)  # type: ignore[attr-defined]
+    r = protect(rules, "share=1")
+    fair = analyze_game(rules).expected_value
+    assert r.exact and r.player_ev == fair and r.fair_player_ev == fair
+    assert r.change == 0 and r.decisions_changed == [] and r.change_frequency == 0
+    assert r.cost_per_hour_cents == 0
+
+
+@pytest.mark.parametrize("definition", DEFINITIONS, ids=lambda d: d.key)
+def test_every_game_lists_its_scenarios_and_share(definition: object) -> None:
+    rules = make_rules(definition.key)  # type: ignore[attr-defined]
+    names = [s.name for s in scenarios(rules)]
+    assert names[-1] == "share=K" and len(names) >= 3
+    with pytest.raises(RuleError, match=r"unknown scenario 'nope'.*share=K"):
+        protect(rules, "nope")
+    with pytest.raises(RuleError, match="share=K needs K from 1 to 7"):
+        protect(rules, "share=8")
+
+
+EXPECTED = {  # exact player EVs per initial unit (measured; the engine cross-checks below tie them down)
+    ("let-it-ride", "community-1"): Fraction(7027, 83300),
+    ("let-it-ride", "both-community"): Fraction(87557, 216580),
+}
+
+
+@pytest.mark.parametrize(
+    "game, scenario",
+    [
+        ("let-it-ride", "community-1"),
+        ("let-it-ride", "community-2"),
+        ("let-it-ride", "both-community"),
+        ("final-count", "peek-own"),
+        ("final-count", "dealer-hole"),
+        ("final-count", "share=2"),
+        ("one-eyed-flush", "dealer-hole-1"),
+        ("one-eyed-flush", "dealer-hole-both"),
+        ("one-eyed-flush", "next-card"),
+    ],
+)
+def test_exact_scenarios_gain_and_add_up(game: str, scenario: str) -> None:
+    rules = make_rules(game)
+    r = protect(rules, scenario, avg_bet_cents=1000, rounds_per_hour=50, seats=2)
+    assert r.exact and isinstance(r.player_ev, Fraction)
+    if (game, scenario) in EXPECTED:
+        assert r.player_ev == EXPECTED[(game, scenario)]
+    assert r.player_ev > r.fair_player_ev  # knowing more never hurts an optimal player; here it helps
+    assert r.change == r.player_ev - r.fair_player_ev and r.edge == -r.player_ev
+    assert math.isclose(r.cost_per_hour_cents, float(r.change) * 1000 * 50 * 2)
+    assert r.decisions_changed and 0 < r.change_frequency <= 1
+    assert all(c.fair != c.informed and 0 < c.frequency <= r.change_frequency for c in r.decisions_changed)
+    data = json.loads(json.dumps(r.to_dict()))
+    assert Fraction(data["player_ev_exact"]) == r.player_ev and data["exact"] is True
+
+
+def test_let_it_ride_knowledge_is_ordered() -> None:
+    rules = make_rules("let-it-ride")
+    ev = {s: protect(rules, s).player_ev for s in ("community-1", "community-2", "both-community")}
+    assert ev["community-1"] < ev["community-2"] < ev["both-community"]
+    # both community cards known: ride both wagers exactly on a paying hand
+    assert protect(rules, "both-community").decisions_changed[0].informed == "ride"
+
+
+def test_share_k_is_simulated_with_its_interval_and_reproducible() -> None:
+    rules = make_rules("let-it-ride")
+    a = protect(rules, "share=3", sim_rounds=2_000, seed=5)
+    b = protect(rules, "share=3", sim_rounds=2_000, seed=5)
+    assert not a.exact and a.rounds_simulated == 2_000 and a.ci is not None
+    assert a.ci[0] <= a.player_ev <= a.ci[1]
+    assert a.player_ev == b.player_ev
+    assert a.player_ev > float(a.fair_player_ev)  # the card removal is worth something
+    assert a.to_dict()["player_ev_exact"] is None
+
+
+# --- the engine with an informed bot ------------------------------------------------------------------
+
+
+def engine_mean(game: str, scenario: str, rounds: int, seats: int = 1, seed: int = 14) -> tuple[float, float]:
+    """Mean and standard error of seat 1's net per initial unit over seeded engine rounds, seat 1 played by
+    the scenario's informed bot (the others by the fair optimal strategy)."""
+    rules = make_rules(game)
+    informed = game_protection(rules).informed_action(rules, scenario)
+    found = analyzer(rules)
+    strategy = found.optimal_strategy(rules)
+    fair = Bot(lambda context: found.advise(strategy, context))
+    table = Table(rules, seats=seats, source=SeededRandom(seed))
+    total = total_sq = 0.0
+    unit = 100
+    for _ in range(rounds):
+        rnd = table.new_round()
+        for seat in range(1, seats + 1):
+            rnd.place_wager(seat, rnd.main_wager(), unit)
+        rnd.deal()
+        while not rnd.is_over:
+            seat = rnd.to_act
+            action = informed(rnd, seat) if seat == 1 else fair.choose(rnd, seat)
+            rnd.act(seat, action)
+        s = rnd.seats[1]
+        x = (s.returned - s.staked) / unit
+        total += x
+        total_sq += x * x
+    mean = total / rounds
+    return mean, math.sqrt((total_sq / rounds - mean * mean) / rounds)
+
+
+@pytest.mark.parametrize(
+    "game, scenario, rounds",
+    [
+        ("let-it-ride", "community-2", 30_000),
+        ("let-it-ride", "community-1", 30_000),
+        ("let-it-ride", "both-community", 30_000),
+        ("final-count", "peek-own", 30_000),
+        ("final-count", "dealer-hole", 30_000),
+        ("one-eyed-flush", "dealer-hole-1", 8_000),
+        ("one-eyed-flush", "dealer-hole-both", 8_000),
+        ("one-eyed-flush", "next-card", 8_000),
+    ],
+)
+def test_engine_with_an_informed_bot_agrees_within_4_se(game: str, scenario: str, rounds: int) -> None:
+    r: ProtectionResult = protect(make_rules(game), scenario)
+    mean, se = engine_mean(game, scenario, rounds)
+    assert abs(mean - float(r.player_ev)) < 4 * se, (mean, se, float(r.player_ev))
+    # and the bot really plays the informed strategy: fair play would be far off where the gain is large
+    if float(r.change) > 8 * se:
+        assert abs(mean - float(r.fair_player_ev)) > 4 * se
+
+
+def test_final_count_share_2_engine_two_seats() -> None:
+    r = protect(make_rules("final-count"), "share=2")
+    mean, se = engine_mean("final-count", "share=2", 20_000, seats=2)
+    assert abs(mean - float(r.player_ev)) < 4 * se
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "game, scenario",
+    [("let-it-ride", "community-2"), ("final-count", "peek-own"), ("one-eyed-flush", "next-card")],
+)
+def test_engine_informed_bot_long(game: str, scenario: str) -> None:
+    r = protect(make_rules(game), scenario)
+    mean, se = engine_mean(game, scenario, 200_000 if game != "one-eyed-flush" else 60_000, seed=99)
+    assert abs(mean - float(r.player_ev)) < 4 * se
+
+
+# --- the command ----------------------------------------------------------------------------------------
+
+
+def test_cli_table_and_json() -> None:
+    res = runner.invoke(app, ["protect", "let-it-ride", "--scenario", "community-2", "--bet", "$10"])
+    assert res.exit_code == 0, res.output
+    assert "+24.4314%" in res.output and "66142/270725" in res.output and "wager 1" in res.output
+    res = runner.invoke(app, ["protect", "final-count", "-s", "dealer-hole", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["game"] == "final-count" and data["scenario"] == "dealer-hole" and data["exact"] is True
+    assert Fraction(data["player_ev_exact"]) == protect(make_rules("final-count"), "dealer-hole").player_ev
+    assert math.isclose(data["player_ev"], float(Fraction(data["player_ev_exact"])))
+    assert data["fair_player_ev"] == float(analyze_game(make_rules("final-count")).expected_value)
+    res = runner.invoke(app, ["protect", "final-count", "-s", "share=3", "-f", "json", "--rounds", "500"])
+    data = json.loads(res.output)
+    assert data["exact"] is False and data["rounds_simulated"] == 500 and len(data["ci95"]) == 2
+
+
+def test_cli_list() -> None:
+    res = runner.invoke(app, ["protect", "one-eyed-flush", "--list", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    names = [s["name"] for s in json.loads(res.output)["scenarios"]]
+    assert names == ["dealer-hole-1", "dealer-hole-both", "next-card", "share=K"]
+    res = runner.invoke(app, ["protect", "let-it-ride", "--list"])
+    assert res.exit_code == 0 and "community-2" in res.output
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["protect", "poker", "--scenario", "dealer-1"], "unknown game 'poker'"),
+        (["protect", "let-it-ride", "--scenario", "peek-own"], "unknown scenario 'peek-own'"),
+        (["protect", "let-it-ride", "--scenario", "share=0"], "share=K needs K"),
+        (["protect", "let-it-ride"], "name a --scenario"),
+        (["protect", "let-it-ride", "-s", "community-2", "--bet", "ten"], "not an amount"),
+    ],
+)
+def test_cli_errors_exit_2(args: list[str], message: str) -> None:
+    res = runner.invoke(app, args)
+    assert res.exit_code == 2, res.output
+    assert message in res.output and "Traceback" not in res.output
+    if "unknown scenario" in message:
+        assert "community-1" in res.output and "share=K" in res.output  # the known ones are listed
