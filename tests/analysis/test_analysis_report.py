@@ -255,3 +255,22 @@ def test_report_cli_writes_every_file_and_rejects_bad_options(tmp_path: Path) ->
         res = runner.invoke(app, ["report", "final-count", "--out", str(tmp_path / "x"), *bad])
         assert res.exit_code == 2 and "must be" in res.output
         assert not (tmp_path / "x").exists()
+
+
+def test_the_protection_section_lists_every_exact_scenario(built: tuple[Any, Submission, Path]) -> None:
+    from tablegames.analysis import protect
+
+    rules, sub, out = built
+    game = protect.game_protection(rules)
+    exact = [s.name for s in protect.scenarios(rules) if s.exact and s.name != protect.SHARE]
+    exact += [f"share={k}" for k in range(2, protect.MAX_SHARE + 1) if game.share_exact(rules, k)]
+    assert [r["scenario"] for r in sub.protection] == exact
+    assert all(
+        r["exact"] and r["fair_player_ev_exact"] == str(sub.analysis.expected_value) for r in sub.protection
+    )
+    md = (out / "report.md").read_text()
+    for r in sub.protection:
+        assert f"| {r['scenario']} |" in md
+    if rules.game == "let-it-ride":  # the published anchor (E. Jacobson): hole-carding the last card
+        row = next(r for r in sub.protection if r["scenario"] == "community-2")
+        assert round(100 * row["player_ev"], 2) == 24.43
