@@ -406,11 +406,15 @@ class MeterSweep:
 
 @dataclass(frozen=True)
 class VerifyTarget:
-    """An exact house edge the verification simulation checks: ``row`` names the simulation's result row
-    ("": its first, the main wager); ``side_bets`` the wagers the simulation must place for it."""
+    """An exact figure the verification simulation checks: ``row`` names the simulation's result row ("": its
+    first, the main wager) and ``figure`` its field (``house_edge``, or ``return`` for a component row such as
+    a side bet's fixed prizes); or, with ``figure="frequency"``, ``row`` is an outcome block of the simulation
+    and ``outcomes`` the labels whose frequencies add up to the exact probability. ``side_bets``: the wagers
+    the simulation must place for it."""
 
     label: str
     row: str
     exact: Fraction
     side_bets: tuple[str, ...] = ()
-    figure: str = "house_edge"  # or "return": a component row (e.g. a side bet's fixed prizes)
+    figure: str = "house_edge"
+    outcomes: tuple[str, ...] = ()

@@ -24,7 +24,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tablegames.analysis.common import Analysis, Analyzer, ExampleSpec, Outcome, PaySchedule, stacked_deck
+from tablegames.analysis.common import (
+    Analysis,
+    Analyzer,
+    ExampleSpec,
+    Outcome,
+    PaySchedule,
+    VerifyTarget,
+    stacked_deck,
+)
 from tablegames.cards import CARDS, parse_cards
 from tablegames.engine.actions import STAND, TURN, Action
 from tablegames.rules.common import RuleError
@@ -312,6 +320,19 @@ class FinalCountAnalyzer(Analyzer):
                     ("lower total, or an odd three-card total", "loses"),
                 ),
             )
+        ]
+
+    def verify_targets(self, a: Analysis, rules: FinalCountRules) -> list[VerifyTarget]:
+        return [
+            VerifyTarget("main wager house edge", "main", a.house_edge),
+            VerifyTarget(
+                "P(main wager wins)",
+                "main",
+                a.p_win,
+                figure="frequency",
+                outcomes=("win (dealer odd)", "win (higher)"),
+            ),
+            VerifyTarget("P(push)", "main", a.p_push, figure="frequency", outcomes=("push",)),
         ]
 
     def worked_examples(self, rules: FinalCountRules) -> list[ExampleSpec]:

@@ -867,6 +867,31 @@ class LetItRideAnalyzer(Analyzer):
             VerifyTarget("base game house edge (per wager)", "bets", a.house_edge),
             VerifyTarget("3-Card Bonus house edge", "bonus", bonus.house_edge, ("bonus",)),
             VerifyTarget(
+                "P(the final hand pays)",
+                "final hand",
+                a.p_win,
+                figure="frequency",
+                outcomes=tuple(enum_key(h) for h in LirHand if rules.main_paytable.odds(h) is not None),
+            ),
+            VerifyTarget(
+                "P(all three wagers ride)", "bets riding", _p_up(a, 3), figure="frequency", outcomes=("3",)
+            ),
+            VerifyTarget(
+                "P(wagers 1 and 2 both pulled)",
+                "bets riding",
+                _p_up(a, 1),
+                figure="frequency",
+                outcomes=("1 ($ only)",),
+            ),
+            VerifyTarget(
+                "3-Card Bonus hit frequency",
+                "bonus",
+                Fraction(sum(o.combinations for o in bonus.outcomes if o.payout > -1), bonus.total),
+                ("bonus",),
+                "frequency",
+                tuple(enum_key(h) for h in BonusHand if rules.bonus_paytable.odds(h) is not None),
+            ),
+            VerifyTarget(
                 "Progressive: return of the fixed prizes",
                 "progressive fixed prizes",
                 fixed,
@@ -879,6 +904,11 @@ class LetItRideAnalyzer(Analyzer):
         from tablegames.analysis.protect_let_it_ride import PROTECTION
 
         return PROTECTION
+
+
+def _p_up(a: Analysis, k: int) -> Fraction:
+    """The probability that ``k`` wagers are up at the showdown, from the return table ("<hand>, k up")."""
+    return Fraction(sum(o.combinations for o in a.outcomes if o.name.endswith(f", {k} up")), a.total)
 
 
 def envy_value(rules: LetItRideRules) -> Fraction:

@@ -785,6 +785,22 @@ class OneEyedFlushAnalyzer(Analyzer):
         )
         return [
             VerifyTarget("main wager house edge", "main", a.house_edge),
+            VerifyTarget("P(main wager wins)", "main", a.p_win, figure="frequency", outcomes=("win",)),
+            VerifyTarget("P(standoff)", "main", a.p_push, figure="frequency", outcomes=("push",)),
+            VerifyTarget(
+                "P(the player busts)",
+                "main",
+                _p(a, lambda n: n.endswith(": bust")),
+                figure="frequency",
+                outcomes=("bust",),
+            ),
+            VerifyTarget(
+                "P(the player draws)",
+                "draws",
+                _p(a, lambda n: n.startswith("draw,")),
+                figure="frequency",
+                outcomes=("players who drew",),
+            ),
             VerifyTarget(
                 "Jackpot: return of the fixed prizes", "jackpot fixed prizes", fixed, ("jackpot",), "return"
             ),
@@ -800,6 +816,11 @@ class OneEyedFlushAnalyzer(Analyzer):
         from tablegames.analysis.protect_one_eyed_flush import PROTECTION
 
         return PROTECTION
+
+
+def _p(a: Analysis, named: Callable[[str], bool]) -> Fraction:
+    """The probability of the return table's outcomes whose names pass ``named``."""
+    return Fraction(sum(o.combinations for o in a.outcomes if named(o.name)), a.total)
 
 
 ANALYZER = OneEyedFlushAnalyzer()

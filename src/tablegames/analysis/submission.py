@@ -13,8 +13,8 @@ Definitions used throughout (said in the report too):
 * hold after n rounds: house win / handle, handle = n x the average total wager, by the normal
   approximation from the exact mean and sigma: mean = element of risk, half-width z * sigma / (W * sqrt n).
 
->>> hold_interval(Fraction(1, 20), 1.0, Fraction(1), 10_000, 95)
-(0.030400360154599462, 0.06959963984540055)
+>>> [round(x, 6) for x in hold_interval(Fraction(1, 20), 1.0, Fraction(1), 10_000, 95)]
+[0.0304, 0.0696]
 """
 
 from __future__ import annotations
@@ -71,11 +71,28 @@ def wager_stats(a: Analysis, rules: GameRules) -> list[WagerStats]:
     """The main wager (from the analysis) and every side bet the analyzer lists."""
     main = registry.of(rules).main_wager
     out = [WagerStats(main.title, a.house_edge, a.element_of_risk, a.p_win, a.std_dev, a.average_wager)]
+    groups: dict[tuple[Fraction, Fraction, float], list[str]] = {}
     for title, bet in analyzer(rules).side_bet_stats(a, rules):
         _, sigma = moments(bet)
         hits = Fraction(sum(o.combinations for o in bet.outcomes if o.payout > -1), bet.total)
-        out.append(WagerStats(title, bet.house_edge, bet.house_edge, hits, sigma, Fraction(1)))
+        groups.setdefault((bet.house_edge, hits, sigma), []).append(title)
+    for (edge, hits, sigma), titles in groups.items():
+        out.append(WagerStats(merged_title(titles), edge, edge, hits, sigma, Fraction(1)))
     return out
+
+
+def merged_title(titles: Sequence[str]) -> str:
+    """One title for wagers with the same figures (e.g. every value of a named-outcome bet).
+
+    >>> merged_title(["Flip Card: 1", "Flip Card: 2"]), merged_title(["A"])
+    ('Flip Card: 1, 2 (each)', 'A')
+    """
+    if len(titles) == 1:
+        return titles[0]
+    heads = {t.partition(": ")[0] for t in titles}
+    if len(heads) == 1 and all(": " in t for t in titles):
+        return f"{heads.pop()}: {', '.join(t.partition(': ')[2] for t in titles)} (each)"
+    return " / ".join(titles) + " (each)"
 
 
 def hold_interval(
@@ -108,7 +125,7 @@ class SeatRow:
 @dataclass(frozen=True)
 class VerifyRow:
     label: str
-    exact: Fraction
+    exact: Fraction | float  # a fraction, except a standard deviation
     simulated: float
     std_error: float
 
@@ -227,7 +244,7 @@ class Submission:
                     {
                         "figure": v.label,
                         "exact": float(v.exact),
-                        "exact_fraction": str(v.exact),
+                        "exact_fraction": str(v.exact) if isinstance(v.exact, Fraction) else None,
                         "simulated": v.simulated,
                         "std_error": v.std_error,
                         "z": v.z,
@@ -297,7 +314,7 @@ def build(
         side = tuple(dict.fromkeys(b for t in targets for b in t.side_bets))
         advance = start(f"verifying {definition.key}", verify_rounds)
         s = simulate(rules, verify_rounds, seats=1, side_bets=side, seed=seed, progress=advance)
-        verification = verify_rows(targets, s)
+        verification = verify_rows(targets, s, a)
     else:
         note = "not run (no simulation given)"
     return Submission(
@@ -325,12 +342,32 @@ def build(
     )
 
 
-def verify_rows(targets: Sequence[VerifyTarget], summary: dict[str, Any]) -> list[VerifyRow]:
-    """Each exact figure against the simulation's estimate and its standard error."""
+def verify_rows(
+    targets: Sequence[VerifyTarget], summary: dict[str, Any], a: Analysis | None = None
+) -> list[VerifyRow]:
+    """Each exact figure against the simulation's estimate and its standard error; with ``a``, also the main
+    wager's standard deviation (its standard error from the exact fourth central moment)."""
     out = []
+    n = int(summary["rounds"])
     for t in targets:
+        if t.figure == "frequency":
+            block = summary["outcomes"][t.row]
+            per = next((v["count"] / v["frequency"] for v in block.values() if v["frequency"]), n)
+            freq = sum(block[o]["frequency"] for o in t.outcomes if o in block)
+            p = float(t.exact)
+            out.append(VerifyRow(t.label, t.exact, freq, math.sqrt(p * (1 - p) / per)))
+            continue
         row = summary["results"][t.row or summary["first_row"]]
         out.append(VerifyRow(t.label, t.exact, float(row[t.figure]), float(row["std_error"])))
+    if a is not None and n > 1:
+        row = summary["results"][summary["first_row"]]
+        sigma = a.std_dev
+        mean = a.expected_value
+        mu4 = float(sum(((x - mean) ** 4 * p for x, p in a.net_distribution().items()), Fraction(0)))
+        se = math.sqrt(max(mu4 - sigma**4, 0.0) / (4 * sigma**2 * n))
+        out.append(
+            VerifyRow("main wager standard deviation", sigma, float(row["std_error"]) * math.sqrt(n), se)
+        )
     return out
 
 
