@@ -223,3 +223,46 @@ def test_cli_errors_exit_2(args: list[str], message: str) -> None:
     assert message in res.output and "Traceback" not in res.output
     if "unknown scenario" in message:
         assert "community-1" in res.output and "share=K" in res.output  # the known ones are listed
+
+
+def test_let_it_ride_share_solves_each_sampled_deal_exactly() -> None:
+    """The share=K sampler's per-deal sums equal a plain loop over the remaining community cards calling the
+    rules' ``lir_hand`` (informed: best of both decisions; fair: the fair strategy's decisions)."""
+    import numpy as np
+
+    from tablegames.analysis import let_it_ride as lir
+    from tablegames.analysis.common import colex_of
+    from tablegames.analysis.protect_let_it_ride import _share_batch, hand5
+    from tablegames.rules.let_it_ride import lir_hand
+
+    sol = lir._solve(make_rules("let-it-ride"), None)
+    win = sol.win
+    rng = np.random.default_rng(3)
+    for m in (3, 6):
+        perm = np.argsort(rng.random((3, 52)), axis=1)
+        player = np.sort(perm[:, :3], axis=1)
+        inf, fair, *_ = _share_batch(sol, hand5(), player, perm[:, 3 : 3 + m])
+        for i in range(3):
+            p = player[i].tolist()
+            deck = [c for c in range(52) if c not in perm[i, : 3 + m].tolist()]
+
+            def sums(s: int, c1: int, p: list[int] = p, deck: list[int] = deck) -> list[int]:
+                hands = [int(lir_hand([*p, c1, c2])) for c2 in deck if c2 != c1]
+                return [sum(int(win[s + k, h]) for h in hands) for k in (1, 2)]
+
+            best = max(sum(max(sums(s, c1)) for c1 in deck) for s in (0, 1))
+            s_fair = int(sol.ride1[colex_of(p)])
+            fair_sum = sum(sums(s_fair, c1)[int(sol.ride2[s_fair, colex_of([*p, c1])])] for c1 in deck)
+            assert (int(inf[i]), int(fair[i])) == (best, fair_sum)
+
+
+@pytest.mark.parametrize("definition", DEFINITIONS, ids=lambda d: d.key)
+def test_a_zero_card_exposure_through_each_games_machinery_is_the_fair_analysis_exactly(
+    definition: object,
+) -> None:
+    """The scenario ``none`` (nothing seen) runs the game's own exposure enumeration (Let It Ride's ordered
+    deals, One Eyed Flush's Numba kernel, Final Count's value classes): it must give the fair EV exactly."""
+    rules = make_rules(definition.key)  # type: ignore[attr-defined]
+    exposure = game_protection(rules).solve(rules, "none", sim_rounds=1, seed=1)
+    assert exposure.exact and exposure.player_ev == analyze_game(rules).expected_value
+    assert exposure.decisions_changed == () and exposure.change_frequency in (None, 0)

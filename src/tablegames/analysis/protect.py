@@ -65,7 +65,8 @@ class GameProtection:
     """A game's exposure scenarios, as :func:`protect` uses them (one per game, in its own module).
 
     ``rounds_per_hour``: the game's default pace for the cost per hour. ``scenarios`` lists the game's own
-    scenarios (``share=K`` is added by :func:`scenarios`); ``solve`` computes one; ``share`` computes
+    scenarios (``share=K`` is added by :func:`scenarios`); ``solve`` computes one (and ``"none"``, the
+    zero-card exposure through the game's own enumeration: the fair EV exactly, a check); ``share`` computes
     ``share=K`` for K >= 2 (K = 1 exposes nothing and is the fair analysis). ``informed_action`` is the bot of
     a scenario: the action the informed player takes in a live engine round, seeing the exposed cards (the
     engine cross-check plays it).

@@ -91,14 +91,14 @@ def solve(rules: FinalCountRules, scenario: str) -> Exposure:
                 continue
             stand = np.broadcast_to(t.sd[t2][dealer_tot], (NV, NV))
             # the informed choice: per player's third card (peek-own) or per dealer's third card
-            axis = 1 if scenario == "peek-own" else 0
-            s_val = (joint * stand).sum(axis=axis)
-            t_val = (joint * turn).sum(axis=axis)
+            axis = (1,) if scenario == "peek-own" else (0,) if scenario == "dealer-hole" else (0, 1)
+            s_val = np.atleast_1d((joint * stand).sum(axis=axis))  # "none": one choice for every third card
+            t_val = np.atleast_1d((joint * turn).sum(axis=axis))
             informed = t_val > s_val  # cautious: stand on an exact tie
             total += w * int(np.where(informed, t_val, s_val).sum())
             fair = bool(fair_turns[(*p, *d)])
-            n_seen = r * 47  # deals by the seen card's value: that card, and any of 47 for the other
-            for value in range(NV):
+            n_seen = r * 47 if len(informed) > 1 else np.array([48 * 47])  # deals by the seen card's value
+            for value in range(len(informed)):
                 if informed[value] != fair and n_seen[value]:
                     key = (_label(t2), "turn" if fair else "stand", "turn" if informed[value] else "stand")
                     changed[key] = changed.get(key, 0) + w * int(n_seen[value])

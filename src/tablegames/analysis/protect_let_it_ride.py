@@ -97,7 +97,7 @@ def _informed_tables(rules: LetItRideRules, scenario: str) -> dict[str, Any]:
     if scenario == "community-1":
         v4 = np.stack([np.where(sol.ride2[s], sol.sums4[:, s + 2], sol.sums4[:, s + 1]) for s in (0, 1)])
         return {"ride1": v4[1] > v4[0]}
-    return {"ride1": None}
+    return {"ride1": None}  # both-community (decided on the five cards), none (the fair tables)
 
 
 def _orders() -> list[tuple[tuple[int, int, int], int, int]]:
@@ -133,7 +133,10 @@ def solve(rules: LetItRideRules, scenario: str) -> Exposure:
     for p, c1, c2 in _orders():
         ip = sub(p)
         ipc1 = sub((*p, c1))
-        if scenario == "both-community":
+        if scenario == "none":  # nothing exposed: the fair strategy through this enumeration
+            s = sol.ride1[ip]
+            r2 = np.where(s, sol.ride2[1][ipc1], sol.ride2[0][ipc1])
+        elif scenario == "both-community":
             s = _pays(win, 1)[h]  # ride both wagers exactly when the five cards pay
             r2 = s
         else:
@@ -174,10 +177,53 @@ def solve(rules: LetItRideRules, scenario: str) -> Exposure:
 # --- share=K: seeded samples, each solved exactly -----------------------------------------------------
 
 
+def _share_batch(sol: Any, h5: npt.NDArray[np.int8], player: IntArray, removed: IntArray) -> tuple[Any, ...]:
+    """For rows of the player's three cards (sorted) and the cards known to be out: the informed and the fair
+    strategy's sums over every remaining ordered pair of community cards, both first decisions, and the
+    second decisions [2, b, 52] (informed, fair) by the first community card (``avail``: the cards left)."""
+    win = sol.win
+    b, m = removed.shape
+    avail = np.ones((b, 52), dtype=bool)
+    np.put_along_axis(avail, np.concatenate([player, removed], axis=1), False, axis=1)
+    # every candidate first community card c (invalid ones masked): the 4-set P + c
+    cand = np.broadcast_to(np.arange(52), (b, 52))
+    four = np.sort(
+        np.concatenate([np.repeat(player[:, None, :], 52, axis=1), cand[..., None]], axis=2), axis=2
+    )
+    q = np.where(avail, _colex([four[..., i] for i in range(4)]), 0)
+    sums = sol.sums4[q].copy()  # [b, 52, 4] over the 48 completions of the full deck
+    if m:
+        five = np.sort(
+            np.concatenate(
+                [
+                    np.repeat(four[:, :, None, :], m, axis=2),
+                    np.broadcast_to(removed[:, None, :, None], (b, 52, m, 1)),
+                ],
+                axis=3,
+            ),
+            axis=3,
+        )
+        idx5 = np.where(avail[:, :, None], _colex([five[..., i] for i in range(5)]), 0)
+        hr = h5[idx5].astype(np.int64)  # [b, 52, m]
+        sums -= win.T[hr].sum(axis=2)  # the completions that are out of the deck
+    ride2 = np.stack([sums[..., s + 2] > sums[..., s + 1] for s in (0, 1)])  # informed, [2, b, 52]
+    v = np.stack([np.where(ride2[s], sums[..., s + 2], sums[..., s + 1]) for s in (0, 1)])
+    v = np.where(avail[None], v, 0)
+    value = v.sum(axis=2)  # [2, b]
+    s_inf = value[1] > value[0]
+    inf = np.maximum(value[0], value[1])
+    ip = _colex([player[:, i] for i in range(3)])
+    s_fair = sol.ride1[ip]
+    fair2 = np.stack([sol.ride2[s][q] for s in (0, 1)])  # [2, b, 52]
+    fs = np.where(s_fair[:, None], fair2[1], fair2[0])
+    kf = 1 + s_fair[:, None].astype(np.int64) + fs.astype(np.int64)
+    fair = np.where(avail, np.take_along_axis(sums, kf[..., None], axis=2)[..., 0], 0).sum(axis=1)
+    return inf, fair, s_inf, s_fair, ride2, fair2, avail
+
+
 def share(rules: LetItRideRules, k: int, *, sim_rounds: int, seed: int) -> Exposure:
     """``share=k``: the player knows the other ``k - 1`` three-card hands; simulated (see the module)."""
     sol = lir._solve(rules, None)
-    win = sol.win
     h5 = hand5()
     rng = np.random.default_rng(seed)
     m = 3 * (k - 1)  # removed cards
@@ -192,42 +238,7 @@ def share(rules: LetItRideRules, k: int, *, sim_rounds: int, seed: int) -> Expos
         b = min(batch, sim_rounds - done)
         perm = np.argsort(rng.random((b, 52)), axis=1)
         player = np.sort(perm[:, :3], axis=1)
-        removed = perm[:, 3 : 3 + m]
-        avail = np.ones((b, 52), dtype=bool)
-        np.put_along_axis(avail, perm[:, : 3 + m], False, axis=1)
-        # every candidate first community card c (invalid ones masked): the 4-set P + c
-        cand = np.broadcast_to(np.arange(52), (b, 52))
-        four = np.sort(
-            np.concatenate([np.repeat(player[:, None, :], 52, axis=1), cand[..., None]], axis=2), axis=2
-        )
-        q = np.where(avail, _colex([four[..., i] for i in range(4)]), 0)
-        sums = sol.sums4[q].copy()  # [b, 52, 4] over the 48 completions of the full deck
-        if m:
-            five = np.sort(
-                np.concatenate(
-                    [
-                        np.repeat(four[:, :, None, :], m, axis=2),
-                        np.broadcast_to(removed[:, None, :, None], (b, 52, m, 1)),
-                    ],
-                    axis=3,
-                ),
-                axis=3,
-            )
-            idx5 = np.where(avail[:, :, None], _colex([five[..., i] for i in range(5)]), 0)
-            hr = h5[idx5].astype(np.int64)  # [b, 52, m]
-            sums -= win.T[hr].sum(axis=2)  # the completions that are out of the deck
-        ride2 = np.stack([sums[..., s + 2] > sums[..., s + 1] for s in (0, 1)])  # informed, [2, b, 52]
-        v = np.stack([np.where(ride2[s], sums[..., s + 2], sums[..., s + 1]) for s in (0, 1)])
-        v = np.where(avail[None], v, 0)
-        value = v.sum(axis=2)  # [2, b]
-        s_inf = value[1] > value[0]
-        inf = np.maximum(value[0], value[1])
-        ip = _colex([player[:, i] for i in range(3)])
-        s_fair = sol.ride1[ip]
-        fair2 = np.stack([sol.ride2[s][q] for s in (0, 1)])  # [2, b, 52]
-        fs = np.where(s_fair[:, None], fair2[1], fair2[0])
-        kf = 1 + s_fair[:, None].astype(np.int64) + fs.astype(np.int64)
-        fair = np.where(avail, np.take_along_axis(sums, kf[..., None], axis=2)[..., 0], 0).sum(axis=1)
+        inf, fair, s_inf, s_fair, ride2, fair2, avail = _share_batch(sol, h5, player, perm[:, 3 : 3 + m])
         diffs.append((inf - fair) / (n1 * n2))
         # decisions: wager 1 fair vs informed; wager 2 at the informed state, fair rule vs informed rule
         np.add.at(changed["wager 1"], (s_fair.astype(np.int64), s_inf.astype(np.int64)), 1)

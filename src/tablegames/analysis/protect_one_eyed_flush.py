@@ -46,7 +46,7 @@ SCENARIOS = (
         "next-card", "the next card of the deck (what a draw would bring) seen before the decision", True
     ),
 )
-MODES = {"dealer-hole-1": 0, "dealer-hole-both": 1, "next-card": 2, "share": 3}
+MODES = {"dealer-hole-1": 0, "dealer-hole-both": 1, "next-card": 2, "none": 3}  # none: nothing exposed
 TOTAL = comb(52, 3) * 49 * 48 * 47 * 46 * 45
 
 
@@ -210,7 +210,7 @@ def _solve_py(
     ddisc: IntArray,
     changes: IntArray,
 ) -> int:
-    """Every state of ``mode`` (0..2): the sum of the best option's results weighted by the state's deals;
+    """Every state of ``mode`` (0..3, 3: nothing seen): the sum of the best option's results weighted by the state's deals;
     ``changes[a, b, c, fair option, informed option]`` counts deals."""
     nh = value.shape[0]
     dist = np.zeros((2, nh), dtype=np.int64)
@@ -236,15 +236,22 @@ def _solve_py(
                             rem[f] -= 1
                             if wf <= 0:
                                 continue
-                            w1 = rem[s1]
-                            if w1 <= 0:
-                                continue
-                            rem[s1] -= 1
-                            weight = ways3[a, b, c] * wf * w1
                             g = -1
                             h = -1
                             y = -1
-                            if mode == 0:
+                            if mode == 3:  # nothing seen: the fair game through this kernel
+                                if s1 > 0:
+                                    continue
+                                weight = ways3[a, b, c] * wf
+                            else:
+                                w1 = rem[s1]
+                                if w1 <= 0:
+                                    continue
+                                rem[s1] -= 1
+                                weight = ways3[a, b, c] * wf * w1
+                            if mode == 3:
+                                pass
+                            elif mode == 0:
                                 g = s1
                             elif mode == 2:
                                 y = s1
