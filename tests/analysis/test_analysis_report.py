@@ -25,7 +25,7 @@ from tablegames.analysis.examples import ExampleError, play_example
 from tablegames.analysis.submission import HOLD_ROUNDS, VI_Z, Submission, Z, build, hold_interval
 from tablegames.cli import app
 from tablegames.engine import Table
-from tablegames.engine.events import Settled
+from tablegames.engine.events import EnvyPaid, RoundEnded, Settled
 from tablegames.rules import registry
 from tablegames.simulation.verify import simulate_summary
 
@@ -80,27 +80,42 @@ def test_worked_examples_are_the_engines_rounds(built: tuple[Any, Submission, Pa
     outcomes: set[str] = set()
     for spec, ex, written in zip(specs, sub.examples, report["examples"], strict=True):
         # re-play the deck through the engine, taking the decisions the report shows
-        table = Table(rules, seats=1, meters=dict(spec.meters) or None)
+        table = Table(rules, seats=spec.seats, meters=dict(spec.meters) or None)
         rnd = table.new_round(deck=list(spec.deck))
-        for wager, amount, option in spec.wagers:
-            rnd.place_wager(1, wager, amount, option)
+        for seat in range(1, spec.seats + 1):
+            for wager, amount, option in spec.wagers:
+                rnd.place_wager(seat, wager, amount, option)
         rnd.deal()
-        for action, _ in ex.decisions:
-            rnd.act(1, action)
+        assert len(ex.acting) == len(ex.decisions)
+        for seat, (action, _) in zip(ex.acting, ex.decisions, strict=True):
+            assert rnd.to_act == seat
+            rnd.act(seat, action)
         assert rnd.is_over
-        settled = [(e.wager, e.staked, e.returned, e.outcome) for e in rnd.history if isinstance(e, Settled)]
-        assert settled == [(s.wager, s.staked, s.returned, s.outcome) for s in ex.settlements]
+        settled = [
+            (e.seat, e.wager, e.staked, e.returned, e.outcome) for e in rnd.history if isinstance(e, Settled)
+        ]
+        assert settled == [(s.seat, s.wager, s.staked, s.returned, s.outcome) for s in ex.settlements]
         assert [
-            (s["wager"], s["staked"], s["returned"], s["outcome"]) for s in written["settlements"]
+            (s["seat"], s["wager"], s["staked"], s["returned"], s["outcome"]) for s in written["settlements"]
         ] == settled
-        assert written["net_cents"] == sum(r - s for _, s, r, _ in settled)
+        ended = next(e for e in rnd.history if isinstance(e, RoundEnded))
+        assert ex.nets == dict(ended.net_by_seat) and written["net_cents"] == ended.net_by_seat[1]
+        envy = [(e.seat, e.amount) for e in rnd.history if isinstance(e, EnvyPaid)]
+        assert ex.envy == envy
+        for seat in range(1, spec.seats + 1):  # every cent of a seat's net is a settlement or an Envy Bonus
+            mine = sum(r - st for s_, _, st, r, _ in settled if s_ == seat) + sum(
+                c for s_, c in envy if s_ == seat
+            )
+            assert mine == ended.net_by_seat[seat]
         for wager, outcome in spec.expect.items():
-            assert dict((w, o) for w, _, _, o in settled)[wager] == outcome
+            assert {w: o for seat, w, _, _, o in settled if seat == 1}[wager] == outcome
         # the decisions are the optimal strategy's: the action taken has the highest EV
         for action, options in ex.decisions:
             assert options[action] == max(options.values())
         outcomes |= {s.outcome for s in ex.settlements}
     assert {"win", "lose"} <= outcomes
+    if rules.game == "let-it-ride":  # the Envy Bonus example pays the other seat (R-LIR-8)
+        assert any(ex.envy for ex in sub.examples)
     md = (out / "report.md").read_text()
     assert all(f"Example {i}: {ex.title}" in md for i, ex in enumerate(sub.examples, 1))
 

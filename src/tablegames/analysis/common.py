@@ -376,17 +376,22 @@ class ExampleSpec:
     expect: Mapping[str, str] = field(default_factory=dict)
     actions: tuple[str, ...] | None = None
     meters: Mapping[str, int] = field(default_factory=dict)
-    bet_cents: int | None = None  # the bet the strategy is solved for (a capped example)
+    seats: int = 1  # every seat places ``wagers``; ``expect`` is about seat 1
 
 
-def stacked_deck(seat: Sequence[int], dealer: Sequence[int], then: Sequence[int] = ()) -> tuple[int, ...]:
-    """One seat: its cards and the dealer's dealt one at a time (R-0.2), then ``then`` (draws, community
-    cards dealt later), then the rest of the deck in order.
+def stacked_deck(
+    seat: Sequence[int], dealer: Sequence[int], then: Sequence[int] = (), others: Sequence[Sequence[int]] = ()
+) -> tuple[int, ...]:
+    """Seat 1's cards (and those of seats 2, 3, ... in ``others``) and the dealer's, dealt one at a time in
+    seat order (R-0.2), then ``then`` (draws, cards dealt later), then the rest of the deck in order.
 
     >>> stacked_deck([0, 1], [2, 3], [4])[:6]
     (0, 2, 1, 3, 4, 5)
+    >>> stacked_deck([0, 1], [2, 3], others=[[6, 7]])[:6]
+    (0, 6, 2, 1, 7, 3)
     """
-    head = [int(c) for pair in zip(seat, dealer, strict=True) for c in pair] + [int(c) for c in then]
+    hands = [seat, *others, dealer]
+    head = [int(c) for cards in zip(*hands, strict=True) for c in cards] + [int(c) for c in then]
     if len(set(head)) != len(head):
         raise ValueError(f"a card is dealt twice: {head}")
     return (*head, *(c for c in range(52) if c not in head))

@@ -46,6 +46,7 @@ class Settlement:
     detail: str
     meter_cents: int = 0
     capped_from: int | None = None
+    seat: int = 1
 
     @property
     def net(self) -> int:
@@ -66,8 +67,11 @@ class WorkedExample:
     settlements: list[Settlement]
     hits: list[tuple[str, int]]  # meter, amount
     envy: list[tuple[int, int]]
-    net: int
+    net: int  # seat 1's
     meters: dict[str, int] = field(default_factory=dict)  # the meters before the round
+    seats: int = 1
+    nets: dict[int, int] = field(default_factory=dict)  # every seat's net, as RoundEnded says
+    acting: list[int] = field(default_factory=list)  # the seat of each decision
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -79,8 +83,10 @@ class WorkedExample:
                 {"action": a, "options": {k: str(v) for k, v in opts.items()}} for a, opts in self.decisions
             ],
             "hands": dict(self.hands),
+            "seats": self.seats,
             "settlements": [
                 {
+                    "seat": s.seat,
                     "wager": s.wager,
                     "staked": s.staked,
                     "returned": s.returned,
@@ -92,20 +98,24 @@ class WorkedExample:
                 }
                 for s in self.settlements
             ],
+            "envy": [{"seat": seat, "cents": cents} for seat, cents in self.envy],
             "net_cents": self.net,
+            "net_by_seat": {str(k): v for k, v in self.nets.items()},
         }
 
 
 def play_example(rules: GameRules, spec: ExampleSpec) -> WorkedExample:
     """Play ``spec`` through the engine, the optimal strategy deciding (or ``spec.actions``)."""
-    table = Table(rules, seats=1, meters=dict(spec.meters) or None)
+    table = Table(rules, seats=spec.seats, meters=dict(spec.meters) or None)
     meters_before = dict(table.meters)
     rnd = table.new_round(deck=list(spec.deck))
-    for wager, amount, option in spec.wagers:
-        rnd.place_wager(1, wager, amount, option)
+    for seat in range(1, spec.seats + 1):
+        for wager, amount, option in spec.wagers:
+            rnd.place_wager(seat, wager, amount, option)
     rnd.deal()
     planned = list(spec.actions) if spec.actions is not None else None
     decisions: list[tuple[str, dict[str, Fraction]]] = []
+    seats_acting: list[int] = []
     strategy = None
     while rnd.to_act is not None:
         seat = rnd.to_act
@@ -121,9 +131,10 @@ def play_example(rules: GameRules, spec: ExampleSpec) -> WorkedExample:
             action = Bot(found).choose(rnd, seat)
         rnd.act(seat, action, by="bot")
         decisions.append((str(action), {str(a): v for a, v in values.items()}))
+        seats_acting.append(seat)
     if not rnd.is_over:
         raise ExampleError(f"{spec.title}: the round did not finish")
-    return _record(spec, rnd.history, decisions, meters_before)
+    return _record(spec, rnd.history, decisions, meters_before, seats_acting)
 
 
 def _record(
@@ -131,6 +142,7 @@ def _record(
     history: Sequence[Event],
     decisions: list[tuple[str, dict[str, Fraction]]],
     meters: dict[str, int],
+    seats_acting: list[int],
 ) -> WorkedExample:
     cards: dict[str, list[int]] = {}
     hands: dict[str, str] = {}
@@ -138,7 +150,7 @@ def _record(
     hits: list[tuple[str, int]] = []
     envy: list[tuple[int, int]] = []
     discarded: list[tuple[str, int]] = []
-    net = 0
+    nets: dict[int, int] = {}
     taken = [e.action for e in history if isinstance(e, ActionTaken)]
     if taken != [d for d, _ in decisions]:
         raise ExampleError(f"{spec.title}: the history's decisions {taken} are not the ones taken")
@@ -151,14 +163,16 @@ def _record(
             hands[e.owner] = e.hand
         elif isinstance(e, Settled):
             settlements.append(
-                Settlement(e.wager, e.staked, e.returned, e.outcome, e.detail, e.meter_cents, e.capped_from)
+                Settlement(
+                    e.wager, e.staked, e.returned, e.outcome, e.detail, e.meter_cents, e.capped_from, e.seat
+                )
             )
         elif isinstance(e, JackpotHit):
             hits.append((e.meter, e.amount))
         elif isinstance(e, EnvyPaid):
             envy.append((e.seat, e.amount))
         elif isinstance(e, RoundEnded):
-            net = e.net_by_seat.get(1, 0)
+            nets = dict(e.net_by_seat)
     ex = WorkedExample(
         spec.title,
         spec.deck,
@@ -170,10 +184,13 @@ def _record(
         settlements,
         hits,
         envy,
-        net,
+        nets.get(1, 0),
         meters,
+        spec.seats,
+        nets,
+        seats_acting,
     )
-    outcomes = {s.wager: s.outcome for s in settlements}
+    outcomes = {s.wager: s.outcome for s in settlements if s.seat == 1}
     for wager, outcome in spec.expect.items():
         if outcomes.get(wager) != outcome:
             raise ExampleError(

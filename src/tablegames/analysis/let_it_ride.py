@@ -828,6 +828,16 @@ class LetItRideAnalyzer(Analyzer):
                 {"base": "win", "bonus": "win", "progressive": "win"},
             ),
             ExampleSpec(
+                "The Envy Bonus at a table of two: seat 1 makes a Straight Flush and takes the Major meter; "
+                "seat 2, with a Progressive wager, is paid the Envy Bonus",
+                stacked_deck(
+                    parse_cards("5s 6s 7s"), parse_cards("2d 8s 9s"), others=[parse_cards("Kc Qd 4h")]
+                ),
+                small,
+                {"base": "win", "progressive": "win"},
+                seats=2,
+            ),
+            ExampleSpec(
                 f"The cap and the Mega meter: a Royal Flush with three $25 wagers up is capped at "
                 f"${rules.cap_cents / 100:,.0f}; the Progressive takes the Mega meter",
                 deck("Ts Js Qs", "2d Ks As"),

@@ -166,10 +166,15 @@ def _cards(cards: Sequence[int]) -> str:
     return format_cards(cards, pretty=True)
 
 
+def _signed(cents: int) -> str:
+    return f"{'+' if cents >= 0 else '-'}{_money(abs(cents))}"
+
+
 def example_markdown(n: int, ex: WorkedExample) -> list[str]:
     out = [f"### Example {n}: {ex.title}", ""]
     wagers = ", ".join(f"{w} {_money(c)}" + (f" on {o}" if o else "") for w, c, o in ex.wagers)
-    out += [f"- Wagers: {wagers}."]
+    who = f"Each of the {ex.seats} seats wagers" if ex.seats > 1 else "Wagers"
+    out += [f"- {who}: {wagers}."]
     if ex.meters:
         out += [
             "- Meters before the round: " + ", ".join(f"{k} {_money(v)}" for k, v in ex.meters.items()) + "."
@@ -180,27 +185,33 @@ def example_markdown(n: int, ex: WorkedExample) -> list[str]:
         out.append(f"- {'Burned' if owner == BURN else f'Discarded by {owner}'}: {_cards([card])}.")
     for i, (action, options) in enumerate(ex.decisions, 1):
         evs = "; ".join(f"{k} {float(v):+.4f}" for k, v in options.items())
-        out.append(f"- Decision {i}: **{action}** (exact EV of each option, units of the wager: {evs}).")
+        seat = f" (seat {ex.acting[i - 1]})" if ex.seats > 1 and len(ex.acting) >= i else ""
+        out.append(
+            f"- Decision {i}{seat}: **{action}** (exact EV of each option, units of the wager: {evs})."
+        )
     if not ex.decisions:
         out.append("- No decision: the rules play this hand.")
     for owner, hand in ex.hands.items():
         out.append(f"- Final hand of {owner}: {hand}.")
     out += ["", "Settlement, as the engine's events record it:", ""]
-    rows = [
-        (
-            st.wager,
-            _money(st.staked),
-            st.outcome,
+    seat_col = ex.seats > 1
+    rows: list[tuple[str, ...]] = []
+    for st in ex.settlements:
+        detail = (
             st.detail
             + (f" (meter paid {_money(st.meter_cents)})" if st.meter_cents else "")
-            + (f" (capped from {_money(st.capped_from)} returned)" if st.capped_from is not None else ""),
-            _money(st.returned),
-            f"{'+' if st.net >= 0 else '-'}{_money(abs(st.net))}",
+            + (f" (capped from {_money(st.capped_from)} returned)" if st.capped_from is not None else "")
         )
-        for st in ex.settlements
-    ]
-    rows.append(("**seat total**", "", "", "", "", f"{'+' if ex.net >= 0 else '-'}{_money(abs(ex.net))}"))
-    out += [_md_table(("wager", "staked", "outcome", "detail", "returned", "net"), rows), ""]
+        row = (st.wager, _money(st.staked), st.outcome, detail, _money(st.returned), _signed(st.net))
+        rows.append((f"seat {st.seat}", *row) if seat_col else row)
+    for paid_seat, cents in ex.envy:
+        row = ("Envy Bonus", "-", "paid", "another player's hand", _money(cents), _signed(cents))
+        rows.append((f"seat {paid_seat}", *row) if seat_col else row)
+    for net_seat, net in sorted(ex.nets.items()) if seat_col else [(1, ex.net)]:
+        row = ("**total**", "", "", "", "", _signed(net))
+        rows.append((f"seat {net_seat}", *row) if seat_col else ("**seat total**", *row[1:]))
+    head = ("wager", "staked", "outcome", "detail", "returned", "net")
+    out += [_md_table((("seat", *head) if seat_col else head), rows), ""]
     return out
 
 

@@ -70,7 +70,8 @@ def moments(table: ReturnTable) -> tuple[Fraction, float]:
 def wager_stats(a: Analysis, rules: GameRules) -> list[WagerStats]:
     """The main wager (from the analysis) and every side bet the analyzer lists."""
     main = registry.of(rules).main_wager
-    out = [WagerStats(main.title, a.house_edge, a.element_of_risk, a.p_win, a.std_dev, a.average_wager)]
+    title = f"{main.title} ({main.unit})" if main.unit else main.title
+    out = [WagerStats(title, a.house_edge, a.element_of_risk, a.p_win, a.std_dev, a.average_wager)]
     groups: dict[tuple[Fraction, Fraction, float], list[str]] = {}
     for title, bet in analyzer(rules).side_bet_stats(a, rules):
         _, sigma = moments(bet)
