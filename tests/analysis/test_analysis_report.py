@@ -289,3 +289,35 @@ def test_the_protection_section_lists_every_exact_scenario(built: tuple[Any, Sub
     if rules.game == "let-it-ride":  # the published anchor (E. Jacobson): hole-carding the last card
         row = next(r for r in sub.protection if r["scenario"] == "community-2")
         assert round(100 * row["player_ev"], 2) == 24.43
+
+
+def test_a_game_without_report_hooks_still_gets_a_report(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The hooks are optional: an analyzer with only the base ones (and no simulation kernel) gets the main
+    wager's figures, the hold, the pace at the default model, and says what is missing."""
+    from tablegames.analysis import report, submission
+    from tablegames.analysis.common import Analyzer
+    from tablegames.analysis.final_count import ANALYZER as FC
+    from tablegames.rules.common import RuleError
+
+    class Bare(Analyzer):
+        chart_axes = FC.chart_axes
+
+    bare = Bare()
+    monkeypatch.setattr(submission, "analyzer", lambda rules: bare)
+    monkeypatch.setattr(report, "analyzer", lambda rules: bare)
+    rules = registry.get("final-count").make_rules()
+    a = analyze_game(rules, None, {}, full_strategy=True)
+
+    def no_kernel(*args: object, **kwargs: object) -> dict[str, Any]:
+        raise RuleError("final-count has no simulation kernel yet")
+
+    sub = build(a, rules, simulate=no_kernel, verify_rounds=1000, protection=False)
+    assert [s.wager for s in sub.stats] == ["main"] and not sub.examples and not sub.sweeps
+    assert sub.verification == [] and "no simulation kernel" in sub.verify_note
+    assert sub.pace == Analyzer.pace
+    report.write_report(a, rules, tmp_path, None, None, sub)
+    md = (tmp_path / "report.md").read_text()
+    assert "names no worked example" in md and "no simulation kernel" in md
+    assert (tmp_path / "report.pdf").stat().st_size > 0

@@ -47,6 +47,22 @@ def _inline(text: str, mono: str) -> str:
     return "".join(f'<font face="{mono}">{p}</font>' if k % 2 else p for k, p in enumerate(parts))
 
 
+def _column_widths(cells: list[list[str]], width: float, font_size: float) -> list[float]:
+    """Column widths: each column as wide as its longest cell if the table fits, else squeezed towards its
+    longest word (words are not broken), in proportion to what each column gives up."""
+    char = 0.64 * font_size  # DejaVu Sans: digits are 0.636 em wide
+    ncol = len(cells[0])
+    want = [max(len(r[k]) for r in cells) * char + 14 for k in range(ncol)]  # + the cell padding
+    least = [max((len(w) for r in cells for w in r[k].split()), default=1) * char + 14 for k in range(ncol)]
+    least = [min(lo, hi) for lo, hi in zip(least, want, strict=True)]
+    if sum(want) <= width:
+        return want
+    if sum(least) >= width:
+        return [w * width / sum(least) for w in least]
+    give = (width - sum(least)) / (sum(want) - sum(least))
+    return [lo + (hi - lo) * give for lo, hi in zip(least, want, strict=True)]
+
+
 def markdown_to_pdf(markdown_text: str, path: Path, base: Path, title: str) -> None:
     """Typeset ``markdown_text`` to ``path``; images are read relative to ``base``."""
     from reportlab.lib import colors
@@ -122,9 +138,7 @@ def markdown_to_pdf(markdown_text: str, path: Path, base: Path, title: str) -> N
             cells = [cells[0], *cells[2:]]
             ncol = max(len(r) for r in cells)
             cells = [r + [""] * (ncol - len(r)) for r in cells]
-            lengths = [max(4, *(len(r[k]) for r in cells)) for k in range(ncol)]
-            total = sum(min(n, 60) for n in lengths)
-            widths = [width * min(n, 60) / total for n in lengths]
+            widths = _column_widths(cells, width, cell.fontSize)
             data = [
                 [Paragraph(_inline(c, mono), head_cell if r == 0 else cell) for c in row]
                 for r, row in enumerate(cells)

@@ -284,12 +284,14 @@ def to_report_markdown(sub: Submission, images: dict[str, str], command: str | N
     ]
     for i, ex in enumerate(sub.examples, 1):
         p += example_markdown(i, ex)
+    if not sub.examples:
+        p += ["This game's analyzer names no worked example yet (`Analyzer.worked_examples`).", ""]
     p += [
         "## 5. Statistics of every wager",
         "",
         "House edge: expected loss per initial wager. Element of risk: expected loss per average total "
         "wager. Hit frequency: the probability that the wager returns anything (main wager: that it wins). "
-        "Standard deviation: of the net result per initial wager. Volatility index: VI = 1.6449 x sigma "
+        "Standard deviation σ: of the net result per initial wager. Volatility index: VI = 1.6449 × σ "
         f"(z for 90% confidence, the common definition; here z = {VI_Z:.4f}).",
         "",
     ]
@@ -303,8 +305,8 @@ def to_report_markdown(sub: Submission, images: dict[str, str], command: str | N
     p += [
         "## 6. The casino's hold",
         "",
-        "Hold = house win / handle after n rounds, handle = n x the average total wager. Ranges by the normal "
-        "approximation from the exact mean and standard deviation: element of risk +- z sigma / (W sqrt n), "
+        "Hold = house win ÷ handle after n rounds, handle = n × the average total wager W. Ranges by the normal "
+        "approximation from the exact mean and standard deviation: element of risk ± z·σ / (W·√n), "
         "z = 1.6449 / 1.9600 / 2.5758 for 90 / 95 / 99%.",
         "",
     ]
@@ -324,8 +326,8 @@ def to_report_markdown(sub: Submission, images: dict[str, str], command: str | N
     p += [
         "## 7. Pace and win per hour",
         "",
-        f"Rounds-per-hour model: rounds/hour = 3600 / ({sub.pace[0]:g} s + {sub.pace[1]:g} s x players); "
-        f"{sub.pace_source}. Theoretical win = rounds/hour x players x average bet x house edge; the main "
+        f"Rounds-per-hour model: rounds/hour = 3600 / ({sub.pace[0]:g} s + {sub.pace[1]:g} s × players); "
+        f"{sub.pace_source}. Theoretical win = rounds/hour × players × average bet × house edge; the main "
         f"wager only, at an average of {_money(sub.average_bet_cents)} per initial wager, every player "
         "playing every round.",
         "",

@@ -29,6 +29,7 @@ from tablegames.analysis.api import analyzer
 from tablegames.analysis.common import Analysis, MeterSweep, PaySchedule, ReturnTable, VerifyTarget
 from tablegames.analysis.examples import WorkedExample, worked_examples
 from tablegames.rules import GameRules, registry
+from tablegames.rules.common import RuleError
 
 Z: dict[int, float] = {90: 1.6448536269514722, 95: 1.959963984540054, 99: 2.5758293035489004}
 """Two-sided standard normal quantiles by confidence level (percent)."""
@@ -290,12 +291,18 @@ def build(
     sweep_rows = [(s.wager, [(m, s.edge(m)) for m in sweep_values(s)]) for s in sweeps]
     seats_note = found.seats_interact(rules)
     seat_rows: list[SeatRow] = []
+    no_kernel = ""
     seat_rounds = max(1_000, verify_rounds // 20)
     for p in PLAYERS:
         effects = tuple(found.table_size_effects(a, rules, p))
-        if seats_note and simulate is not None:
+        if seats_note and simulate is not None and not no_kernel:
             advance = start(f"{definition.key}: {p} player(s)", seat_rounds)
-            s = simulate(rules, seat_rounds, seats=p, side_bets=(), seed=seed + p, progress=advance)
+            try:
+                s = simulate(rules, seat_rounds, seats=p, side_bets=(), seed=seed + p, progress=advance)
+            except RuleError as exc:  # no simulation kernel for this game
+                no_kernel = str(exc)
+                seat_rows.append(SeatRow(p, a.house_edge, True, None, 0, effects))
+                continue
             row = s["results"][s["first_row"]]
             seat_rows.append(
                 SeatRow(p, row["house_edge"], False, tuple(row["house_edge_ci95"]), seat_rounds, effects)
@@ -314,10 +321,13 @@ def build(
     if simulate is not None and verify_rounds > 0:
         side = tuple(dict.fromkeys(b for t in targets for b in t.side_bets))
         advance = start(f"verifying {definition.key}", verify_rounds)
-        s = simulate(rules, verify_rounds, seats=1, side_bets=side, seed=seed, progress=advance)
-        verification = verify_rows(targets, s, a)
+        try:
+            s = simulate(rules, verify_rounds, seats=1, side_bets=side, seed=seed, progress=advance)
+            verification = verify_rows(targets, s, a)
+        except RuleError as exc:  # no simulation kernel for this game
+            note = f"not run: {exc}"
     else:
-        note = "not run (no simulation given)"
+        note = "not run (--verify-rounds 0)" if simulate is not None else "not run (no simulation given)"
     return Submission(
         game=definition.key,
         title=definition.title,
@@ -378,7 +388,6 @@ def protection_rows(
     """Every exact game-protection scenario of the game (``analysis.protect``; ``share=K`` for each K that is
     enumerated exactly), as JSON rows; and a note naming the simulated ones left out."""
     from tablegames.analysis import protect
-    from tablegames.rules.common import RuleError
 
     try:
         game = protect.game_protection(rules)
