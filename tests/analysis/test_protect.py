@@ -8,6 +8,8 @@ import math
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from tablegames.analysis.api import analyze_game, analyzer
@@ -17,6 +19,7 @@ from tablegames.engine import Bot, Table
 from tablegames.randomness import SeededRandom
 from tablegames.rules import make_rules
 from tablegames.rules.common import RuleError
+from tablegames.rules.definition import GameDefinition
 from tablegames.rules.registry import DEFINITIONS
 
 runner = CliRunner()
@@ -35,8 +38,8 @@ def test_let_it_ride_community_2_is_jacobsons_plus_24_43_percent() -> None:
 
 
 @pytest.mark.parametrize("definition", DEFINITIONS, ids=lambda d: d.key)
-def test_share_1_exposes_nothing_and_is_the_fair_analysis_exactly(definition: object) -> None:
-    rules = make_rules(definition.key)  # type: ignore[attr-defined]
+def test_share_1_exposes_nothing_and_is_the_fair_analysis_exactly(definition: GameDefinition) -> None:
+    rules = make_rules(definition.key)
     r = protect(rules, "share=1")
     fair = analyze_game(rules).expected_value
     assert r.exact and r.player_ev == fair and r.fair_player_ev == fair
@@ -45,11 +48,13 @@ def test_share_1_exposes_nothing_and_is_the_fair_analysis_exactly(definition: ob
 
 
 @pytest.mark.parametrize("definition", DEFINITIONS, ids=lambda d: d.key)
-def test_every_game_lists_its_scenarios_and_share(definition: object) -> None:
-    rules = make_rules(definition.key)  # type: ignore[attr-defined]
+def test_every_game_lists_its_scenarios_and_share(definition: GameDefinition) -> None:
+    rules = make_rules(definition.key)
     names = [s.name for s in scenarios(rules)]
-    assert names[-1] == "share=K" and len(names) >= 3
-    with pytest.raises(RuleError, match=r"unknown scenario 'nope'.*share=K"):
+    assert names[-2:] == ["share=2", "share=7"] and len(names) >= 4
+    assert [s.name for s in scenarios(rules, template=True)] == [*names, "share=K"]
+    assert all(protect(rules, name, sim_rounds=200).scenario == name for name in names[-2:])
+    with pytest.raises(RuleError, match=r"unknown scenario 'nope'.*share=K \(K = 1 to 7\)"):
         protect(rules, "nope")
     with pytest.raises(RuleError, match="share=K needs K from 1 to 7"):
         protect(rules, "share=8")
@@ -202,7 +207,7 @@ def test_cli_list() -> None:
     res = runner.invoke(app, ["protect", "one-eyed-flush", "--list", "--format", "json"])
     assert res.exit_code == 0, res.output
     names = [s["name"] for s in json.loads(res.output)["scenarios"]]
-    assert names == ["dealer-hole-1", "dealer-hole-both", "next-card", "share=K"]
+    assert names == ["dealer-hole-1", "dealer-hole-both", "next-card", "share=2", "share=7", "share=K"]
     res = runner.invoke(app, ["protect", "let-it-ride", "--list"])
     assert res.exit_code == 0 and "community-2" in res.output
 
@@ -258,11 +263,82 @@ def test_let_it_ride_share_solves_each_sampled_deal_exactly() -> None:
 
 @pytest.mark.parametrize("definition", DEFINITIONS, ids=lambda d: d.key)
 def test_a_zero_card_exposure_through_each_games_machinery_is_the_fair_analysis_exactly(
-    definition: object,
+    definition: GameDefinition,
 ) -> None:
     """The scenario ``none`` (nothing seen) runs the game's own exposure enumeration (Let It Ride's ordered
     deals, One Eyed Flush's Numba kernel, Final Count's value classes): it must give the fair EV exactly."""
-    rules = make_rules(definition.key)  # type: ignore[attr-defined]
+    rules = make_rules(definition.key)
     exposure = game_protection(rules).solve(rules, "none", sim_rounds=1, seed=1)
     assert exposure.exact and exposure.player_ev == analyze_game(rules).expected_value
     assert exposure.decisions_changed == () and exposure.change_frequency in (None, 0)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.permutations(range(52)))
+def test_one_eyed_flush_informed_options_average_to_the_analyzers_options(deck: list[int]) -> None:
+    """Law of total expectation, option by option: the informed kernel's value of standing and of each discard,
+    averaged over the seen card (a dealer's face-down card, both, or the next card), is exactly the exact
+    analyzer's value of that option; with nothing seen it is that value itself."""
+    import numpy as np
+
+    from tablegames.analysis import one_eyed_flush as oefa
+    from tablegames.analysis.protect_one_eyed_flush import _kernels
+
+    rules = make_rules("one-eyed-flush")
+    sol = oefa._solve(rules)
+    t = sol.tables
+    options = _kernels()["options"]
+    cards, flip = deck[:3], deck[3]
+    key = sorted(oefa.card_class(c) for c in cards)
+    f = oefa.card_class(flip)
+    base = t.counts.copy()
+    for x in (*key, f):
+        base[x] -= 1
+    fair = sol.ev[(*key, f)]  # over D = 48 * 47 * 46 * 45
+    dist = np.zeros((2, t.value.shape[0]), dtype=np.int64)
+
+    def run(mode: int, g: int, h: int, y: int, rem: np.ndarray) -> tuple[np.ndarray, int]:
+        ev = np.zeros(4, dtype=np.int64)
+        n = options(
+            mode,
+            *key,
+            f,
+            g,
+            h,
+            y,
+            rem.copy(),
+            t.hand_of,
+            t.value,
+            t.bust_stand,
+            t.bust_draw,
+            t.ddisc,
+            dist,
+            ev,
+        )
+        return ev, n
+
+    ev, n = run(3, -1, -1, -1, base)
+    assert n == oefa.D and (ev == fair).all()
+    for mode in (0, 2):  # one card seen: a face-down dealer card, or the next card
+        total = np.zeros(4, dtype=np.int64)
+        for k in range(oefa.NC):
+            if base[k]:
+                rem = base.copy()
+                rem[k] -= 1
+                ev, n = run(mode, k if mode == 0 else -1, -1, k if mode == 2 else -1, rem)
+                assert n == 47 * 46 * 45
+                total += base[k] * ev
+        assert (total == fair).all(), mode
+    total = np.zeros(4, dtype=np.int64)
+    for g in range(oefa.NC):
+        for h in range(oefa.NC):
+            rem = base.copy()
+            wg = rem[g]
+            rem[g] -= 1
+            wh = rem[h] if wg > 0 else 0
+            if wh <= 0:
+                continue
+            rem[h] -= 1
+            ev, n = run(1, g, h, -1, rem)
+            total += wg * wh * ev
+    assert (total == fair).all()

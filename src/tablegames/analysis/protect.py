@@ -194,16 +194,23 @@ def _share_scenario(rules: Any, k: int | None, protection: GameProtection) -> Sc
         return Scenario("share=1", "one player alone: nothing exposed (the fair game)", True)
     return Scenario(
         f"share={k}",
-        f"{k} players at one table see each other's cards: each decides knowing the other {k - 1} "
-        f"hand{'s' if k > 2 else ''} are out of the deck",
+        f"{k} players at one table see each other's cards: each decides knowing "
+        + ("the other player's hand is" if k == 2 else f"the other {k - 1} hands are")
+        + " out of the deck",
         protection.share_exact(rules, k),
     )
 
 
-def scenarios(rules: GameRules) -> list[Scenario]:
-    """The game's exposure scenarios, then ``share=K`` (every game)."""
+SHARE_EXAMPLES = (2, MAX_SHARE)  # the share=K scenarios listed: two players, and a full table
+
+
+def scenarios(rules: GameRules, *, template: bool = False) -> list[Scenario]:
+    """The game's exposure scenarios, then ``share=2`` and ``share=7`` (every game; any K from 1 to 7 is
+    accepted); each name can be given to :func:`protect`. ``template``: end with the ``share=K`` entry that
+    describes every K (a listing's last row; not a name :func:`protect` takes)."""
     p = game_protection(rules)
-    return [*p.scenarios(rules), _share_scenario(rules, None, p)]
+    out = [*p.scenarios(rules), *(_share_scenario(rules, k, p) for k in SHARE_EXAMPLES)]
+    return [*out, _share_scenario(rules, None, p)] if template else out
 
 
 def scenario_names(rules: GameRules) -> list[str]:
@@ -217,8 +224,10 @@ def _find(rules: GameRules, p: GameProtection, name: str) -> tuple[Scenario, int
     for s in p.scenarios(rules):
         if s.name == name.strip():
             return s, None
-    known = ", ".join(s.name for s in scenarios(rules))
-    raise RuleError(f"unknown scenario {name!r} for {rules.game}; choose {known}")
+    known = ", ".join(s.name for s in p.scenarios(rules))
+    raise RuleError(
+        f"unknown scenario {name!r} for {rules.game}; choose {known} or {SHARE} (K = 1 to {MAX_SHARE})"
+    )
 
 
 def fair_ev(rules: GameRules) -> Fraction:

@@ -249,13 +249,11 @@ def _solve_py(
                                     continue
                                 rem[s1] -= 1
                                 weight = ways3[a, b, c] * wf * w1
-                            if mode == 3:
-                                pass
-                            elif mode == 0:
+                            if mode == 0:
                                 g = s1
                             elif mode == 2:
                                 y = s1
-                            else:
+                            elif mode == 1:
                                 w2 = rem[s2]
                                 if w2 <= 0:
                                     continue
@@ -422,22 +420,30 @@ def share(rules: OneEyedFlushRules, k: int, *, sim_rounds: int, seed: int) -> Ex
     cls = np.array([oefa.card_class(c) for c in range(52)], dtype=np.int64)
     rng = np.random.default_rng(seed)
     m = 3 * (k - 1)
-    perm = np.argsort(rng.random((sim_rounds, 52)), axis=1)
-    player = np.sort(cls[perm[:, :3]], axis=1)
-    flip = cls[perm[:, 3]]
-    seen = cls[perm[:, : 4 + m]]
-    rems = np.broadcast_to(t.counts, (sim_rounds, NC)).copy()
-    for j in range(4 + m):
-        np.subtract.at(rems, (np.arange(sim_rounds), seen[:, j]), 1)
-    states = np.concatenate([player, flip[:, None]], axis=1).astype(np.int64)
-    out = np.zeros(sim_rounds, dtype=np.float64)
-    chosen = np.zeros(sim_rounds, dtype=np.int64)
-    kern["share"](states, rems, sol.best, t.hand_of, t.value, t.bust_stand, t.bust_draw, t.ddisc, out, chosen)
-    fair_ev = float(oefa.analyze(rules).expected_value)
-    mean, lo, hi = mean_ci(out)
+    outs: list[npt.NDArray[np.float64]] = []
     changes = np.zeros((NC, NC, NC, 4, 4), dtype=np.int64)
-    fair = sol.best[states[:, 0], states[:, 1], states[:, 2], states[:, 3]]
-    np.add.at(changes, (states[:, 0], states[:, 1], states[:, 2], fair, chosen), 1)
+    done = 0
+    while done < sim_rounds:  # in batches: memory stays bounded for any number of deals
+        b = min(50_000, sim_rounds - done)
+        perm = np.argsort(rng.random((b, 52)), axis=1)
+        player = np.sort(cls[perm[:, :3]], axis=1)
+        flip = cls[perm[:, 3]]
+        seen = cls[perm[:, : 4 + m]]
+        rems = np.broadcast_to(t.counts, (b, NC)).copy()
+        for j in range(4 + m):
+            np.subtract.at(rems, (np.arange(b), seen[:, j]), 1)
+        states = np.concatenate([player, flip[:, None]], axis=1).astype(np.int64)
+        out = np.zeros(b, dtype=np.float64)
+        chosen = np.zeros(b, dtype=np.int64)
+        kern["share"](
+            states, rems, sol.best, t.hand_of, t.value, t.bust_stand, t.bust_draw, t.ddisc, out, chosen
+        )
+        outs.append(out)
+        fair = sol.best[states[:, 0], states[:, 1], states[:, 2], states[:, 3]]
+        np.add.at(changes, (states[:, 0], states[:, 1], states[:, 2], fair, chosen), 1)
+        done += b
+    fair_ev = float(oefa.analyze(rules).expected_value)
+    mean, lo, hi = mean_ci(np.concatenate(outs))
     counts, n_changed = _changes(changes, sol)
     return Exposure(
         fair_ev + mean,

@@ -58,14 +58,14 @@ def protect(
 
     rules = rules_from_cli(game, rule, paytable)
     try:
-        known = scenarios(rules)
+        known = scenarios(rules, template=True)
     except RuleError as exc:
         fail(str(exc))
     if list_:
         _list(rules.game, known, fmt)
         return
     if scenario is None:
-        fail(f"name a --scenario; {rules.game} has {', '.join(s.name for s in known)}")
+        fail(f"name a --scenario; {rules.game} has {', '.join(s.name for s in known)} (K = 1 to 7)")
     try:
         result = run(
             rules,
