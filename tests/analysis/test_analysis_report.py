@@ -277,7 +277,7 @@ def test_the_protection_section_lists_every_exact_scenario(built: tuple[Any, Sub
 
     rules, sub, out = built
     game = protect.game_protection(rules)
-    exact = [s.name for s in protect.scenarios(rules) if s.exact and s.name != protect.SHARE]
+    exact = [s.name for s in protect.scenarios(rules) if s.exact and protect.parse_share(s.name) is None]
     exact += [f"share={k}" for k in range(2, protect.MAX_SHARE + 1) if game.share_exact(rules, k)]
     assert [r["scenario"] for r in sub.protection] == exact
     assert all(

@@ -396,11 +396,10 @@ def protection_rows(
     names: list[str] = []
     skipped: list[str] = []
     for scenario in protect.scenarios(rules):
-        if scenario.name == protect.SHARE:
-            for k in range(2, protect.MAX_SHARE + 1):
-                (names if game.share_exact(rules, k) else skipped).append(f"share={k}")
-        else:
+        if scenario.name != protect.SHARE and protect.parse_share(scenario.name) is None:
             (names if scenario.exact else skipped).append(scenario.name)
+    for k in range(2, protect.MAX_SHARE + 1):  # every K of share=K, not only the listing's examples
+        (names if game.share_exact(rules, k) else skipped).append(f"share={k}")
     rows = []
     for name in names:
         result = protect.protect(
