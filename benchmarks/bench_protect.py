@@ -7,7 +7,8 @@
 2. In one process, Let It Ride's ``community-2`` (the hole-carded second community card) by our table-driven
    path against the same first decision taken by a per-deal loop calling the rules' ``lir_hand`` on every
    five-card completion (on every ``--step``-th four-card set, the time scaled up); prints our speed ratio and
-   checks that both take the same decision on every sampled set.
+   checks that both take the same decision on every sampled set; and One Eyed Flush's ``dealer-hole-1`` by its
+   Numba kernel against the same kernel code run as plain Python on ``--states`` random states (scaled).
 
 ``python -m benchmarks protect`` or ``python benchmarks/bench_protect.py [--repeat N] [--step N]``.
 """
@@ -89,13 +90,85 @@ def community_2_ratio(step: int) -> None:
         raise SystemExit("the per-deal loop disagrees with the table-driven decision")
 
 
+def one_eyed_flush_ratio(states: int) -> None:
+    """One Eyed Flush's ``dealer-hole-1`` by the Numba kernel against the same kernel code run as plain Python
+    on ``states`` random informed states (the time scaled to every state)."""
+    import numpy as np
+
+    from tablegames.analysis import one_eyed_flush as oefa
+    from tablegames.analysis import protect_one_eyed_flush as p
+    from tablegames.rules.one_eyed_flush import OneEyedFlushRules
+
+    rules = OneEyedFlushRules()
+    sol = oefa._solve(rules)
+    tb = sol.tables
+    p._kernels()
+    p.solve.__wrapped__(rules, "dealer-hole-1")  # compiled and cached: time a warm run
+    t = time.perf_counter()
+    p.solve.__wrapped__(rules, "dealer-hole-1")
+    ours = time.perf_counter() - t
+    ways = p._ways3()
+
+    def possible(cls: tuple[int, ...]) -> bool:
+        return all(cls.count(x) <= int(tb.counts[x]) for x in set(cls))
+
+    all_states = [
+        (int(a), int(b), int(c), f, g)
+        for a, b, c in zip(*np.nonzero(ways), strict=True)
+        for f in range(p.NC)
+        for g in range(p.NC)
+        if a <= b <= c and possible((int(a), int(b), int(c), f, g))
+    ]
+    rng = np.random.default_rng(1)
+    pick = rng.choice(len(all_states), size=states, replace=False)
+    compiled = p._dealer
+    p._dealer = p._dealer_py  # the plain-Python kernel code
+    try:
+        dist = np.zeros((2, tb.value.shape[0]), dtype=np.int64)
+        ev = np.zeros(4, dtype=np.int64)
+        t = time.perf_counter()
+        for i in pick.tolist():
+            a, b, c, f, g = all_states[i]
+            rem = tb.counts.copy()
+            for x in (a, b, c, f, g):
+                rem[x] -= 1
+            p._options_py(
+                0,
+                a,
+                b,
+                c,
+                f,
+                g,
+                -1,
+                -1,
+                rem,
+                tb.hand_of,
+                tb.value,
+                tb.bust_stand,
+                tb.bust_draw,
+                tb.ddisc,
+                dist,
+                ev,
+            )
+        plain = (time.perf_counter() - t) * len(all_states) / states
+    finally:
+        p._dealer = compiled
+    print(
+        f"One Eyed Flush dealer-hole-1: Numba kernel {ours:.2f} s (every state); the same code as plain Python "
+        f"{plain:.0f} s (scaled from {states:,} of {len(all_states):,} states): ours {plain / ours:.0f}x faster",
+        flush=True,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--step", type=int, default=200, help="sample every N-th four-card set in the loop")
+    parser.add_argument("--states", type=int, default=300, help="One Eyed Flush states run as plain Python")
     args = parser.parse_args()
     whole_process(args.repeat)
     community_2_ratio(args.step)
+    one_eyed_flush_ratio(args.states)
 
 
 if __name__ == "__main__":

@@ -63,6 +63,12 @@ def test_every_game_lists_its_scenarios_and_share(definition: GameDefinition) ->
 EXPECTED = {  # exact player EVs per initial unit (measured; the engine cross-checks below tie them down)
     ("let-it-ride", "community-1"): Fraction(7027, 83300),
     ("let-it-ride", "both-community"): Fraction(87557, 216580),
+    ("final-count", "peek-own"): Fraction(-49813, 7634445),
+    ("final-count", "dealer-hole"): Fraction(-78706, 5453175),
+    ("final-count", "share=2"): Fraction(-8741008961, 79016505750),
+    ("one-eyed-flush", "dealer-hole-1"): Fraction(-9511374623, 84284272800),
+    ("one-eyed-flush", "dealer-hole-both"): Fraction(-9964664093, 105355341000),
+    ("one-eyed-flush", "next-card"): Fraction(353063929, 6078192750),
 }
 
 
@@ -112,6 +118,7 @@ def test_share_k_is_simulated_with_its_interval_and_reproducible() -> None:
     assert a.player_ev == b.player_ev
     assert a.player_ev > float(a.fair_player_ev)  # the card removal is worth something
     assert a.to_dict()["player_ev_exact"] is None
+    assert all(c["frequency_exact"] is None for c in a.to_dict()["decisions_changed"])  # sampled, not exact
 
 
 # --- the engine with an informed bot ------------------------------------------------------------------
@@ -342,3 +349,28 @@ def test_one_eyed_flush_informed_options_average_to_the_analyzers_options(deck: 
             ev, n = run(1, g, h, -1, rem)
             total += wg * wh * ev
     assert (total == fair).all()
+
+
+@pytest.mark.parametrize("options", [{}, {"face-value": "0"}], ids=["default", "face-value=0"])
+def test_final_count_seen_card_values_add_up_to_the_analyzers_options(options: dict[str, str]) -> None:
+    """Over every situation of the exact analyzer: peek-own's and dealer-hole's values of standing and of
+    turning, summed over the seen card, are the analyzer's values of those options exactly."""
+    import numpy as np
+
+    from tablegames.analysis import final_count as fca
+    from tablegames.analysis.protect_final_count import seen_values
+
+    rules = make_rules("final-count", options)
+    sol = fca._solve(rules)
+    checked = 0
+    for sit, (_w, stand, turn, _turns) in sol.table.items():
+        if stand is None:
+            continue
+        r = sol.counts.copy()
+        for v in (*sit.player, *sit.dealer):
+            r[v] -= 1
+        for scenario in ("peek-own", "dealer-hole", "none"):
+            s_val, t_val = seen_values(sit.player, sit.dealer, r, scenario)
+            assert (int(np.sum(s_val)), int(np.sum(t_val))) == (stand, turn)
+        checked += 1
+    assert checked > 1000

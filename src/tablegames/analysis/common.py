@@ -18,10 +18,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import comb
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from tablegames.analysis.protect import GameProtection
 
 ASSUMPTIONS: tuple[str, ...] = (
     "One player heads-up against the dealer, one full 52-card deck (R-0.1), card removal included.",
@@ -299,9 +302,9 @@ class Analyzer:
         """(payout -> house edge, the wager's name) for tuning ``hand``."""
         raise NotImplementedError
 
-    def protection(self) -> Any:
+    def protection(self) -> GameProtection | None:
         """The game's exposure scenarios (an ``analysis.protect.GameProtection``, kept in the game's own
-        module), or None when it has none."""
+        module, ``analysis/protect_<game>.py``), or None when it has none."""
         return None
 
     def plot_strategy(self, a: Analysis, rules: Any, bet_cents: int | None, path: Any) -> None:

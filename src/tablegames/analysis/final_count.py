@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from math import comb
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -37,6 +37,9 @@ from tablegames.cards import CARDS, parse_cards
 from tablegames.engine.actions import STAND, TURN, Action
 from tablegames.rules.common import RuleError
 from tablegames.rules.final_count import FcDecision, FinalCountRules, must_turn, player_final_total, showdown
+
+if TYPE_CHECKING:
+    from tablegames.analysis.protect import GameProtection
 
 IntArray = npt.NDArray[np.int64]
 DEALS = comb(52, 2) * comb(50, 2) * 48 * 47
@@ -361,7 +364,7 @@ class FinalCountAnalyzer(Analyzer):
             ),
         ]
 
-    def protection(self) -> Any:
+    def protection(self) -> GameProtection:
         from tablegames.analysis.protect_final_count import PROTECTION
 
         return PROTECTION

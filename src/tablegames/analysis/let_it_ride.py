@@ -31,7 +31,7 @@ from functools import lru_cache
 from itertools import combinations_with_replacement
 from math import comb
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -64,6 +64,9 @@ from tablegames.rules.let_it_ride import (
     ride_second,
 )
 from tablegames.rules.poker import three_card_category_of
+
+if TYPE_CHECKING:
+    from tablegames.analysis.protect import GameProtection
 
 IntArray = npt.NDArray[np.int64]
 
@@ -910,7 +913,7 @@ class LetItRideAnalyzer(Analyzer):
             ),
         ]
 
-    def protection(self) -> Any:
+    def protection(self) -> GameProtection:
         from tablegames.analysis.protect_let_it_ride import PROTECTION
 
         return PROTECTION

@@ -30,7 +30,7 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations_with_replacement, permutations
 from math import comb
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -66,6 +66,9 @@ from tablegames.rules.one_eyed_flush import (
     is_bust,
     point_value,
 )
+
+if TYPE_CHECKING:
+    from tablegames.analysis.protect import GameProtection
 
 IntArray = npt.NDArray[np.int64]
 NC = CLASSES.n  # 13 natural ranks (rank - 2) and the wild class (rules.indexing.CardClasses)
@@ -812,7 +815,7 @@ class OneEyedFlushAnalyzer(Analyzer):
             ),
         ]
 
-    def protection(self) -> Any:
+    def protection(self) -> GameProtection:
         from tablegames.analysis.protect_one_eyed_flush import PROTECTION
 
         return PROTECTION

@@ -142,7 +142,7 @@ class ProtectionResult:
                     "fair": c.fair,
                     "informed": c.informed,
                     "frequency": float(c.frequency),
-                    "frequency_exact": str(c.frequency),
+                    "frequency_exact": str(c.frequency) if self.exact else None,
                 }
                 for c in self.decisions_changed
             ],

@@ -59,14 +59,30 @@ def _label(t2: int) -> str:
     return f"two-card total {t2}"
 
 
+def seen_values(
+    p: tuple[int, int], d: tuple[int, int], r: IntArray, scenario: str
+) -> tuple[IntArray, IntArray]:
+    """Standing's and turning's results summed over the ordered pairs of third cards (player's, dealer's) left
+    in ``r``, by the value of the seen card: the player's own (``peek-own``), the dealer's (``dealer-hole``);
+    one sum for ``none`` (nothing seen). ``p``, ``d``: the up-card values."""
+    t = fca._tables()
+    t2 = p[0] + p[1]
+    dealer_tot = d[0] + d[1] + np.arange(NV)  # by the dealer's third card
+    joint = np.outer(r, r) - np.diag(r)  # ordered (player's third, dealer's third) card pairs
+    turn = t.sd[t.final[t2]][:, dealer_tot]  # [p3, d3]
+    stand = np.broadcast_to(t.sd[t2][dealer_tot], (NV, NV))
+    axis = (1,) if scenario == "peek-own" else (0,) if scenario == "dealer-hole" else (0, 1)
+    s_val = np.atleast_1d((joint * stand).sum(axis=axis))
+    t_val = np.atleast_1d((joint * turn).sum(axis=axis))
+    return s_val, t_val
+
+
 @lru_cache(maxsize=8)  # an Exposure is immutable: a scenario is solved once per rules
 def solve(rules: FinalCountRules, scenario: str) -> Exposure:
-    """The exact EV and changed decisions of ``peek-own`` or ``dealer-hole``."""
-    t = fca._tables()
+    """The exact EV and changed decisions of ``peek-own`` or ``dealer-hole`` (``none``: nothing seen)."""
     sol = fca._solve(rules)
     counts = sol.counts
     fair_turns = _fair_turns(rules)
-    ar = np.arange(NV)
     total = 0
     changed: dict[tuple[str, str, str], int] = {}
     for p in _pairs(counts):
@@ -83,17 +99,10 @@ def solve(rules: FinalCountRules, scenario: str) -> Exposure:
             r[d[0]] -= 1
             r[d[1]] -= 1
             w = wp * wd
-            dealer_tot = d[0] + d[1] + ar  # by the dealer's third card
-            joint = np.outer(r, r) - np.diag(r)  # ordered (player's third, dealer's third) card pairs
-            turn = t.sd[t.final[t2]][:, dealer_tot]  # [p3, d3]
             if must_turn(t2):  # R-FC-3: no decision
-                total += w * int((joint * turn).sum())
+                total += w * int(seen_values(p, d, r, "none")[1].sum())
                 continue
-            stand = np.broadcast_to(t.sd[t2][dealer_tot], (NV, NV))
-            # the informed choice: per player's third card (peek-own) or per dealer's third card
-            axis = (1,) if scenario == "peek-own" else (0,) if scenario == "dealer-hole" else (0, 1)
-            s_val = np.atleast_1d((joint * stand).sum(axis=axis))  # "none": one choice for every third card
-            t_val = np.atleast_1d((joint * turn).sum(axis=axis))
+            s_val, t_val = seen_values(p, d, r, scenario)
             informed = t_val > s_val  # cautious: stand on an exact tie
             total += w * int(np.where(informed, t_val, s_val).sum())
             fair = bool(fair_turns[(*p, *d)])
