@@ -321,3 +321,22 @@ def test_a_game_without_report_hooks_still_gets_a_report(
     md = (tmp_path / "report.md").read_text()
     assert "names no worked example" in md and "no simulation kernel" in md
     assert (tmp_path / "report.pdf").stat().st_size > 0
+
+
+def test_the_long_parts_show_a_rich_progress_bar_on_a_terminal() -> None:
+    import io
+
+    from rich.console import Console
+
+    from tablegames.cli.analyze import _progress
+
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=100)
+    with _progress(console, quiet=False) as start:
+        advance = start("verifying final-count", 1_000)
+        simulate_summary(registry.get("final-count").make_rules(), 1_000, progress=advance)
+    assert "verifying final-count" in out.getvalue()
+    quiet = io.StringIO()
+    with _progress(Console(file=quiet, force_terminal=True), quiet=True) as start:
+        start("verifying", 10)(10)
+    assert quiet.getvalue() == ""
