@@ -19,6 +19,7 @@ from tablegames.cards import parse_cards
 from tablegames.engine import Table
 from tablegames.randomness import SeededRandom
 from tablegames.rules import make_rules
+from tablegames.server.routes.games import all_games
 
 pytestmark = pytest.mark.browser
 
@@ -26,11 +27,11 @@ HARNESS = """<!doctype html><html><head><meta charset="utf-8">
 <link rel="icon" href="data:,"><link rel="stylesheet" href="/static/css/casino.css"></head>
 <body style="padding:16px"><div id="t" class="table-scene" style="width:1100px"></div>
 <script type="module">
-import { renderTable } from "/static/js/table.js";
+import { layoutOf, renderTable } from "/static/js/table.js";
 import { installSprite } from "/static/js/cards.js";
 installSprite();
-window.renderScene = (s) => renderTable(document.getElementById("t"),
-  Object.assign({ results: {}, players: {}, meters: {}, lastActions: {} }, s));
+window.renderScene = async (s) => renderTable(document.getElementById("t"),
+  Object.assign({ results: {}, players: {}, meters: {}, lastActions: {} }, s, { layout: await layoutOf(s.game) }));
 window.harnessReady = true;
 </script></body></html>"""
 
@@ -83,8 +84,12 @@ def deck(first: str) -> list[int]:
     return head + [c for c in range(52) if c not in head]
 
 
+GAMES = {g.key: g.model_dump() for g in all_games()}  # GET /games, which the page draws from
+
+
 def draw(page: Any, scene: dict[str, Any], shot: Path | None = None) -> None:
-    page.evaluate("s => window.renderScene(s)", scene)
+    """Draw ``scene`` with its game (a key) as GET /games describes it, in the game's felt layout."""
+    page.evaluate("s => window.renderScene(s)", {**scene, "game": GAMES[scene["game"]]})
     if shot is not None:
         page.locator("#t").screenshot(path=str(shot), animations="disabled")
 
@@ -154,14 +159,14 @@ def test_let_it_ride_community_cards_and_pulled_bet(harness: Any, screenshots: P
         "seatCount": 2,
         "players": {"1": {"name": "ann"}, "2": {"name": "bob"}},
         "mySeat": 1,
-        "round": {**view, "seats": [{**s, "pulled": ["1"] if s["seat"] == 2 else []} for s in view["seats"]]},
+        "round": view,
         "meters": view["meters"],
     }
     draw(page, scene)
     assert faces(page, ".community-cards") == ["3d", None]
     assert faces(page, "#seat-1 .hand") == ["Ah", "Qh", "Th"]
     assert faces(page, "#seat-2 .hand") == [None, None, None]
-    # seat 2 pulled bet 1: its spot is empty, bets 2 and $ still hold $5 each
+    # seat 2 pulled bet 1 (the view's bets_up): its spot is empty, bets 2 and $ still hold $5 each
     held = page.eval_on_selector_all(
         "#seat-2 .spot",
         "els => els.map(e => [e.dataset.wager, e.querySelector('.chip-stack')?.dataset.cents ?? null])",
