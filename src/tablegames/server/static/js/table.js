@@ -126,8 +126,9 @@ function renderDealer(felt, scene) {
 function renderSpots(seatEl, scene, seatNo, seatView) {
   const { layout, round } = scene;
   const mine = seatNo === scene.mySeat;
-  const placed = seatView && Object.keys(seatView.wagers).length ? seatView.wagers : null;
-  const draft = mine && !placed ? scene.draft : null;
+  // my unsent wagers while I may bet (over a finished round's), else what the seat has placed
+  const draft = mine && scene.draft ? scene.draft : null;
+  const placed = !draft && seatView && Object.keys(seatView.wagers).length ? seatView.wagers : null;
   const spots = div("spots", seatEl);
   const outcomes = (scene.results[seatNo] && scene.results[seatNo].outcomes) || {};
   const titles = Object.fromEntries((scene.game.wagers || []).map((w) => [w.name, w.title]));
