@@ -106,6 +106,29 @@ def place_every_wager(
     return wagers, options, cost
 
 
+def refuse_side_bet_alone(pl: Player, d: GameDefinition) -> None:
+    """A side bet without the wager it requires: the page sends it as it is and shows the server's refusal
+    (the page checks nothing itself); nothing is taken and the bet controls stay."""
+    side = next((w for w in d.wagers if w.requires is not None), None)
+    if side is None:
+        return
+    p = pl.page
+    before = pl.balance()
+    p.wait_for_selector("[data-testid=place-bets]")
+    p.click("#console button:has-text('Clear')")
+    if side.fixed_cents(d.make_rules()) is not None:
+        p.check(f"#wager-{side.name}")
+    else:
+        p.fill(f"#wager-{side.name}", str(SIDE_DOLLARS))
+        p.press(f"#wager-{side.name}", "Tab")
+    p.click("[data-testid=place-bets]")
+    error = p.locator(".toast.error").last
+    error.wait_for()
+    assert side.requires in error.inner_text(), error.inner_text()
+    assert p.locator("[data-testid=place-bets]").is_visible()
+    assert pl.balance() == before
+
+
 def expected_label(d: GameDefinition, action: str) -> str:
     name, _, index = action.partition(" ")
     decision = d.decision(name)
@@ -171,6 +194,7 @@ def test_a_round_of_every_registered_game(
             expect_text(
                 p, f"#table-scene .meter-{meter.name} .meter-name", (meter.title or meter.name).upper()
             )
+        refuse_side_bet_alone(pl, d)
         clicked: set[str] = set()
         last_round = 0
         for round_no in range(MAX_ROUNDS):
