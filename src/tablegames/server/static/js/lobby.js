@@ -46,9 +46,9 @@ function renderLobbyMeters(meters) {
   for (const m of meters) {
     const d = document.createElement("div");
     d.className = `meter meter-${m.meter}`;
-    d.innerHTML = `<div class="meter-name">${escapeHtml(
-      gameTitle(m.game) + " · " + meterTitle(m.game, m.meter),
-    )}</div><div class="meter-value">${money(m.value)}</div>`;
+    const [game, meter] = [gameTitle(m.game), meterTitle(m.game, m.meter)];
+    const name = meter.startsWith(game) ? meter : `${game} · ${meter}`;
+    d.innerHTML = `<div class="meter-name">${escapeHtml(name)}</div><div class="meter-value">${money(m.value)}</div>`;
     sign.appendChild(d);
   }
   box.appendChild(sign);
