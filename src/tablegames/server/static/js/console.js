@@ -217,7 +217,7 @@ export function renderConsole() {
     S.seat,
     S.hintsOn,
     myWagersInPlay(),
-    mode === "act" ? [S.roundId, r.stage, r.legal_actions, v && v.cards, S.hint && S.hint.best] : null,
+    mode === "act" ? [S.roundId, S.decision, r.legal_actions, v && v.cards, S.hint && S.hint.best] : null,
   ]);
   if (key !== consoleKey) {
     consoleKey = key;
