@@ -119,8 +119,9 @@ function renderDealer(felt, scene) {
   if (d.sub) div("area-sub", wrap, escapeHtml(d.sub));
   if (d.note) div("flip-label", area, escapeHtml(d.note(round)));
   const shown = round && round.dealer_hand ? round.dealer_hand.description : "";
+  // the view's words for the dealer's cards, else the server's hand event once the dealer's hand is public
   if (shown) div("hand-desc dealer-desc", area, escapeHtml(shown));
-  if (scene.dealerHand) div("hand-name dealer-hand", area, escapeHtml(handName(scene.dealerHand)));
+  else if (scene.dealerHand) div("hand-name dealer-hand", area, escapeHtml(handName(scene.dealerHand)));
 }
 
 function renderSpots(seatEl, scene, seatNo, seatView) {
