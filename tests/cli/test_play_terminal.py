@@ -154,7 +154,7 @@ def test_play_let_it_ride_one_round_with_side_bets() -> None:
 
     you = rnd.seats[1]
     assert shown(you.cards) in out
-    assert f"Community   {shown(rnd.community)}" in out
+    assert f"Community   {shown(rnd.dealer[1:])}" in out  # R-LIR-2/3: dealer cards 2 and 3 are turned
     # Before the settlement seat 2's cards are backs, and only seat 1's cards are shown.
     before = out.split("Results")[0]
     assert re.search(r"Seat 2 bot\s+\[##\] \[##\] \[##\]", before)
@@ -186,7 +186,7 @@ def test_play_one_eyed_flush_one_round_with_side_bets() -> None:
     steps = [(MAIN, "5"), (OEF_JACKPOT, "y"), (OEF_FLIP, "2"), (OEF_OUTCOME, "t"), (OEF_DECIDE, "s")]
     out, balance = drive(["one-eyed-flush", "--seats", "2", "--seed", str(seed)], steps, MAIN)
 
-    flip = rnd.flip_card
+    flip = rnd.dealer[1]  # R-OEF-4: the dealer's second card is the Flip Card
     assert re.search(r"Dealer\s+\[##\] " + re.escape(f"[{CARDS[flip].pretty}") + r"\*?\] \[##\]", out)
     assert re.search(r"Seat 2 bot\s+\[##\] \[##\] \[##\]", out.split("Results")[0])
     assert balance == money(table.bankrolls[1])
