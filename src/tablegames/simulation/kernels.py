@@ -11,7 +11,7 @@ from a partial Fisher–Yates shuffle driven by 32-bit words of a NumPy ``PCG64`
 Lemire's multiply-and-reject method (R-0.1).  Only the prefix of the deck a round can use is shuffled.
 
 Deal order (R-0.2): card ``p`` (0, 1, 2) of seat ``s`` (0-based) is at position ``p * (S + 1) + s``, the
-dealer's at ``p * (S + 1) + S``; One Eyed Flush draws follow at ``3 * (S + 1)`` in seat order, then the dealer.
+dealer's at ``p * (S + 1) + S``; a game's draws follow at ``3 * (S + 1)`` in seat order, then the dealer's.
 
 Jackpot meters are sequential across rounds, so kernels only *record* meter hits (round, seat, meter and the
 nets needed to correct the sums afterwards); :mod:`tablegames.simulation.meters` pays them exactly in order.
@@ -21,7 +21,7 @@ Accumulators (int64, merged by addition):
 * ``wager_acc[w] = [wagers, units, staked, returned, sum of x^2 (high part, low 32 bits)]`` where ``x`` is the round's net of wager
   type ``w`` over all seats (``units``: sum of initial wagers, the denominator of the house edge);
 * ``seat_acc[s] = [units, staked, returned, sum of x^2 (high, low)]`` with ``x`` the seat's net of the round;
-* ``hist``: outcome counts (layout per game: its adapter's ``histogram``).
+* ``hist``: outcome counts (layout per game: its adapter's ``outcomes``).
 """
 
 from __future__ import annotations

@@ -300,8 +300,8 @@ class LetItRideKernel(Kernel):
         st = named_strategy_tables(rules, strategy, w.main)
         args = (
             w.main * ones,
-            w.bonus * ones,
-            w.progressive * ones,
+            w.side("bonus") * ones,
+            w.side("progressive") * ones,
             t.five,
             t.bonus,
             st.lir_first,

@@ -301,11 +301,11 @@ class OneEyedFlushKernel(Kernel):
         w, ones = wagers, np.ones(seats, dtype=np.int64)
         t2 = oef_tables(rules)
         st = named_strategy_tables(rules, strategy)
-        flip_idx = flip_bet_index(oef.FlipBet.parse(w.flip_outcome))
+        flip_idx = flip_bet_index(oef.FlipBet.parse(w.option(oef.DEFINITION, "flip")))
         args = (
             w.main * ones,
-            w.jackpot * ones,
-            w.flip * ones,
+            w.side("jackpot") * ones,
+            w.side("flip") * ones,
             flip_idx * ones,
             t2.card_class,
             t2.hand_code,
