@@ -521,7 +521,7 @@ DEFINITION = GameDefinition(
     paytables=("standard", "seed"),
     wagers=(
         Wager("bets", "bets", main=True, cost_multiple=len(BETS), unit="each of bets 1, 2 and $", parts=BETS),
-        Wager("bonus", "3-Card Bonus", requires="bets"),
+        Wager("bonus", "3-Card Bonus", requires="bets", short="Bonus"),
         Wager(
             "progressive",
             "Progressive",
