@@ -21,6 +21,7 @@ from rich.text import Text
 from tablegames.cards import parse_card
 from tablegames.cli.felts import felt_of
 from tablegames.rules import registry
+from tablegames.rules.flow import COMMUNITY
 
 BACK = "[##]"
 RED = "bold red"
@@ -194,13 +195,13 @@ def event_lines(game: str, events: Sequence[Mapping[str, Any]], start: int = 0, 
     felt = felt_of(game)
     lines: list[Text] = []
     pending_discard: str | None = None
-    stage = 1 + sum(1 for e in events[:start] if e["type"] == "cards_revealed" and e["owner"] == "community")
+    stage = 1 + sum(1 for e in events[:start] if e["type"] == "cards_revealed" and e["owner"] == COMMUNITY)
     for e in events[start:]:
         kind = e["type"]
         if kind == "action":
             words = felt.action_words(e["action"], stage) or action_words(game, e["action"])
             lines.append(Text(f"{_who(e['seat'], you)}: {words}"))
-        elif kind == "cards_revealed" and e["owner"] == "community":
+        elif kind == "cards_revealed" and e["owner"] == COMMUNITY:
             stage += 1
             lines.append(Text.assemble("Community card: ", cards_text(e["cards"], game)))
         elif kind == "cards_revealed" and e["owner"] == "dealer":

@@ -128,6 +128,7 @@ class Decision:
     label: str
     indexed: bool = False
     prompt: str = ""  # how a terminal prompt offers it, its shortcut in brackets ("[r]ide")
+    cautious: bool = False  # preferred on an exact tie of expected value (pull / stand / don't draw)
 
 
 class DecisionContext:

@@ -238,7 +238,7 @@ DEFINITION = GameDefinition(
     wagers=(Wager("main", "main", main=True),),
     meters=meters,
     decisions=(
-        Decision("stand", "stands", prompt="[s]tand"),
+        Decision("stand", "stands", prompt="[s]tand", cautious=True),
         Decision("turn", "turns the third card", prompt="[t]urn the third card"),
     ),
     default_action="stand",

@@ -533,7 +533,7 @@ DEFINITION = GameDefinition(
     meters=meters,
     decisions=(
         Decision("ride", "lets it ride", prompt="[r]ide"),
-        Decision("pull", "pulls the bet", prompt="[p]ull"),
+        Decision("pull", "pulls the bet", prompt="[p]ull", cautious=True),
     ),
     default_action="pull",
     context_type=LirDecision,

@@ -551,7 +551,7 @@ DEFINITION = GameDefinition(
     ),
     meters=meters,
     decisions=(
-        Decision("stand", "stands", prompt="[s]tand"),
+        Decision("stand", "stands", prompt="[s]tand", cautious=True),
         Decision("discard", "discards card {n} and draws", indexed=True, prompt="discard [1-{n}]"),
     ),
     default_action="stand",
