@@ -539,79 +539,10 @@ class Round:
         return self.phase == Phase.SETTLED or event.visible(seat)
 
     def view(self, seat: int | None = None) -> dict[str, Any]:
-        """What ``seat`` may see now, as a JSON-ready dict: never a card it may not see."""
-        shown: dict[int, bool] = {}
-        for e in self.history:
-            if isinstance(e, CardDealt):
-                shown[e.card] = self.card_visible(e, seat)
-        revealed = self._revealed_cards()
+        """What ``seat`` may see now, as a JSON-ready dict: never a card it may not see (``engine.view``)."""
+        from tablegames.engine.view import round_view
 
-        def seen(cs: Sequence[int]) -> list[int | None]:
-            return [c if shown.get(c) or c in revealed else None for c in cs]
-
-        def cards(cs: Sequence[int]) -> list[str | None]:
-            return [None if c is None else str(CARDS[c]) for c in seen(cs)]
-
-        def hand(cs: Sequence[int]) -> dict[str, Any]:
-            # from the cards this viewer sees only (unseen ones as None): never a word about a hidden card
-            visible = seen(cs)
-            return {
-                "description": self.definition.describe_hand(self.rules, visible),
-                "total": self.definition.total(self.rules, visible),
-            }
-
-        hands = {
-            str(s.seat): hand(s.cards)
-            for s in self.active_seats
-            if s.seat == seat or any(c is not None for c in seen(s.cards))
-        }
-        dealer_shown = any(c is not None for c in seen(self.dealer))
-
-        return {
-            "game": self.table.game,
-            "round_no": self.round_no,
-            "phase": self.phase.value,
-            "to_act": self.to_act,
-            "legal_actions": [str(a) for a in self.legal_actions(seat)] if seat is not None else [],
-            "seats": [
-                {
-                    "seat": s.seat,
-                    "wagers": dict(s.wagers),
-                    "options": dict(s.options),
-                    "cards": cards(s.cards),
-                    "out": s.out,
-                    "decided": s.decided,
-                    "staked": s.staked,
-                    "returned": s.returned if s.settled else None,
-                }
-                for s in self.seats.values()
-            ],
-            "dealer": cards(self.dealer),
-            "hands": hands,
-            "dealer_hand": hand(self.dealer) if dealer_shown else None,
-            "meters": dict(self.table.meters),
-            "wager_specs": [
-                {
-                    "name": w.name,
-                    "main": w.main,
-                    "fixed_cents": w.fixed_cents,
-                    "needs_option": w.needs_option,
-                    "cost_multiple": w.cost_multiple,
-                    "requires": w.requires,
-                    "title": w.title,
-                    "options": list(w.options),
-                }
-                for w in self.wager_specs()
-            ],
-            **self.flow.extra_view(self, cards),
-        }
-
-    def _revealed_cards(self) -> set[int]:
-        out: set[int] = set()
-        for e in self.history:
-            if isinstance(e, CardsRevealed):
-                out.update(e.cards)
-        return out
+        return round_view(self, seat)
 
     def decision_context(self, seat: int) -> DecisionContext:
         """What a bot or hint needs for ``seat``'s decision (only what that seat may see), as the game's
