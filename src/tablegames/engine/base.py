@@ -354,7 +354,7 @@ class Round:
         if self.phase != Phase.BETTING:
             raise WrongPhase(f"cannot deal: the round is {self.phase.value}")
         if not self.active_seats:
-            raise BadWager("no seat has placed the main wager")
+            raise BadWager("no seat has placed a wager")
         start = len(self.history)
         self.phase = Phase.DECIDING
         self._contribute()
