@@ -90,6 +90,8 @@ def leaked_texts(events: list[dict[str, Any]], seat: int | None, k: int, message
         return set()
     ok = allowed(events, seat, k)
     shown = strings_in(message)
+    if isinstance(message, dict) and seat is not None and message.get("round"):  # its own hand is its own
+        shown -= strings_in((message["round"].get("hands") or {}).get(str(seat), {}))
     owners = {e["to"] for e in events if e["type"] == "card_dealt" and e["to"].startswith("seat ")}
     hidden: set[str] = set()
     known: set[str] = set()  # texts of hands the viewer may know (its own, those it sees whole): may repeat
