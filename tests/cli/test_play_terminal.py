@@ -22,6 +22,7 @@ from tablegames.cards import CARDS
 from tablegames.cli.play import exact_advisor
 from tablegames.cli.render import meters_text, money
 from tablegames.engine import Bot, Round, Table
+from tablegames.engine.events import CardDealt
 from tablegames.randomness import SeededRandom
 from tablegames.rules import make_rules
 
@@ -154,7 +155,7 @@ def test_play_let_it_ride_one_round_with_side_bets() -> None:
 
     you = rnd.seats[1]
     assert shown(you.cards) in out
-    assert f"Community   {shown(rnd.community)}" in out
+    assert f"Community   {shown(rnd.dealer[1:])}" in out  # R-LIR-2/3: dealer cards 2 and 3 are turned
     # Before the settlement seat 2's cards are backs, and only seat 1's cards are shown.
     before = out.split("Results")[0]
     assert re.search(r"Seat 2 bot\s+\[##\] \[##\] \[##\]", before)
@@ -186,7 +187,10 @@ def test_play_one_eyed_flush_one_round_with_side_bets() -> None:
     steps = [(MAIN, "5"), (OEF_JACKPOT, "y"), (OEF_FLIP, "2"), (OEF_OUTCOME, "t"), (OEF_DECIDE, "s")]
     out, balance = drive(["one-eyed-flush", "--seats", "2", "--seed", str(seed)], steps, MAIN)
 
-    flip = rnd.flip_card
+    # R-OEF-4: the Flip Card is the dealer's card dealt face up (the dealer may replace it later)
+    flip = next(
+        e.card for e in rnd.history if isinstance(e, CardDealt) and e.to == "dealer" and e.visible_to == "all"
+    )
     assert re.search(r"Dealer\s+\[##\] " + re.escape(f"[{CARDS[flip].pretty}") + r"\*?\] \[##\]", out)
     assert re.search(r"Seat 2 bot\s+\[##\] \[##\] \[##\]", out.split("Results")[0])
     assert balance == money(table.bankrolls[1])

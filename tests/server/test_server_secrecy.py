@@ -90,6 +90,8 @@ def leaked_texts(events: list[dict[str, Any]], seat: int | None, k: int, message
         return set()
     ok = allowed(events, seat, k)
     shown = strings_in(message)
+    if isinstance(message, dict) and seat is not None and message.get("round"):  # its own hand is its own
+        shown -= strings_in((message["round"].get("hands") or {}).get(str(seat), {}))
     owners = {e["to"] for e in events if e["type"] == "card_dealt" and e["to"].startswith("seat ")}
     hidden: set[str] = set()
     known: set[str] = set()  # texts of hands the viewer may know (its own, those it sees whole): may repeat
@@ -248,7 +250,9 @@ def test_a_bust_tells_the_other_seats_nothing_of_the_hand(make_server: Callable[
         assert st["round"]["seats"][0]["out"] is True  # the bust itself is public
     mid_b = json.dumps([m for m in b.log if m["type"] != "round_result"])
     mid_o = json.dumps(onlooker.log)
-    assert "No Pair" not in mid_b and "(21)" not in mid_b
+    # seat 2's own hand (also a No Pair) is described to it (view "hands", shared contract 2); seat 1's is not
+    assert "No Pair (21)" not in mid_b and "(21)" not in mid_b
+    assert not [m for m in b.log if m["type"] == "state" and "1" in ((m["round"] or {}).get("hands") or {})]
     assert "No Pair" not in mid_o and "(21)" not in mid_o
     busts = [e for m in b.log if m["type"] == "state" for e in m["events"] if e["type"] == "settled"]
     assert [(e["seat"], e["outcome"], e["detail"]) for e in busts] == [(1, "bust", "")]

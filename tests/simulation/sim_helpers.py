@@ -55,7 +55,7 @@ def engine_detail(
             for spec in definition.wagers:
                 amount = w.amount(definition, spec.name)
                 if amount:
-                    option = getattr(w, f"{spec.name}_outcome") if spec.option is not None else None
+                    option = w.option(definition, spec.name) if spec.option is not None else None
                     rnd.place_wager(s, spec.name, amount, option)
         rnd.deal()
         while not rnd.is_over:

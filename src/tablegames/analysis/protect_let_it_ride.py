@@ -294,16 +294,16 @@ def informed_action(rules: LetItRideRules, scenario: str) -> Callable[[Any, int]
     def act(rnd: Any, seat: int) -> Action:
         cards = list(rnd.seats[seat].cards)
         c1, c2 = rnd.dealer[1], rnd.dealer[2]
-        up1 = "1" in rnd.up[seat]
-        if scenario == "both-community" or (scenario == "community-2" and rnd.stage == 2):
+        up1 = "1" in rnd.flow.up[seat]
+        if scenario == "both-community" or (scenario == "community-2" and rnd.flow.stage == 2):
             from tablegames.rules.let_it_ride import lir_hand
 
             hand = int(lir_hand([*cards, c1, c2]))
-            k = 1 if rnd.stage == 1 else 1 + int(up1)
+            k = 1 if rnd.flow.stage == 1 else 1 + int(up1)
             return RIDE if win[k + 1, hand] > win[k, hand] else PULL
         seen = [*cards, c2 if scenario == "community-2" else c1]
         q = colex_of(seen)
-        if rnd.stage == 1:
+        if rnd.flow.stage == 1:
             return RIDE if ride1[q] else PULL
         return RIDE if sol.ride2[int(up1), q] else PULL
 

@@ -474,7 +474,7 @@ def informed_action(rules: OneEyedFlushRules, scenario: str) -> Callable[[Any, i
         cards = list(rnd.seats[seat].cards)
         classes = [oefa.card_class(c) for c in cards]
         key = sorted(classes)
-        f = oefa.card_class(rnd.flip_card)
+        f = oefa.card_class(rnd.flow.flip_card)
         rem = t.counts.copy()
         for x in (*classes, f):
             rem[x] -= 1

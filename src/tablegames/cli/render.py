@@ -21,6 +21,7 @@ from rich.text import Text
 from tablegames.cards import parse_card
 from tablegames.cli.felts import felt_of
 from tablegames.rules import registry
+from tablegames.rules.flow import COMMUNITY
 
 BACK = "[##]"
 RED = "bold red"
@@ -29,7 +30,6 @@ WILD = "bold magenta"
 
 WAGER_NAMES = {w.name: w.title for d in registry.DEFINITIONS for w in d.wagers} | {"base": "bets"}
 """Each wager's title (its definition's), and the base game's settlement of a multi-bet wager."""
-SHORT_NAMES = {"bonus": "Bonus", "progressive": "Progressive", "main": "main", "jackpot": "Jackpot"}
 METER_NAMES = {m.name: m.title for d in registry.DEFINITIONS for m in d.meters(d.make_rules()) if m.title}
 
 
@@ -75,11 +75,10 @@ def plain_cards(cards: Sequence[str | None]) -> str:
 # --- hands ---------------------------------------------------------------------------------------
 
 
-def hand_label(game: str, cards: Sequence[str | None], rules: Any) -> str:
-    """What a (partly) visible hand is, for the person's own information; '' if nothing can be said (the
-    game definition's ``describe_hand``)."""
-    seen = [None if c is None else int(parse_card(c)) for c in cards]
-    return registry.get(game).describe_hand(rules, seen)
+def hand_label(view: Mapping[str, Any], seat: int) -> str:
+    """What a seat's hand is, as far as the viewer of ``view`` may see it ('' if nothing can be said): the
+    view's ``hands`` (the game definition's ``describe_hand`` of the visible cards)."""
+    return str(view.get("hands", {}).get(str(seat), {}).get("description", ""))
 
 
 def pretty_hand(name: str) -> str:
@@ -104,7 +103,7 @@ def wagers_text(game: str, seat: Mapping[str, Any], pulled: set[str]) -> str:
         elif spec is not None and spec.option is not None:
             parts.append(f"{spec.title} {money(amount)} on {options.get(name, '?')}")
         else:
-            parts.append(f"{SHORT_NAMES.get(name, name)} {money(amount)}")
+            parts.append(f"{(spec.short or spec.title) if spec is not None else name} {money(amount)}")
     return " · ".join(parts) if parts else "sitting out"
 
 
@@ -151,10 +150,7 @@ def table_view(
             rows.append((name, Text("-", style="dim"), f"sitting out · balance {money(balances[n])}", None))
             continue
         label = hands.get(f"seat {n}")
-        if label is not None:
-            hand = felt.final_hand(label)
-        else:
-            hand = hand_label(game, seat["cards"], rules) if n == you or felt.others_hands_visible else ""
+        hand = felt.final_hand(label) if label is not None else hand_label(view, n)
         if seat["out"]:
             hand = f"{hand}, out" if hand else "out"
         wagers = Text(wagers_text(game, seat, pulled.get(n, set())), style="dim")
@@ -199,13 +195,13 @@ def event_lines(game: str, events: Sequence[Mapping[str, Any]], start: int = 0, 
     felt = felt_of(game)
     lines: list[Text] = []
     pending_discard: str | None = None
-    stage = 1 + sum(1 for e in events[:start] if e["type"] == "cards_revealed" and e["owner"] == "community")
+    stage = 1 + sum(1 for e in events[:start] if e["type"] == "cards_revealed" and e["owner"] == COMMUNITY)
     for e in events[start:]:
         kind = e["type"]
         if kind == "action":
             words = felt.action_words(e["action"], stage) or action_words(game, e["action"])
             lines.append(Text(f"{_who(e['seat'], you)}: {words}"))
-        elif kind == "cards_revealed" and e["owner"] == "community":
+        elif kind == "cards_revealed" and e["owner"] == COMMUNITY:
             stage += 1
             lines.append(Text.assemble("Community card: ", cards_text(e["cards"], game)))
         elif kind == "cards_revealed" and e["owner"] == "dealer":
@@ -261,20 +257,16 @@ def results_view(
         ("result", "left"),
     ):
         table.add_column(col, justify=justify, no_wrap=col != "result")  # type: ignore[arg-type]
-    hits = {(e["seat"], e["meter"]): e["amount"] for e in events if e["type"] == "jackpot_hit"}
-    flip = next((e["card"] for e in events if e["type"] == "card_dealt" and e["visible_to"] == "all"), None)
+    felt = felt_of(game)
     rows = sorted((e for e in events if e["type"] in ("settled", "envy_paid")), key=lambda e: int(e["seat"]))
     for e in rows:
         if e["type"] == "settled":
             net = e["returned"] - e["staked"]
             result = e["outcome"]
             detail = pretty_hand(e["detail"]) if e["detail"] else ""
-            if e["wager"] == "flip" and flip is not None:
-                detail = f"{e['detail']}, flipped {plain_cards([flip])}"
-            if e["wager"] == "progressive" or e["wager"] == "jackpot":
-                hit = [m for (s, m), _ in hits.items() if s == e["seat"]]
-                if hit:
-                    detail += f" - hits the {METER_NAMES.get(hit[0], hit[0])} meter"
+            detail = felt.result_detail(e, events, detail)
+            if e["meter"] is not None:  # the wager took a meter (its JackpotHit)
+                detail += f" - hits the {METER_NAMES.get(e['meter'], e['meter'])} meter"
             style = "green" if net > 0 else "red" if net < 0 and result != "pulled" else ""
             table.add_row(
                 _seat_name(e["seat"], you),
@@ -287,7 +279,7 @@ def results_view(
         elif e["type"] == "envy_paid":
             table.add_row(
                 _seat_name(e["seat"], you),
-                "Envy Bonus",
+                felt.envy_title,
                 money(0),
                 money(e["amount"]),
                 Text(signed(e["amount"]), style="green"),

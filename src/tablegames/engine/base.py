@@ -1,5 +1,6 @@
-"""The shared shape of every game's round: a table of 1-7 seats, wagers, the deal, decisions in seat order,
-the dealer's play and settlement in integer cents. Game modules fill in the game-specific steps.
+"""The one round of every game: a table of 1-7 seats, wagers, the deal, decisions in seat order, the dealer's
+play and settlement in integer cents. A game's own steps are its flow (``GameDefinition.flow``, written in its
+rules module against :class:`tablegames.rules.flow.RoundOps`, which :class:`Round` implements).
 
 Every applied action returns an immutable event and appends it (and the automatic steps it triggers) to the
 round's ``history``. An illegal action raises an :class:`~tablegames.engine.errors.IllegalAction` subclass
@@ -8,7 +9,6 @@ before anything is changed.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -29,8 +29,11 @@ from tablegames.engine.events import (
     PUBLIC,
     ActionTaken,
     CardDealt,
+    CardDiscarded,
+    CardsRevealed,
     EnvyPaid,
     Event,
+    HandResult,
     JackpotContribution,
     JackpotHit,
     RoundEnded,
@@ -42,6 +45,7 @@ from tablegames.randomness import LiveRandom, RandomSource, SeededRandom, shuffl
 from tablegames.rules import GameRules, registry
 from tablegames.rules.common import RuleError
 from tablegames.rules.definition import DecisionContext, GameDefinition, Meter
+from tablegames.rules.flow import GameFlow, SeatOps
 
 MAX_SEATS = 7
 
@@ -172,13 +176,14 @@ class Table:
             order = [CARDS[int(c)] for c in deck]
             check_distinct(order)
             source_name = "given deck"
-        rnd: Round = self.definition.round_type()(self, order, self.round_no, source_name)
+        rnd = Round(self, order, self.round_no, source_name)
         self.current = rnd
         return rnd
 
 
-class Round(ABC):
-    """One round of a game at a table. Subclasses define the wagers and the game's steps."""
+class Round:
+    """One round of a game at a table: the generic steps; the game's own are its ``flow`` (one per round,
+    holding the game's state of the round: Let It Ride's community cards, One Eyed Flush's Flip Card...)."""
 
     def __init__(self, table: Table, deck: list[int], round_no: int, source_name: str) -> None:
         self.table = table
@@ -192,6 +197,7 @@ class Round(ABC):
         self.dealer: list[int] = []
         self.history: list[Event] = []
         self.meters_before = dict(table.meters)
+        self.flow: GameFlow = self.definition.new_flow(self.rules)
         self._record(
             RoundStarted(table.game, round_no, dict(self.rules.describe()), tuple(self.seats), source_name)
         )
@@ -202,11 +208,26 @@ class Round(ABC):
         self.history.append(event)
         return event
 
-    def _draw(self, to: str, visible_to: str) -> int:
+    # --- what a flow may do (rules.flow.RoundOps) ---------------------------------------------------
+
+    def draw(self, to: str, visible_to: str) -> int:
+        """Deal the next card of the deck to place ``to``, seen by ``visible_to``; returns it."""
         card = self.deck[self.next_card]
         self._record(CardDealt(to, self.next_card, card, visible_to))
         self.next_card += 1
         return card
+
+    def reveal(self, place: str, cards: Sequence[int]) -> None:
+        """Turn ``cards`` of ``place`` face up for everyone."""
+        self._record(CardsRevealed(place, tuple(cards)))
+
+    def discard(self, place: str, card: int, visible_to: str) -> None:
+        """``card`` leaves ``place`` (a discard or a burn), seen by ``visible_to``."""
+        self._record(CardDiscarded(place, card, visible_to))
+
+    def hand_result(self, place: str, description: str) -> None:
+        """Record what the hand at ``place`` is, for everyone."""
+        self._record(HandResult(place, description))
 
     def wager_specs(self) -> tuple[WagerSpec, ...]:
         """The wagers a seat may place in this game (the main one first), from the game's definition."""
@@ -226,7 +247,15 @@ class Round(ABC):
 
     @property
     def active_seats(self) -> list[SeatState]:
+        """The seats with a wager, in seat order (they are dealt cards)."""
         return [s for s in self.seats.values() if s.playing]
+
+    @property
+    def deciding_seats(self) -> list[SeatState]:
+        """The seats with the main wager, in seat order: they take the decisions. A seat with only side
+        wagers that need no main wager (``requires=None``) takes none and is settled with the others."""
+        main = self.main_wager()
+        return [s for s in self.seats.values() if main in s.wagers]
 
     @property
     def is_over(self) -> bool:
@@ -325,11 +354,11 @@ class Round(ABC):
         if self.phase != Phase.BETTING:
             raise WrongPhase(f"cannot deal: the round is {self.phase.value}")
         if not self.active_seats:
-            raise BadWager("no seat has placed the main wager")
+            raise BadWager("no seat has placed a wager")
         start = len(self.history)
         self.phase = Phase.DECIDING
         self._contribute()
-        self._deal_cards()
+        self.flow.deal(self)
         for s in self.active_seats:
             s.initial_cards = tuple(s.cards)
         self._advance()
@@ -357,7 +386,7 @@ class Round(ABC):
         """The seat whose decision is awaited, or None."""
         if self.phase != Phase.DECIDING:
             return None
-        for s in self.active_seats:
+        for s in self.deciding_seats:
             if not s.decided and not s.out:
                 return s.seat
         return None
@@ -366,7 +395,7 @@ class Round(ABC):
         """The actions ``seat`` may take now (empty when it is not that seat's turn)."""
         if seat not in self.seats or self.to_act != seat:
             return []
-        return self._legal(self.seats[seat])
+        return self.flow.legal(self, self.seats[seat])
 
     def verify_act(self, seat: int, action: Action | str) -> Action:
         """The action ``seat`` may take now, parsed; raises an IllegalAction subclass saying why not.
@@ -383,7 +412,7 @@ class Round(ABC):
                 action = Action.parse(action)
             except ValueError as exc:
                 raise UnknownAction(str(exc)) from None
-        legal = self._legal(state)
+        legal = self.flow.legal(self, state)
         if action not in legal:
             self._explain_illegal(state, action, legal)
         return action
@@ -402,7 +431,7 @@ class Round(ABC):
         state = self.seats[seat]
         event = ActionTaken(seat, str(action), by)
         self._record(event)
-        self._apply(state, action)
+        self.flow.apply(self, state, action)
         self._advance()
         return event
 
@@ -418,20 +447,16 @@ class Round(ABC):
     def _advance(self) -> None:
         """Run automatic steps until a seat must decide or the round is settled."""
         while self.phase == Phase.DECIDING:
-            if self._auto_step():
+            if self.flow.auto_step(self):
                 continue
             if self.to_act is None:
                 self._finish()
                 return
             return
 
-    def _auto_step(self) -> bool:
-        """Take one automatic step (e.g. turning cards) before the next decision; True if something happened."""
-        return False
-
     def _finish(self) -> None:
-        self._dealer_play()
-        self._settle_all()
+        self.flow.dealer_play(self)
+        self.flow.settle_all(self)
         self.phase = Phase.SETTLED
         net = {s.seat: s.returned - s.staked for s in self.active_seats}
         delta_meters = sum(self.table.meters.values()) - sum(self.meters_before.values())
@@ -445,14 +470,14 @@ class Round(ABC):
     # result, with the part a meter paid and the win before a cap) or EnvyPaid. Meters move only by
     # JackpotContribution (at the deal) and JackpotHit. engine.postings turns these events into postings.
 
-    def _credit(self, state: SeatState, cents: int) -> None:
-        state.returned += cents
+    def _credit(self, state: SeatOps, cents: int) -> None:
+        self.seats[state.seat].returned += cents
         if self.table.bankrolls is not None:
             self.table.bankrolls[state.seat] += cents
 
     def settle(
         self,
-        state: SeatState,
+        state: SeatOps,
         wager: str,
         staked: int,
         returned: int,
@@ -466,10 +491,11 @@ class Round(ABC):
     ) -> None:
         """Settle one wager: ``returned`` cents back to the seat (``meter_cents`` of them from ``meter``;
         ``capped_from``: what it would have returned without the payout cap)."""
-        if wager in state.settled:
+        seat = self.seats[state.seat]
+        if wager in seat.settled:
             raise AssertionError(f"{wager} of seat {state.seat} settled twice")
-        state.settled.add(wager)
-        self._credit(state, returned)
+        seat.settled.add(wager)
+        self._credit(seat, returned)
         self._record(
             Settled(
                 state.seat,
@@ -485,12 +511,12 @@ class Round(ABC):
             )
         )
 
-    def pay_envy(self, state: SeatState, from_seat: int, hand: str, cents: int) -> None:
+    def pay_envy(self, state: SeatOps, from_seat: int, hand: str, cents: int) -> None:
         """R-LIR-8: a fixed bonus to ``state`` because ``from_seat`` made ``hand`` (no wager of its own)."""
         self._credit(state, cents)
         self._record(EnvyPaid(state.seat, from_seat, hand, cents))
 
-    def hit_meter(self, state: SeatState, meter: str) -> int:
+    def hit_meter(self, state: SeatOps, meter: str) -> int:
         """Take 100% of ``meter`` for ``state`` and reset it; returns the amount, which the wager's
         :meth:`settle` then pays (``meter=``, ``meter_cents=``)."""
         amount = self.table.meters[meter]
@@ -513,83 +539,12 @@ class Round(ABC):
         return self.phase == Phase.SETTLED or event.visible(seat)
 
     def view(self, seat: int | None = None) -> dict[str, Any]:
-        """What ``seat`` may see now, as a JSON-ready dict: never a card it may not see."""
-        shown: dict[int, bool] = {}
-        for e in self.history:
-            if isinstance(e, CardDealt):
-                shown[e.card] = self.card_visible(e, seat)
-        revealed = self._revealed_cards()
+        """What ``seat`` may see now, as a JSON-ready dict: never a card it may not see (``engine.view``)."""
+        from tablegames.engine.view import round_view
 
-        def cards(cs: Sequence[int]) -> list[str | None]:
-            return [str(CARDS[c]) if shown.get(c) or c in revealed else None for c in cs]
+        return round_view(self, seat)
 
-        return {
-            "game": self.table.game,
-            "round_no": self.round_no,
-            "phase": self.phase.value,
-            "to_act": self.to_act,
-            "legal_actions": [str(a) for a in self.legal_actions(seat)] if seat is not None else [],
-            "seats": [
-                {
-                    "seat": s.seat,
-                    "wagers": dict(s.wagers),
-                    "options": dict(s.options),
-                    "cards": cards(s.cards),
-                    "out": s.out,
-                    "decided": s.decided,
-                    "staked": s.staked,
-                    "returned": s.returned if s.settled else None,
-                }
-                for s in self.seats.values()
-            ],
-            "dealer": cards(self.dealer),
-            "meters": dict(self.table.meters),
-            "wager_specs": [
-                {
-                    "name": w.name,
-                    "main": w.main,
-                    "fixed_cents": w.fixed_cents,
-                    "needs_option": w.needs_option,
-                    "cost_multiple": w.cost_multiple,
-                    "requires": w.requires,
-                    "title": w.title,
-                    "options": list(w.options),
-                }
-                for w in self.wager_specs()
-            ],
-            **self._extra_view(cards),
-        }
-
-    def _revealed_cards(self) -> set[int]:
-        from tablegames.engine.events import CardsRevealed
-
-        out: set[int] = set()
-        for e in self.history:
-            if isinstance(e, CardsRevealed):
-                out.update(e.cards)
-        return out
-
-    def _extra_view(self, cards: Any) -> dict[str, Any]:
-        return {}
-
-    # --- game-specific steps ---------------------------------------------------------------------
-
-    @abstractmethod
-    def _deal_cards(self) -> None: ...
-
-    @abstractmethod
-    def _legal(self, state: SeatState) -> list[Action]: ...
-
-    @abstractmethod
-    def _apply(self, state: SeatState, action: Action) -> None: ...
-
-    @abstractmethod
-    def _dealer_play(self) -> None: ...
-
-    @abstractmethod
-    def _settle_all(self) -> None: ...
-
-    @abstractmethod
     def decision_context(self, seat: int) -> DecisionContext:
         """What a bot or hint needs for ``seat``'s decision (only what that seat may see), as the game's
         typed context (``GameDefinition.context_type``)."""
+        return self.flow.context(self, self.seats[seat])

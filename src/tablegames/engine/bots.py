@@ -21,13 +21,14 @@ from tablegames.rules.definition import DecisionContext
 Advisor = Callable[[DecisionContext], Mapping[Action, Fraction | float]]
 """Decision context -> expected value of each action (in units of the main wager)."""
 
-# Cautious order (RULES.md, analysis assumptions): on exactly equal value, pull / stand / don't draw.
-_CAUTION = {"pull": 0, "stand": 0, "ride": 1, "turn": 1, "discard": 1}
+# Cautious order (RULES.md, analysis assumptions): on exactly equal value, pull / stand / don't draw: the
+# decisions the definitions mark ``cautious``.
+_CAUTIOUS = frozenset(d.name for g in registry.DEFINITIONS for d in g.decisions if d.cautious)
 
 
 def best_action(values: Mapping[Action, Fraction | float]) -> Action:
-    """The action of highest value; exact ties go to the more cautious action."""
-    return max(values, key=lambda a: (values[a], -_CAUTION.get(a.name, 1), -(a.index or 0)))
+    """The action of highest value; exact ties go to the more cautious action (then the lower card index)."""
+    return max(values, key=lambda a: (values[a], a.name in _CAUTIOUS, -(a.index or 0)))
 
 
 def rule_of_thumb(context: DecisionContext) -> Action:

@@ -11,15 +11,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 from tablegames.cards import CARDS
-
-DEALER = "dealer"
-COMMUNITY = "community"
-BURN = "burn"
-PUBLIC = "all"
-
-
-def seat_name(seat: int) -> str:
-    return f"seat {seat}"
+from tablegames.rules.flow import BURN, COMMUNITY, DEALER, PUBLIC, seat_name
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
-"""The engine's view of the games it plays. Each game's round (its steps: deal, decisions, the dealer's play,
-settlement) is a :class:`~tablegames.engine.base.Round` subclass in its own module, named by the game's
-definition (``GameDefinition.round_class``); the rules, wagers, meters and contexts are the definition.
+"""The engine's view of the games it plays. The engine has one generic round
+(:class:`~tablegames.engine.base.Round`); each game's steps (deal, decisions, the dealer's play, settlement)
+are its flow, in its rules module (``GameDefinition.flow``); the rules, wagers, meters and contexts are the
+definition.
 """
 
 from __future__ import annotations

@@ -3,9 +3,9 @@
 Every layer reads a game from its definition (looked up in :mod:`tablegames.rules.registry`) instead of
 switching on the game's name: its rules type and variant options, its wagers (main or side, fixed or free
 amount, cost multiple, option choices, the wager a side bet requires), its meters, its decisions and their
-labels, the timeout default, the rule of thumb, how to describe a hand, and, by import path (this layer must
-not import the layers above), the engine's round class, the exact analyzer, the simulation kernel adapter and
-the felt layout.
+labels, the timeout default, the rule of thumb, how to describe a hand (and count it), its flow (the steps of
+a round, :mod:`tablegames.rules.flow`, which the engine's one generic round runs), and, by import path (this
+layer must not import the layers above), the exact analyzer, the simulation kernel adapter and the felt layout.
 
 >>> m = Meter("mega", 5_000_000, Fraction(1, 10), "Mega")
 >>> m.contribution(100)
@@ -22,9 +22,12 @@ import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from tablegames.rules.common import RuleError, cents_for_share
+
+if TYPE_CHECKING:
+    from tablegames.rules.flow import GameFlow
 
 
 class GameRules(Protocol):
@@ -107,6 +110,7 @@ class Wager:
     feeds: bool = False
     unit: str = ""  # what one amount of a multi-bet wager is, in words ("each of bets 1, 2 and $")
     parts: tuple[str, ...] = ()  # the equal bets a multi-bet wager is made of, settled as "bet <part>"
+    short: str = ""  # a shorter title where room is tight (the terminal's wager line); "": the title
 
     def fixed_cents(self, rules: Any) -> int | None:
         return None if self.fixed is None else self.fixed(rules)
@@ -124,6 +128,7 @@ class Decision:
     label: str
     indexed: bool = False
     prompt: str = ""  # how a terminal prompt offers it, its shortcut in brackets ("[r]ide")
+    cautious: bool = False  # preferred on an exact tie of expected value (pull / stand / don't draw)
 
 
 class DecisionContext:
@@ -150,11 +155,12 @@ class GameDefinition:
     context_type: type[DecisionContext]
     rule_of_thumb: Callable[[Any], str]  # decision context -> action text (the documented strategy)
     describe_hand: Callable[[Any, Sequence[int | None]], str]  # rules, cards (None: unseen) -> words or ""
-    round_class: str  # "module:attr" of the engine's Round subclass
+    flow: Callable[[Any], GameFlow]  # rules -> the game's steps for one round (``rules.flow.GameFlow``)
     analyzer: str | None = None  # "module:attr" of the exact analyzer (an ``analysis.api.Analyzer``)
     kernel: str | None = None  # "module:attr" of the simulation kernel adapter
     felt: str | None = None  # the page's felt layout module, under ``server/static/js`` (may not exist yet)
     terminal: str | None = None  # "module:attr" of the terminal's felt (``cli.felts.TerminalFelt``)
+    hand_total: Callable[[Any, Sequence[int | None]], int | None] | None = None  # rules, cards -> a count
 
     def __post_init__(self) -> None:
         mains = [w for w in self.wagers if w.main]
@@ -187,8 +193,13 @@ class GameDefinition:
     def make_rules(self, options: Mapping[str, str] | None = None, paytable: str | None = None) -> Any:
         return self.rules_type.from_options(options, paytable)
 
-    def round_type(self) -> Any:
-        return load(self.round_class)
+    def new_flow(self, rules: Any) -> GameFlow:
+        """The game's steps for one new round at a table with these rules."""
+        return self.flow(rules)
+
+    def total(self, rules: Any, cards: Sequence[int | None]) -> int | None:
+        """The game's count of ``cards`` (None: the game has none, or no card is seen)."""
+        return None if self.hand_total is None else self.hand_total(rules, cards)
 
     def load_analyzer(self) -> Any:
         """The exact analyzer, or None when the game has none."""

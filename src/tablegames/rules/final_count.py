@@ -20,6 +20,7 @@ from typing import ClassVar
 from tablegames.cards import CARDS
 from tablegames.rules.common import check_known_options, choose
 from tablegames.rules.definition import Decision, DecisionContext, GameDefinition, Meter, RuleOption, Wager
+from tablegames.rules.flow import DEALER, PUBLIC, Action, BaseFlow, RoundOps, SeatOps, seat_name
 
 GAME = "final-count"
 
@@ -135,6 +136,92 @@ def describe_hand(rules: FinalCountRules, cards: Sequence[int | None]) -> str:
     return f"{'total' if len(known) == 3 else 'showing'} {total} ({'odd' if total % 2 else 'even'})"
 
 
+STAND = Action("stand")
+TURN = Action("turn")
+
+
+class FinalCountFlow(BaseFlow):
+    """R-FC-1..5, one round: each seat's final total (None: an odd total, lost at once)."""
+
+    def __init__(self, rules: FinalCountRules) -> None:
+        self.rules = rules
+        self.final: dict[int, int | None] = {}
+
+    def deal(self, r: RoundOps) -> None:
+        for i in range(3):
+            vis_seat = PUBLIC if i < 2 else ""  # R-FC-2: third card face down, unseen by everyone
+            for s in r.active_seats:
+                s.cards.append(r.draw(seat_name(s.seat), vis_seat))
+            r.dealer.append(r.draw(DEALER, vis_seat))
+
+    def _two(self, state: SeatOps) -> int:
+        return self.rules.total(state.cards[:2])
+
+    def auto_step(self, r: RoundOps) -> bool:
+        seat = r.to_act
+        if seat is None:
+            return False
+        state = r.seats[seat]
+        if must_turn(self._two(state)):
+            self._turn(r, state)  # R-FC-3: the dealer turns the third card, no choice
+            return True
+        return False
+
+    def _turn(self, r: RoundOps, state: SeatOps) -> None:
+        state.decided = True
+        r.reveal(seat_name(state.seat), (state.cards[2],))
+        total = player_final_total(self._two(state), self.rules.value(state.cards[2]), turned=True)
+        self.final[state.seat] = total
+        if total is None:
+            state.out = True
+            r.settle(
+                state, "main", state.wagers["main"], 0, "lose", f"odd total {self.rules.total(state.cards)}"
+            )
+
+    def legal(self, r: RoundOps, state: SeatOps) -> list[Action]:
+        return [STAND, TURN]
+
+    def apply(self, r: RoundOps, state: SeatOps, action: Action) -> None:
+        if action == TURN:
+            self._turn(r, state)
+        else:
+            state.decided = True
+            self.final[state.seat] = self._two(state)
+
+    def dealer_play(self, r: RoundOps) -> None:
+        r.reveal(DEALER, (r.dealer[2],))
+        r.hand_result(DEALER, str(self.rules.total(r.dealer)))
+
+    def settle_all(self, r: RoundOps) -> None:
+        dealer_total = self.rules.total(r.dealer)
+        for s in r.active_seats:
+            if s.out:
+                continue
+            total = self.final[s.seat]
+            r.hand_result(seat_name(s.seat), str(total))
+            result = showdown(total, dealer_total)
+            stake = s.wagers["main"]
+            outcome = {1: "win", 0: "push", -1: "lose"}[result]
+            detail = f"{total} vs dealer {dealer_total}" + (" (dealer busts)" if dealer_total % 2 else "")
+            r.settle(s, "main", stake, stake * (1 + result), outcome, detail)
+
+    def context(self, r: RoundOps, state: SeatOps) -> FcDecision:
+        return FcDecision(
+            tuple(state.cards[:2]), tuple(r.dealer[:2]), self._two(state), self.rules.total(r.dealer[:2])
+        )
+
+
+def hand_total(rules: FinalCountRules, cards: Sequence[int | None]) -> int | None:
+    """The count of the cards seen (R-FC-1, by the table's card values); None when none is seen.
+
+    >>> from tablegames.cards import parse_cards
+    >>> hand_total(FinalCountRules(), [*parse_cards("Kc 5d"), None]), hand_total(FinalCountRules(), [None])
+    (15, None)
+    """
+    known = [c for c in cards if c is not None]
+    return rules.total(known) if known else None
+
+
 def meters(rules: FinalCountRules) -> tuple[Meter, ...]:
     return ()
 
@@ -151,14 +238,15 @@ DEFINITION = GameDefinition(
     wagers=(Wager("main", "main", main=True),),
     meters=meters,
     decisions=(
-        Decision("stand", "stands", prompt="[s]tand"),
+        Decision("stand", "stands", prompt="[s]tand", cautious=True),
         Decision("turn", "turns the third card", prompt="[t]urn the third card"),
     ),
     default_action="stand",
     context_type=FcDecision,
     rule_of_thumb=rule_of_thumb,
     describe_hand=describe_hand,
-    round_class="tablegames.engine.final_count:FinalCountRound",
+    flow=FinalCountFlow,
+    hand_total=hand_total,
     analyzer="tablegames.analysis.final_count:ANALYZER",
     kernel="tablegames.simulation.final_count:KERNEL",
     felt="felt/final-count.js",

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from fractions import Fraction
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from tablegames.rules.common import (
     PayTable,
@@ -32,6 +32,17 @@ from tablegames.rules.common import (
     paytable_from_mapping,
 )
 from tablegames.rules.definition import Decision, DecisionContext, GameDefinition, Meter, RuleOption, Wager
+from tablegames.rules.flow import (
+    BURN,
+    COMMUNITY,
+    DEALER,
+    Action,
+    BaseFlow,
+    CardsView,
+    RoundOps,
+    SeatOps,
+    seat_name,
+)
 from tablegames.rules.poker import (
     FiveCardCategory,
     ThreeCardCategory,
@@ -376,6 +387,126 @@ def describe_hand(rules: LetItRideRules, cards: Sequence[int | None]) -> str:
     return ""
 
 
+PULL = Action("pull")
+RIDE = Action("ride")
+
+
+class LetItRideFlow(BaseFlow):
+    """R-LIR-1..8, one round. The main wager ``bets`` is the amount of each of the three equal bets "1", "2",
+    "$"; ``up`` the bets still riding per seat, ``community`` the community cards turned so far."""
+
+    def __init__(self, rules: LetItRideRules) -> None:
+        self.rules = rules
+        self.stage = 1
+        self.up: dict[int, set[str]] = {}
+        self.community: list[int] = []
+
+    def deal(self, r: RoundOps) -> None:
+        for _ in range(3):
+            for s in r.active_seats:
+                s.cards.append(r.draw(seat_name(s.seat), seat_name(s.seat)))
+            r.dealer.append(r.draw(DEALER, ""))
+        self.up = {s.seat: set(BETS) for s in r.active_seats}
+
+    def legal(self, r: RoundOps, state: SeatOps) -> list[Action]:
+        return [PULL, RIDE]
+
+    def apply(self, r: RoundOps, state: SeatOps, action: Action) -> None:
+        state.decided = True
+        if action == PULL:
+            bet = str(self.stage)
+            self.up[state.seat].discard(bet)
+            amount = state.wagers["bets"]
+            r.settle(state, f"bet {bet}", amount, amount, "pulled")
+
+    def auto_step(self, r: RoundOps) -> bool:
+        if self.stage == 1 and r.to_act is None:
+            # R-LIR-2: burn one dealer card, turn the next: the first community card.
+            r.discard(BURN, r.dealer[0], "")
+            self.community.append(r.dealer[1])
+            r.reveal(COMMUNITY, (r.dealer[1],))
+            self.stage = 2
+            for s in r.active_seats:
+                s.decided = False
+            return True
+        return False
+
+    def dealer_play(self, r: RoundOps) -> None:
+        # R-LIR-3: the last dealer card becomes the second community card.
+        self.community.append(r.dealer[2])
+        r.reveal(COMMUNITY, (r.dealer[2],))
+
+    def final_hand(self, state: SeatOps) -> LirHand:
+        return lir_hand([*state.cards, *self.community])
+
+    def settle_all(self, r: RoundOps) -> None:
+        seats = r.active_seats
+        hands = {}
+        for s in seats:
+            r.reveal(seat_name(s.seat), tuple(s.cards))
+            hands[s.seat] = self.final_hand(s)
+            r.hand_result(seat_name(s.seat), enum_key(hands[s.seat]))
+        for s in seats:
+            self._settle_base(r, s, hands[s.seat])
+            if "bonus" in s.wagers:
+                self._settle_bonus(r, s)
+        # Progressive in seat order (R-LIR-7), then Envy (R-LIR-8).
+        prog = [s for s in seats if "progressive" in s.wagers]
+        for s in prog:
+            self._settle_progressive(r, s, hands[s.seat])
+        for hitter in prog:
+            envy = self.rules.progressive.envy_cents.get(hands[hitter.seat])
+            if not envy:
+                continue
+            for other in prog:
+                if other.seat != hitter.seat:
+                    r.pay_envy(other, hitter.seat, enum_key(hands[hitter.seat]), envy)
+
+    def _settle_base(self, r: RoundOps, s: SeatOps, hand: LirHand) -> None:
+        """R-LIR-4 pay table on every bet still up; R-LIR-5 caps the base-game win."""
+        amount = s.wagers["bets"]
+        up = self.up[s.seat]
+        staked = amount * len(up)
+        odds = self.rules.main_paytable.odds(hand)
+        label = "bets " + "+".join(b for b in BETS if b in up)
+        if odds is None:
+            r.settle(s, "base", staked, 0, "lose", label)
+            return
+        win = staked * odds
+        capped = capped_base_win(win, self.rules.cap_cents)
+        detail = label + (f"; capped {win} -> {capped}" if capped < win else "")
+        uncapped = staked + win if capped < win else None
+        r.settle(s, "base", staked, staked + capped, "win", detail, capped_from=uncapped)
+
+    def _settle_bonus(self, r: RoundOps, s: SeatOps) -> None:
+        """R-LIR-6 on the first three cards."""
+        stake = s.wagers["bonus"]
+        hand = bonus_hand(s.initial_cards)
+        odds = self.rules.bonus_paytable.odds(hand)
+        returned = 0 if odds is None else stake * (odds + 1)
+        r.settle(s, "bonus", stake, returned, "win" if returned else "lose", enum_key(hand))
+
+    def _settle_progressive(self, r: RoundOps, s: SeatOps, hand: LirHand) -> None:
+        """R-LIR-7: meter prizes pay 100% of the meter; fixed prizes pay $Y (wager not returned, R-0.3)."""
+        stake = s.wagers["progressive"]
+        cfg = self.rules.progressive
+        meter = cfg.meter_prizes.get(hand)
+        if meter is not None:
+            paid = r.hit_meter(s, meter)
+            outcome = "win" if paid else "lose"
+            r.settle(s, "progressive", stake, paid, outcome, enum_key(hand), meter=meter, meter_cents=paid)
+            return
+        paid = cfg.fixed_prizes_cents.get(hand, 0)
+        r.settle(s, "progressive", stake, paid, "win" if paid else "lose", enum_key(hand))
+
+    def context(self, r: RoundOps, state: SeatOps) -> LirDecision:
+        return LirDecision(self.stage, (*state.cards, *self.community), "1" in self.up.get(state.seat, {"1"}))
+
+    def extra_view(self, r: RoundOps, cards: CardsView) -> dict[str, Any]:
+        bets_up = {str(seat): [b for b in BETS if b in up] for seat, up in self.up.items()}
+        return {"community": cards(self.community), "stage": self.stage, "bets_up": bets_up}
+
+
 def meters(rules: LetItRideRules) -> tuple[Meter, ...]:
     """R-LIR-7: the progressive's meters."""
     return rules.progressive.meters
@@ -390,7 +521,7 @@ DEFINITION = GameDefinition(
     paytables=("standard", "seed"),
     wagers=(
         Wager("bets", "bets", main=True, cost_multiple=len(BETS), unit="each of bets 1, 2 and $", parts=BETS),
-        Wager("bonus", "3-Card Bonus", requires="bets"),
+        Wager("bonus", "3-Card Bonus", requires="bets", short="Bonus"),
         Wager(
             "progressive",
             "Progressive",
@@ -402,13 +533,13 @@ DEFINITION = GameDefinition(
     meters=meters,
     decisions=(
         Decision("ride", "lets it ride", prompt="[r]ide"),
-        Decision("pull", "pulls the bet", prompt="[p]ull"),
+        Decision("pull", "pulls the bet", prompt="[p]ull", cautious=True),
     ),
     default_action="pull",
     context_type=LirDecision,
     rule_of_thumb=rule_of_thumb,
     describe_hand=describe_hand,
-    round_class="tablegames.engine.let_it_ride:LetItRideRound",
+    flow=LetItRideFlow,
     analyzer="tablegames.analysis.let_it_ride:ANALYZER",
     kernel="tablegames.simulation.let_it_ride:KERNEL",
     felt="felt/let-it-ride.js",

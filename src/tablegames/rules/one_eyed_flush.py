@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 from fractions import Fraction
 from pathlib import Path
-from typing import ClassVar, Final
+from typing import Any, ClassVar, Final
 
 from tablegames.cards import CARDS, Card, Rank, Suit
 from tablegames.rules.common import (
@@ -39,6 +39,7 @@ from tablegames.rules.definition import (
     Wager,
     WagerOption,
 )
+from tablegames.rules.flow import DEALER, PUBLIC, Action, BaseFlow, CardsView, RoundOps, SeatOps, seat_name
 from tablegames.rules.indexing import CardClasses
 
 GAME = "one-eyed-flush"
@@ -412,6 +413,103 @@ def meters(rules: OneEyedFlushRules) -> tuple[Meter, ...]:
     return (Meter(METER, jp.reset_cents, jp.share, "One Eyed Flush jackpot"),)
 
 
+STAND = Action("stand")
+
+
+def discard(index: int) -> Action:
+    """Discard card ``index`` (0-2) and draw."""
+    return Action("discard", index)
+
+
+class OneEyedFlushFlow(BaseFlow):
+    """R-OEF-4..10, one round: the dealer's Flip Card and the seats that drew."""
+
+    def __init__(self, rules: OneEyedFlushRules) -> None:
+        self.rules = rules
+        self.flip_card = -1
+        self.drew: set[int] = set()
+
+    def deal(self, r: RoundOps) -> None:
+        for i in range(3):
+            for s in r.active_seats:
+                s.cards.append(r.draw(seat_name(s.seat), seat_name(s.seat)))
+            # R-OEF-4: the dealer's second card is the Flip Card, face up.
+            r.dealer.append(r.draw(DEALER, PUBLIC if i == 1 else ""))
+        self.flip_card = r.dealer[1]
+
+    def legal(self, r: RoundOps, state: SeatOps) -> list[Action]:
+        return [STAND, discard(0), discard(1), discard(2)]
+
+    def apply(self, r: RoundOps, state: SeatOps, action: Action) -> None:
+        state.decided = True
+        if action.name == "discard":
+            assert action.index is not None
+            i = action.index
+            r.discard(seat_name(state.seat), state.cards[i], seat_name(state.seat))
+            state.cards[i] = r.draw(seat_name(state.seat), seat_name(state.seat))
+            self.drew.add(state.seat)
+        hand = evaluate(state.cards)
+        if is_bust(hand, state.seat in self.drew, self.rules.bust):
+            state.out = True
+            # the hand is still face down: its description is the seat's own until the dealer shows it
+            r.settle(
+                state, "main", state.wagers["main"], 0, "bust", str(hand), visible_to=seat_name(state.seat)
+            )
+
+    def dealer_play(self, r: RoundOps) -> None:
+        r.reveal(DEALER, tuple(r.dealer))
+        wild = any(holds_wild(s.cards) for s in r.active_seats if not s.out)
+        idx = dealer_discard(r.dealer, wild, self.rules.dealer_wild_draw)
+        if idx is not None:
+            r.discard(DEALER, r.dealer[idx], PUBLIC)
+            r.dealer[idx] = r.draw(DEALER, PUBLIC)
+        r.hand_result(DEALER, str(evaluate(r.dealer)))
+
+    def settle_all(self, r: RoundOps) -> None:
+        dealer_hand = evaluate(r.dealer)
+        for s in r.active_seats:
+            r.reveal(seat_name(s.seat), tuple(s.cards))
+            hand = evaluate(s.cards)
+            r.hand_result(seat_name(s.seat), str(hand))
+            if not s.out:
+                stake = s.wagers["main"]
+                result = compare(hand, dealer_hand, self.rules.ties)
+                if result > 0:
+                    r.settle(
+                        s, "main", stake, stake * (1 + self.rules.win_odds(hand.category)), "win", str(hand)
+                    )
+                elif result == 0:
+                    r.settle(s, "main", stake, stake, "push", str(hand))
+                else:
+                    r.settle(s, "main", stake, 0, "lose", str(hand))
+            if "jackpot" in s.wagers:
+                self._settle_jackpot(r, s)
+            if "flip" in s.wagers:
+                bet = FlipBet.parse(s.options["flip"])
+                stake = s.wagers["flip"]
+                odds = flip_odds(bet, self.flip_card)
+                returned = 0 if odds is None else stake * (odds + 1)
+                r.settle(s, "flip", stake, returned, "win" if returned else "lose", str(bet))
+
+    def _settle_jackpot(self, r: RoundOps, s: SeatOps) -> None:
+        """R-OEF-9 on the first three cards."""
+        stake = s.wagers["jackpot"]
+        first = evaluate(s.initial_cards)
+        if first.category == self.rules.jackpot.meter_category:
+            paid = r.hit_meter(s, METER)
+            outcome = "win" if paid else "lose"
+            r.settle(s, "jackpot", stake, paid, outcome, str(first), meter=METER, meter_cents=paid)
+            return
+        paid = self.rules.jackpot.fixed_prizes_cents.get(first.category, 0)
+        r.settle(s, "jackpot", stake, paid, "win" if paid else "lose", str(first))
+
+    def context(self, r: RoundOps, state: SeatOps) -> OefDecision:
+        return OefDecision(tuple(state.cards), self.flip_card)
+
+    def extra_view(self, r: RoundOps, cards: CardsView) -> dict[str, Any]:
+        return {"flip_card": cards([self.flip_card])[0] if self.flip_card >= 0 else None}
+
+
 def _flip_option(text: str) -> str:
     return str(FlipBet.parse(text))
 
@@ -453,14 +551,14 @@ DEFINITION = GameDefinition(
     ),
     meters=meters,
     decisions=(
-        Decision("stand", "stands", prompt="[s]tand"),
+        Decision("stand", "stands", prompt="[s]tand", cautious=True),
         Decision("discard", "discards card {n} and draws", indexed=True, prompt="discard [1-{n}]"),
     ),
     default_action="stand",
     context_type=OefDecision,
     rule_of_thumb=rule_of_thumb,
     describe_hand=describe_hand,
-    round_class="tablegames.engine.one_eyed_flush:OneEyedFlushRound",
+    flow=OneEyedFlushFlow,
     analyzer="tablegames.analysis.one_eyed_flush:ANALYZER",
     kernel="tablegames.simulation.one_eyed_flush:KERNEL",
     felt="felt/one-eyed-flush.js",

@@ -9,14 +9,83 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+from numba import njit
 
-from tablegames.engine.actions import STAND, TURN, Action
+from tablegames.engine.actions import Action
 from tablegames.engine.events import CardsRevealed, Event
 from tablegames.rules import final_count as fc
-from tablegames.simulation import kernels
+from tablegames.rules.final_count import STAND, TURN
 from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
+from tablegames.simulation.kernels import add_square, load_round
 from tablegames.simulation.strategy import named_strategy_tables, rank_cards, rank_text
 from tablegames.simulation.tables import R4, rank_index
+
+D_FC = 2  # detail columns per seat
+
+
+@njit(cache=True, nogil=True)
+def fc_run(  # type: ignore[no-untyped-def]
+    start, end, decks, deck, buf, pos, nseats, stake, value, turn, wager_acc, seat_acc, hist, seat1, detail
+):
+    """Final Count rounds (R-FC-1..5). Wager row 0: main. ``hist``: [win (dealer odd), win (higher), push,
+    lose (lower), lose (odd total)], turned by choice, turned by the dealer (odd two-card total), stood."""
+    S = nseats
+    k = 3 * (S + 1)
+    cards = np.empty(k, dtype=np.int64)
+    for r in range(start, end):
+        p = load_round(r, k, decks, deck, buf, pos, cards)
+        if p < 0:
+            return r, (pos if p == -1 else buf.shape[0])
+        pos = p
+        dt = value[cards[S]] + value[cards[2 * S + 1]] + value[cards[3 * S + 2]]
+        x = 0
+        for s in range(S):
+            a = cards[s]
+            b = cards[S + 1 + s]
+            c = cards[2 * (S + 1) + s]
+            two = value[a] + value[b]
+            if two % 2 == 1:  # R-FC-3
+                turned = 1
+                hist[6] += 1
+            else:  # R-FC-4
+                d0 = cards[S]
+                d1 = cards[2 * S + 1]
+                turned = turn[(((a >> 2) * 13 + (b >> 2)) * 13 + (d0 >> 2)) * 13 + (d1 >> 2)]
+                hist[5 if turned == 1 else 7] += 1
+            ms = stake[s]
+            if turned == 1 and (two + value[c]) % 2 == 1:
+                ret = 0
+                hist[4] += 1
+            else:
+                tot = two + value[c] if turned == 1 else two
+                if dt % 2 == 1:  # R-FC-5: the dealer busts
+                    ret = 2 * ms
+                    hist[0] += 1
+                elif tot > dt:
+                    ret = 2 * ms
+                    hist[1] += 1
+                elif tot == dt:
+                    ret = ms
+                    hist[2] += 1
+                else:
+                    ret = 0
+                    hist[3] += 1
+            wager_acc[0, 0] += 1
+            wager_acc[0, 1] += ms
+            wager_acc[0, 2] += ms
+            wager_acc[0, 3] += ret
+            x += ret - ms
+            seat_acc[s, 0] += ms
+            seat_acc[s, 1] += ms
+            seat_acc[s, 2] += ret
+            add_square(seat_acc, s, 3, ret - ms)
+            if s == 0 and seat1.shape[0] > 0:
+                seat1[r] = ret - ms
+            if detail.shape[0] > 0:
+                detail[r, s, 0] = ret
+                detail[r, s, 1] = turned
+        add_square(wager_acc, 0, 4, x)
+    return end, pos
 
 
 @lru_cache(maxsize=16)
@@ -26,11 +95,11 @@ def fc_values(rules: fc.FinalCountRules) -> I64:
 
 
 class FinalCountKernel(Kernel):
-    detail_width = kernels.D_FC
+    detail_width = D_FC
     with_hits = False
 
     def kernel(self) -> Any:
-        return kernels.fc_run
+        return fc_run
 
     def prepare(self, rules: fc.FinalCountRules, wagers: Any, seats: int, strategy: str) -> KernelJob:
         st = named_strategy_tables(rules, strategy)

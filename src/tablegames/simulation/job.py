@@ -34,27 +34,69 @@ class SimulationError(RuleError):
     """A simulation request that cannot run (bad seats, side bet, amount, strategy)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False, repr=False)
 class Wagers:
-    """What every seat wagers each round, in cents (the same at every seat), by wager name: ``main`` is the
-    game's main wager (its amount per unit: each of Let It Ride's three equal bets); a side bet not placed
-    is 0; ``<wager>_outcome`` is the option of a wager that takes one."""
+    """What every seat wagers each round, in cents (the same at every seat), keyed by the definition's wager
+    names: ``main`` is the game's main wager (its amount per unit: each of a multi-bet main wager's equal bets);
+    ``Wagers(500, bonus=100)`` adds a side wager (not named: not placed), and ``<wager>_outcome=...`` the option
+    of a wager that takes one.
+
+    >>> w = Wagers(500, jackpot=100, flip=500, flip_outcome="7")
+    >>> w, w.side("flip"), w.side("bonus"), w.outcome("flip")
+    (Wagers(main=500, jackpot=100, flip=500, flip_outcome='7'), 500, 0, '7')
+    """
 
     main: int
-    bonus: int = 0
-    progressive: int = 0  # fixed amount
-    jackpot: int = 0  # fixed amount
-    flip: int = 0
-    flip_outcome: str = "ten-value"
+    sides: tuple[tuple[str, int], ...]
+    outcomes: tuple[tuple[str, str], ...]
+
+    def __init__(self, main: int, **named: int | str) -> None:
+        sides = tuple((k, int(v)) for k, v in named.items() if not k.endswith(OUTCOME))
+        outcomes = tuple((k.removesuffix(OUTCOME), str(v)) for k, v in named.items() if k.endswith(OUTCOME))
+        object.__setattr__(self, "main", main)
+        object.__setattr__(self, "sides", tuple((k, v) for k, v in sides if v))
+        object.__setattr__(self, "outcomes", outcomes)
+
+    def __repr__(self) -> str:
+        parts = [f"main={self.main}", *(f"{k}={v}" for k, v in self.sides)]
+        parts += [f"{k}{OUTCOME}={v!r}" for k, v in self.outcomes]
+        return f"Wagers({', '.join(parts)})"
+
+    def side(self, wager: str) -> int:
+        """Cents placed on side wager ``wager`` (0: not placed)."""
+        return dict(self.sides).get(wager, 0)
+
+    def outcome(self, wager: str, default: str = "") -> str:
+        """The option ``wager`` is placed with (``default`` when none is named)."""
+        return dict(self.outcomes).get(wager, default)
 
     def amount(self, definition: GameDefinition, wager: str) -> int:
         """Cents placed on ``wager`` (a name of the game's definition)."""
         spec = definition.wager(wager)
-        return self.main if spec is not None and spec.main else int(getattr(self, wager, 0))
+        return self.main if spec is not None and spec.main else self.side(wager)
+
+    def option(self, definition: GameDefinition, wager: str) -> str:
+        """The option of ``wager`` (the definition's default option when none is named)."""
+        spec = definition.wager(wager)
+        default = spec.option.default if spec is not None and spec.option is not None else ""
+        return self.outcome(wager, default)
 
     def cost(self, definition: GameDefinition) -> int:
         """Cents one seat puts at risk each round (every wager times its cost multiple)."""
         return sum(w.cost(self.amount(definition, w.name)) for w in definition.wagers)
+
+    def cents(self, definition: GameDefinition) -> dict[str, int | str]:
+        """The wagers placed, in the definition's order (``main`` first), each option after its wager."""
+        out: dict[str, int | str] = {"main": self.main} if self.main else {}
+        for w in definition.side_bets:
+            if self.side(w.name):
+                out[w.name] = self.side(w.name)
+                if w.option is not None:
+                    out[w.name + OUTCOME] = self.option(definition, w.name)
+        return out
+
+
+OUTCOME = "_outcome"
 
 
 def parse_side_bets(
@@ -71,9 +113,9 @@ def parse_side_bets(
 
     >>> for d in registry.DEFINITIONS:  # every side bet of every game
     ...     print(parse_side_bets(d.key, [",".join(w.name for w in d.side_bets)], d.make_rules(), 500))
-    Wagers(main=500, bonus=500, progressive=100, jackpot=0, flip=0, flip_outcome='ten-value')
-    Wagers(main=500, bonus=0, progressive=0, jackpot=100, flip=500, flip_outcome='ten-value')
-    Wagers(main=500, bonus=0, progressive=0, jackpot=0, flip=0, flip_outcome='ten-value')
+    Wagers(main=500, bonus=500, progressive=100)
+    Wagers(main=500, jackpot=100, flip=500, flip_outcome='ten-value')
+    Wagers(main=500)
     """
     if not 0 < bet_cents <= MAX_WAGER_CENTS:
         raise SimulationError(f"the main wager must be 1 to {MAX_WAGER_CENTS} cents, got {bet_cents}")
@@ -91,7 +133,7 @@ def parse_side_bets(
         if spec.fixed is not None:
             values[name] = spec.fixed(rules)
         elif spec.option is not None:
-            values[f"{name}_outcome"] = spec.option.parse(value.strip() or spec.option.default)
+            values[name + OUTCOME] = spec.option.parse(value.strip() or spec.option.default)
             values[name] = bet_cents
         else:
             values[name] = (amount or _cents)(value) if value.strip() else bet_cents

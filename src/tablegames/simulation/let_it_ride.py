@@ -16,14 +16,16 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from numba import njit
 
-from tablegames.engine.actions import PULL, RIDE, Action
+from tablegames.engine.actions import Action
 from tablegames.engine.events import EnvyPaid, Event, HandResult
 from tablegames.rules import let_it_ride as lir
 from tablegames.rules.common import enum_key
+from tablegames.rules.let_it_ride import PULL, RIDE
 from tablegames.rules.poker import ThreeCardCategory, three_card_category_of
-from tablegames.simulation import kernels
 from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
+from tablegames.simulation.kernels import add_square, load_round
 from tablegames.simulation.strategy import named_strategy_tables, rank_cards, rank_text
 from tablegames.simulation.tables import (
     R3,
@@ -36,6 +38,191 @@ from tablegames.simulation.tables import (
 )
 
 I8 = npt.NDArray[np.int8]
+
+
+D_LIR = 8  # detail columns per seat
+
+
+@njit(cache=True, nogil=True)
+def lir_run(  # type: ignore[no-untyped-def]
+    start,
+    end,
+    decks,
+    deck,
+    buf,
+    pos,
+    nseats,
+    bet,
+    bonus_stake,
+    prog_stake,
+    five,
+    bonus3,
+    first,
+    second,
+    main_odds,
+    bonus_odds,
+    prog_meter,
+    prog_fixed,
+    envy,
+    cap,
+    wager_acc,
+    seat_acc,
+    hist,
+    hits,
+    nhits,
+    seat1,
+    detail,
+):
+    """Let It Ride rounds (R-LIR-1..8). Wager rows: 0 bets, 1 bonus, 2 progressive, 3 its fixed prizes,
+    4 its Envy Bonus. ``hist``: [hand * 4 + bets up] (40), bonus category (7), progressive hand (10), envy
+    payments by the hitter's hand (10)."""
+    S = nseats
+    k = 3 * (S + 1)
+    cards = np.empty(k, dtype=np.int64)
+    hand = np.empty(S, dtype=np.int64)
+    ret_prog = np.empty(S, dtype=np.int64)
+    net_seat = np.empty(S, dtype=np.int64)
+    envy_seat = np.empty(S, dtype=np.int64)
+    for r in range(start, end):
+        if nhits + S > hits.shape[0]:
+            return r, pos, nhits
+        p = load_round(r, k, decks, deck, buf, pos, cards)
+        if p < 0:
+            return r, (pos if p == -1 else buf.shape[0]), nhits
+        pos = p
+        c1 = cards[S + 1 + S]  # dealer's second card: first community card (the first is burnt)
+        c2 = cards[2 * (S + 1) + S]
+        x_bets = 0
+        x_bonus = 0
+        x_prog = 0
+        x_fixed = 0
+        hit_from = nhits
+        for s in range(S):
+            a = cards[s]
+            b = cards[S + 1 + s]
+            c = cards[2 * (S + 1) + s]
+            sa = a & 3
+            f3 = 1 if ((b & 3) == sa and (c & 3) == sa) else 0
+            i3 = ((a >> 2) * 13 + (b >> 2)) * 13 + (c >> 2)
+            ride1 = np.int64(first[f3 * 2197 + i3])
+            f4 = 1 if (f3 == 1 and (c1 & 3) == sa) else 0
+            i4 = i3 * 13 + (c1 >> 2)
+            ride2 = np.int64(second[(ride1 * 2 + f4) * 28561 + i4])
+            f5 = 1 if (f4 == 1 and (c2 & 3) == sa) else 0
+            h = np.int64(five[f5 * 371293 + i4 * 13 + (c2 >> 2)])
+            hand[s] = h
+            up = 1 + ride1 + ride2
+            u = bet[s]
+            staked = 3 * u
+            returned = (2 - ride1 - ride2) * u  # pulled bets come back (R-LIR-2, R-LIR-3)
+            base_ret = 0
+            odds = main_odds[h]
+            if odds >= 0:
+                win = up * u * odds
+                if win > cap:
+                    win = cap  # R-LIR-5
+                base_ret = up * u + win
+            returned += base_ret
+            hist[h * 4 + up] += 1
+            wager_acc[0, 0] += 1
+            wager_acc[0, 1] += u
+            wager_acc[0, 2] += staked
+            wager_acc[0, 3] += returned
+            x_bets += returned - staked
+            seat_units = u
+            seat_staked = staked
+            seat_ret = returned
+            bonus_ret = 0
+            bs = bonus_stake[s]
+            if bs > 0:
+                bh = np.int64(bonus3[f3 * 2197 + i3])
+                bo = bonus_odds[bh]
+                if bo >= 0:
+                    bonus_ret = bs * (bo + 1)
+                hist[40 + bh] += 1
+                wager_acc[1, 0] += 1
+                wager_acc[1, 1] += bs
+                wager_acc[1, 2] += bs
+                wager_acc[1, 3] += bonus_ret
+                x_bonus += bonus_ret - bs
+                seat_units += bs
+                seat_staked += bs
+                seat_ret += bonus_ret
+            ret_prog[s] = 0
+            ps = prog_stake[s]
+            if ps > 0:
+                hist[47 + h] += 1
+                m = prog_meter[h]
+                if m >= 0:
+                    hits[nhits, 0] = r
+                    hits[nhits, 1] = s
+                    hits[nhits, 2] = m
+                    nhits += 1
+                else:
+                    ret_prog[s] = prog_fixed[h]
+                x_fixed += ret_prog[s]
+                wager_acc[2, 0] += 1
+                wager_acc[2, 1] += ps
+                wager_acc[2, 2] += ps
+                wager_acc[2, 3] += ret_prog[s]
+                wager_acc[3, 0] += 1
+                wager_acc[3, 1] += ps
+                wager_acc[3, 3] += ret_prog[s]
+                seat_units += ps
+                seat_staked += ps
+                seat_ret += ret_prog[s]
+            seat_acc[s, 0] += seat_units
+            seat_acc[s, 1] += seat_staked
+            seat_acc[s, 2] += seat_ret
+            net_seat[s] = seat_ret - seat_staked
+            if detail.shape[0] > 0:
+                detail[r, s, 0] = u if ride1 == 0 else 0
+                detail[r, s, 1] = u if ride2 == 0 else 0
+                detail[r, s, 2] = up * u
+                detail[r, s, 3] = base_ret
+                detail[r, s, 4] = bonus_ret
+                detail[r, s, 5] = ret_prog[s]
+                detail[r, s, 6] = 0
+                detail[r, s, 7] = h
+        # Envy Bonus (R-LIR-8): each progressive hitter pays every *other* progressive seat.
+        x_envy = 0
+        for s in range(S):
+            envy_seat[s] = 0
+        for hs in range(S):
+            if prog_stake[hs] > 0 and envy[hand[hs]] > 0:
+                e = envy[hand[hs]]
+                for o in range(S):
+                    if o != hs and prog_stake[o] > 0:
+                        hist[57 + hand[hs]] += 1
+                        net_seat[o] += e
+                        envy_seat[o] += e
+                        seat_acc[o, 2] += e
+                        x_envy += e
+                        wager_acc[2, 3] += e
+                        wager_acc[4, 3] += e
+                        if detail.shape[0] > 0:
+                            detail[r, o, 6] += e
+        for s in range(S):
+            if prog_stake[s] > 0:
+                x_prog += ret_prog[s] - prog_stake[s]
+                wager_acc[4, 0] += 1
+                wager_acc[4, 1] += prog_stake[s]
+        x_prog += x_envy
+        add_square(wager_acc, 0, 4, x_bets)
+        add_square(wager_acc, 1, 4, x_bonus)
+        add_square(wager_acc, 2, 4, x_prog)
+        add_square(wager_acc, 3, 4, x_fixed)
+        add_square(wager_acc, 4, 4, x_envy)
+        for s in range(S):
+            add_square(seat_acc, s, 3, net_seat[s])
+        for i in range(hit_from, nhits):
+            s = hits[i, 1]
+            hits[i, 3] = ret_prog[s] - prog_stake[s] + envy_seat[s]
+            hits[i, 4] = x_prog
+            hits[i, 5] = net_seat[s]
+        if seat1.shape[0] > 0:
+            seat1[r] = net_seat[0]
+    return end, pos, nhits
 
 
 def lir_index(cards: Sequence[int]) -> int:
@@ -100,12 +287,12 @@ def lir_tables(rules: lir.LetItRideRules) -> LirTables:
 
 
 class LetItRideKernel(Kernel):
-    detail_width = kernels.D_LIR
+    detail_width = D_LIR
     meter_row_name = "progressive meters"
     components = frozenset({"progressive fixed prizes", "progressive envy", "progressive meters"})
 
     def kernel(self) -> Any:
-        return kernels.lir_run
+        return lir_run
 
     def prepare(self, rules: lir.LetItRideRules, wagers: Any, seats: int, strategy: str) -> KernelJob:
         w, ones = wagers, np.ones(seats, dtype=np.int64)
@@ -113,8 +300,8 @@ class LetItRideKernel(Kernel):
         st = named_strategy_tables(rules, strategy, w.main)
         args = (
             w.main * ones,
-            w.bonus * ones,
-            w.progressive * ones,
+            w.side("bonus") * ones,
+            w.side("progressive") * ones,
             t.five,
             t.bonus,
             st.lir_first,

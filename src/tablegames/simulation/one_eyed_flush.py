@@ -10,13 +10,15 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+from numba import njit
 
-from tablegames.engine.actions import STAND, Action, discard
+from tablegames.engine.actions import Action
 from tablegames.engine.events import ActionTaken, Event
 from tablegames.rules import one_eyed_flush as oef
 from tablegames.rules.common import enum_key
-from tablegames.simulation import kernels
+from tablegames.rules.one_eyed_flush import STAND, discard
 from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
+from tablegames.simulation.kernels import add_square, load_round
 from tablegames.simulation.strategy import StrategyError, named_strategy_tables
 from tablegames.simulation.tables import NO_PRIZE
 
@@ -27,6 +29,188 @@ card_class = oef.CLASSES.card_class
 class_cards = oef.CLASSES.class_cards
 representative = oef.CLASSES.representative
 triple_index = oef.CLASSES.triple_index
+
+
+D_OEF = 4  # detail columns per seat
+
+
+@njit(cache=True, nogil=True)
+def oef_run(  # type: ignore[no-untyped-def]
+    start,
+    end,
+    decks,
+    deck,
+    buf,
+    pos,
+    nseats,
+    main_stake,
+    jack_stake,
+    flip_stake,
+    flip_bet,
+    card_class,
+    hand_code,
+    has_wild,
+    category,
+    compare,
+    ncodes,
+    bust,
+    win_odds,
+    dealer_discard,
+    jack_meter,
+    jack_fixed,
+    flip_odds,
+    strat,
+    wager_acc,
+    seat_acc,
+    hist,
+    hits,
+    nhits,
+    seat1,
+    detail,
+):
+    """One Eyed Flush rounds (R-OEF-1..10). Wager rows: 0 main, 1 jackpot, 2 its fixed prizes, 3 flip.
+    ``hist``: main [win, push, lose, bust] (4), player final category (6), dealer final category (6),
+    jackpot first-three-card category (6), flip hits (1), players who drew (1), dealer draws (1)."""
+    S = nseats
+    k = 4 * (S + 1)
+    cards = np.empty(k, dtype=np.int64)
+    hand = np.empty((S, 3), dtype=np.int64)
+    code0 = np.empty(S, dtype=np.int64)
+    code = np.empty(S, dtype=np.int64)
+    out = np.empty(S, dtype=np.int64)
+    dealer = np.empty(3, dtype=np.int64)
+    net_seat = np.empty(S, dtype=np.int64)
+    ret_jack = np.empty(S, dtype=np.int64)
+    for r in range(start, end):
+        if nhits + S > hits.shape[0]:
+            return r, pos, nhits
+        p = load_round(r, k, decks, deck, buf, pos, cards)
+        if p < 0:
+            return r, (pos if p == -1 else buf.shape[0]), nhits
+        pos = p
+        for j in range(3):
+            dealer[j] = cards[j * (S + 1) + S]
+        flip = dealer[1]
+        fcls = card_class[flip]
+        nxt = 3 * (S + 1)
+        hit_from = nhits
+        for s in range(S):
+            for j in range(3):
+                hand[s, j] = cards[j * (S + 1) + s]
+            t = (card_class[hand[s, 0]] * 14 + card_class[hand[s, 1]]) * 14 + card_class[hand[s, 2]]
+            code0[s] = hand_code[t]
+            d = strat[t * 14 + fcls]
+            drew = 0
+            if d >= 0:  # R-OEF-5: discard one card and draw one
+                hand[s, d] = cards[nxt]
+                nxt += 1
+                drew = 1
+                t = (card_class[hand[s, 0]] * 14 + card_class[hand[s, 1]]) * 14 + card_class[hand[s, 2]]
+                hist[23] += 1
+            code[s] = hand_code[t]
+            out[s] = bust[code[s] * 2 + drew]  # R-OEF-6
+            if detail.shape[0] > 0:
+                detail[r, s, 3] = drew
+        live_wild = 0
+        for s in range(S):
+            if out[s] == 0:
+                t = (card_class[hand[s, 0]] * 14 + card_class[hand[s, 1]]) * 14 + card_class[hand[s, 2]]
+                if has_wild[t] == 1:
+                    live_wild = 1
+        td = (card_class[dealer[0]] * 14 + card_class[dealer[1]]) * 14 + card_class[dealer[2]]
+        dd = dealer_discard[td * 2 + live_wild]  # R-OEF-7
+        if dd >= 0:
+            dealer[dd] = cards[nxt]
+            nxt += 1
+            hist[24] += 1
+            td = (card_class[dealer[0]] * 14 + card_class[dealer[1]]) * 14 + card_class[dealer[2]]
+        dcode = hand_code[td]
+        hist[10 + category[dcode]] += 1
+        x_main = 0
+        x_jack = 0
+        x_fixed = 0
+        x_flip = 0
+        for s in range(S):
+            ms = main_stake[s]
+            ret = 0
+            if out[s] == 1:
+                hist[3] += 1
+            else:
+                res = compare[code[s] * ncodes + dcode]  # R-OEF-3
+                if res > 0:
+                    ret = ms * (1 + win_odds[code[s]])  # R-OEF-8
+                    hist[0] += 1
+                elif res == 0:
+                    ret = ms
+                    hist[1] += 1
+                else:
+                    hist[2] += 1
+            hist[4 + category[code[s]]] += 1
+            wager_acc[0, 0] += 1
+            wager_acc[0, 1] += ms
+            wager_acc[0, 2] += ms
+            wager_acc[0, 3] += ret
+            x_main += ret - ms
+            units = ms
+            seat_ret = ret
+            ret_jack[s] = 0
+            js = jack_stake[s]
+            if js > 0:  # R-OEF-9 on the first three cards
+                c0 = code0[s]
+                hist[16 + category[c0]] += 1
+                if jack_meter[c0] == 1:
+                    hits[nhits, 0] = r
+                    hits[nhits, 1] = s
+                    hits[nhits, 2] = 0
+                    nhits += 1
+                else:
+                    ret_jack[s] = jack_fixed[c0]
+                wager_acc[1, 0] += 1
+                wager_acc[1, 1] += js
+                wager_acc[1, 2] += js
+                wager_acc[1, 3] += ret_jack[s]
+                wager_acc[2, 0] += 1
+                wager_acc[2, 1] += js
+                wager_acc[2, 3] += ret_jack[s]
+                x_jack += ret_jack[s] - js
+                x_fixed += ret_jack[s]
+                units += js
+                seat_ret += ret_jack[s]
+            fs = flip_stake[s]
+            fret = 0
+            if fs > 0:  # R-OEF-10
+                o = flip_odds[flip_bet[s], flip]
+                if o >= 0:
+                    fret = fs * (o + 1)
+                    hist[22] += 1
+                wager_acc[3, 0] += 1
+                wager_acc[3, 1] += fs
+                wager_acc[3, 2] += fs
+                wager_acc[3, 3] += fret
+                x_flip += fret - fs
+                units += fs
+                seat_ret += fret
+            seat_acc[s, 0] += units
+            seat_acc[s, 1] += units
+            seat_acc[s, 2] += seat_ret
+            net_seat[s] = seat_ret - units
+            add_square(seat_acc, s, 3, net_seat[s])
+            if detail.shape[0] > 0:
+                detail[r, s, 0] = ret
+                detail[r, s, 1] = ret_jack[s]
+                detail[r, s, 2] = fret
+        add_square(wager_acc, 0, 4, x_main)
+        add_square(wager_acc, 1, 4, x_jack)
+        add_square(wager_acc, 2, 4, x_fixed)
+        add_square(wager_acc, 3, 4, x_flip)
+        for i in range(hit_from, nhits):
+            s = hits[i, 1]
+            hits[i, 3] = ret_jack[s] - jack_stake[s]
+            hits[i, 4] = x_jack
+            hits[i, 5] = net_seat[s]
+        if seat1.shape[0] > 0:
+            seat1[r] = net_seat[0]
+    return end, pos, nhits
 
 
 @dataclass(frozen=True)
@@ -106,22 +290,22 @@ def flip_bet_index(bet: oef.FlipBet) -> int:
 
 
 class OneEyedFlushKernel(Kernel):
-    detail_width = kernels.D_OEF
+    detail_width = D_OEF
     meter_row_name = "jackpot meter"
     components = frozenset({"jackpot fixed prizes", "jackpot meter"})
 
     def kernel(self) -> Any:
-        return kernels.oef_run
+        return oef_run
 
     def prepare(self, rules: oef.OneEyedFlushRules, wagers: Any, seats: int, strategy: str) -> KernelJob:
         w, ones = wagers, np.ones(seats, dtype=np.int64)
         t2 = oef_tables(rules)
         st = named_strategy_tables(rules, strategy)
-        flip_idx = flip_bet_index(oef.FlipBet.parse(w.flip_outcome))
+        flip_idx = flip_bet_index(oef.FlipBet.parse(w.option(oef.DEFINITION, "flip")))
         args = (
             w.main * ones,
-            w.jackpot * ones,
-            w.flip * ones,
+            w.side("jackpot") * ones,
+            w.side("flip") * ones,
             flip_idx * ones,
             t2.card_class,
             t2.hand_code,

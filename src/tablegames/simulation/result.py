@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from tablegames.rules import registry
 from tablegames.simulation.bankroll import BankrollTracker
 from tablegames.simulation.job import ChunkResult, Job
 from tablegames.simulation.meters import MeterBook
@@ -174,9 +175,7 @@ class Tally:
             "rounds": n,
             "seed": job.seed,
             "chunk_rounds": job.chunk_rounds,
-            "wagers_cents": {
-                k: v for k, v in job.wagers.__dict__.items() if v and (k != "flip_outcome" or job.wagers.flip)
-            },
+            "wagers_cents": job.wagers.cents(registry.get(job.game)),
             "results": wagers,
             "outcomes": self.outcomes(),
             "jackpots": jackpots,

@@ -2,9 +2,10 @@
 simulate`` plays them, summarised for the report (``analysis.submission`` gets it injected by the CLI: the
 analysis layer does not import the simulation).
 
->>> from tablegames.rules import make_rules
->>> s = simulate_summary(make_rules("final-count"), 1000, seats=1, side_bets=(), seed=1)
->>> s["rounds"], s["results"]["main"]["wagers"]
+>>> from tablegames.rules import make_rules, registry
+>>> d = registry.DEFINITIONS[-1]
+>>> s = simulate_summary(make_rules(d.key), 1000, seats=1, side_bets=(), seed=1)
+>>> s["rounds"], s["results"][d.main_wager.name]["wagers"]
 (1000, 1000)
 """
 

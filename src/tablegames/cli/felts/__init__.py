@@ -18,8 +18,8 @@ Row = tuple[str, Sequence[str | None], str]
 class TerminalFelt:
     """The default felt: the dealer's row above the seats, hands as the engine names them."""
 
-    others_hands_visible = False  # every seat's hand is described to everyone (its cards are public)
     dealer_reveal = "Dealer shows: "
+    envy_title = "Envy"  # the results' name of a payment to a seat for another seat's hand
 
     def is_wild(self, card: int) -> bool:
         """Whether the card is marked ``*`` (a wild card)."""
@@ -44,6 +44,12 @@ class TerminalFelt:
 
     def dealer_hand(self, label: str) -> str:
         return label
+
+    def result_detail(
+        self, event: Mapping[str, Any], events: Sequence[Mapping[str, Any]], detail: str
+    ) -> str:
+        """A settled wager's result text in the results table (``detail``: the engine's, in words)."""
+        return detail
 
     def early_loss(self, event: Mapping[str, Any]) -> bool:
         """A settlement that ends a seat's round before the showdown (besides a bust)."""

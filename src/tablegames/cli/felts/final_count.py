@@ -6,19 +6,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tablegames.cards import parse_card
 from tablegames.cli.felts import Row, TerminalFelt
-from tablegames.rules import final_count as fc
 
 
 class FinalCountFelt(TerminalFelt):
-    others_hands_visible = True  # R-FC-2: the first two cards are face up
     dealer_reveal = "Dealer turns the third card: "
 
     def top_rows(
         self, view: Mapping[str, Any], hands: Mapping[str, str], rules: Any, settled: bool
     ) -> list[Row]:
-        note = fc.describe_hand(rules, [None if c is None else int(parse_card(c)) for c in view["dealer"]])
+        note = str((view.get("dealer_hand") or {}).get("description", ""))
         if settled and "dealer" in hands:
             total = int(hands["dealer"])
             note = f"total {total}" + (" - odd: dealer busts" if total % 2 else " (even)")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tablegames.cards import parse_card
@@ -23,6 +23,16 @@ class OneEyedFlushFelt(TerminalFelt):
             note = f"value {oef.point_value(flip)}" + (", one-eyed (wild)" if oef.is_wild(flip) else "")
             rows.append(("Flip Card", [view["flip_card"]], note))
         return rows
+
+    def result_detail(
+        self, event: Mapping[str, Any], events: Sequence[Mapping[str, Any]], detail: str
+    ) -> str:
+        if event["wager"] != "flip":
+            return detail
+        flip = next(
+            (e["card"] for e in events if e["type"] == "card_dealt" and e["visible_to"] == "all"), None
+        )
+        return detail if flip is None else f"{event['detail']}, flipped {parse_card(flip).pretty}"
 
 
 FELT = OneEyedFlushFelt()

@@ -1,0 +1,80 @@
+"""Issue 12's layering and "game as data" checks for the engine's part of the tree: the rules layer imports
+nothing above it (a game's flow is written against ``rules.flow.RoundOps``), and outside a game's own files no
+module of the engine, the rules, the simulation or the terminal names a game (its key or its class names)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+import tablegames
+from tablegames.rules import registry
+
+SRC = Path(tablegames.__file__).parent
+ABOVE_RULES = (
+    "tablegames.engine",
+    "tablegames.analysis",
+    "tablegames.simulation",
+    "tablegames.server",
+    "tablegames.cli",
+)
+
+
+def imports(path: Path) -> set[str]:
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.add(node.module)
+    return out
+
+
+@pytest.mark.parametrize("path", sorted((SRC / "rules").glob("*.py")), ids=lambda p: p.name)
+def test_the_rules_layer_imports_nothing_above_it(path: Path) -> None:
+    bad = sorted(m for m in imports(path) if m.startswith(ABOVE_RULES))
+    assert not bad, f"{path.name} imports {bad}"
+
+
+def game_names() -> re.Pattern[str]:
+    words: set[str] = set()
+    for d in registry.DEFINITIONS:
+        words.add(d.key)
+        words.add(d.title.replace(" ", ""))  # class names: LetItRide..., OneEyedFlush..., FinalCount...
+    return re.compile("|".join(re.escape(w) for w in sorted(words)))
+
+
+def own_files() -> set[Path]:
+    """A game's own modules (rules, analyzer, kernel, felt) and the registry."""
+    out = {SRC / "rules" / "registry.py"}
+    for d in registry.DEFINITIONS:
+        stem = d.key.replace("-", "_")
+        out |= {SRC / area / f"{stem}.py" for area in ("rules", "analysis", "simulation", "cli/felts")}
+        out.add(SRC / "analysis" / f"protect_{stem}.py")  # the analyzer's exposure scenarios
+    return out
+
+
+@pytest.mark.parametrize("area", ["engine", "rules", "analysis", "simulation", "cli"])
+def test_no_module_outside_a_games_own_files_names_it(area: str) -> None:
+    pattern, own = game_names(), own_files()
+    named = []
+    for path in sorted((SRC / area).rglob("*.py")):
+        if (
+            path in own or path.name == "loadtest.py"
+        ):  # the load-test tool is moving out (another part of issue 12)
+            continue
+        named += [
+            f"{path.relative_to(SRC)}:{i}"
+            for i, line in enumerate(path.read_text().splitlines(), 1)
+            if pattern.search(line)
+        ]
+    assert not named, named
+
+
+def test_the_engine_has_no_module_per_game() -> None:
+    stems = {d.key.replace("-", "_") for d in registry.DEFINITIONS}
+    assert not [p.name for p in (SRC / "engine").glob("*.py") if p.stem in stems]
+    assert not [d.key for d in registry.DEFINITIONS if hasattr(d, "round_class")]
