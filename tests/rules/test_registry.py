@@ -53,8 +53,8 @@ def test_definition_is_complete(definition: registry.GameDefinition) -> None:
     flow = definition.new_flow(rules)  # the game's steps, run by the engine's one generic round
     assert isinstance(Table(rules).new_round().flow, type(flow))
     assert definition.main_wager.requires is None
-    for w in definition.side_bets:
-        assert w.requires == definition.main_wager.name
+    for w in definition.side_bets:  # a side wager needs the main wager, or stands alone (requires=None)
+        assert w.requires in (definition.main_wager.name, None)
     for option in definition.rule_options:  # every documented variant is accepted
         for choice in option.choices:
             assert definition.make_rules({option.name: choice}).describe()[option.name] == choice
