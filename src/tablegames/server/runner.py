@@ -37,7 +37,6 @@ from tablegames.engine.events import (
     JackpotContribution,
     JackpotHit,
     RoundEnded,
-    Settled,
 )
 from tablegames.engine.replay import at_meters
 from tablegames.randomness import (
@@ -50,7 +49,7 @@ from tablegames.randomness import (
 )
 from tablegames.randomness.fairness import check_player_seed, combine_client_seeds
 from tablegames.rules import make_rules
-from tablegames.server import ledger
+from tablegames.server import ledger, settlement
 from tablegames.server.db import (
     BETTING,
     DECIDING,
@@ -1009,8 +1008,6 @@ class TableRunner:
         live = self.live
         assert live is not None and live.round_id is not None
         rnd = live.rnd
-        system = self.server.system
-        meters = self.server.meter_accounts(self.game)
         round_id = live.round_id
         with self.server.write() as c:
             row = c.execute(_ROUND_FOR_SETTLEMENT, {"rid": round_id}).one()
@@ -1024,70 +1021,16 @@ class TableRunner:
             }
             rnd = self._at_locked_meters(c, rnd, wallets.values())  # the engine settles at the meters now
 
-            def wallet(seat: int) -> int:
-                return wallets[seat_players[seat]]
-
-            staked = {st.seat: st.staked for st in rnd.active_seats}
-            returned: dict[int, int] = defaultdict(int)
-            hits: dict[int, int] = defaultdict(int)
-            envy: dict[int, int] = defaultdict(int)
-            hit_postings: list[tuple[int, JackpotHit]] = []
-            house = system[HOUSE]
-            house_delta = sum(staked.values())
-            transfer = ledger.Posting.transfer
-            postings = [transfer("stakes", self.in_play, house, house_delta, round_id=round_id)]
-            for e in rnd.history:
-                if isinstance(e, JackpotContribution):
-                    postings.append(
-                        transfer(
-                            "contribution", house, meters[e.meter], e.amount, round_id=round_id,
-                            player_id=seat_players[e.seat], memo=e.meter,
-                        )
-                    )  # fmt: skip
-                    house_delta -= e.amount
-            for e in rnd.history:
-                if isinstance(e, Settled):
-                    returned[e.seat] += e.returned
-                elif isinstance(e, JackpotHit):
-                    hit_postings.append((len(postings), e))
-                    postings.append(
-                        transfer(
-                            "hit", meters[e.meter], wallet(e.seat), e.amount, round_id=round_id,
-                            player_id=seat_players[e.seat], memo=e.meter,
-                        )
-                    )  # fmt: skip
-                    postings.append(
-                        transfer("seed", house, meters[e.meter], e.reset_to, round_id=round_id, memo=e.meter)
-                    )
-                    house_delta -= e.reset_to
-                    hits[e.seat] += e.amount
-                elif isinstance(e, EnvyPaid):
-                    postings.append(
-                        transfer(
-                            "envy", house, wallet(e.seat), e.amount, round_id=round_id,
-                            player_id=seat_players[e.seat], memo=f"from seat {e.from_seat}: {e.hand}",
-                        )
-                    )  # fmt: skip
-                    house_delta -= e.amount
-                    envy[e.seat] += e.amount
-            for seat in sorted(staked):
-                pay = returned[seat] - hits[seat]
-                postings.append(
-                    transfer(
-                        "payout", house, wallet(seat), pay, round_id=round_id, player_id=seat_players[seat]
-                    )
-                )
-                house_delta -= pay
-            results = [
-                {
-                    "seat": seat,
-                    "player_id": seat_players[seat],
-                    "staked": staked[seat],
-                    "returned": returned[seat] + envy[seat],
-                    "net": returned[seat] + envy[seat] - staked[seat],
-                }
-                for seat in sorted(staked)
-            ]
+            accounts = settlement.Accounts(
+                wallets={seat: wallets[pid] for seat, pid in seat_players.items()},
+                players=seat_players,
+                house=self.server.system[HOUSE],
+                in_play=self.in_play,
+                meters=self.server.meter_accounts(self.game),
+            )
+            settled = settlement.settlement(rnd.history, accounts, round_id)
+            postings, hit_postings = settled.postings, settled.hits
+            results = [r.to_dict() for r in settled.results]
             fairness = None
             if row.server_seed and row.client_seed is not None and row.nonce is not None:
                 fairness = fairness_record(
@@ -1110,14 +1053,14 @@ class TableRunner:
                     "events": [e.to_dict() for e in rnd.history],
                     "settled_at": time.time(),
                     "recovered": live.recovered,
-                    "result": {"house_net": house_delta, "results": results, "fairness": fairness},
+                    "result": {"house_net": settled.house_net, "results": results, "fairness": fairness},
                 },
             )
             # last: the money (locks the busy house, and the in-play and meter accounts if _at_locked_meters did
             # not, until the commit)
             ids, balances = ledger.post_all(c, postings)
             hit_seqs = self._record_hits(c, round_id, seat_players, [(ids[i], e) for i, e in hit_postings])
-            untouched = sorted({wallet(seat) for seat in staked} - set(balances))
+            untouched = sorted({accounts.wallets[r.seat] for r in settled.results} - set(balances))
             if untouched:
                 balances.update(
                     (int(a), int(b)) for a, b in c.execute(_ACCOUNT_BALANCES, {"accounts": untouched})
@@ -1128,8 +1071,8 @@ class TableRunner:
                     {
                         "round_id": round_id,
                         **r,
-                        "balance_before": balances[wallet(r["seat"])] - r["net"],
-                        "balance_after": balances[wallet(r["seat"])],
+                        "balance_before": balances[accounts.wallets[r["seat"]]] - r["net"],
+                        "balance_after": balances[accounts.wallets[r["seat"]]],
                     }
                     for r in results
                 ],
