@@ -50,7 +50,8 @@ def test_the_same_pull_from_two_sockets_is_applied_once(make_server: Callable[..
     b.send(**pull)  # the same request, from the player's other socket, before either is answered
     first, second = answer(a, "pull-1"), answer(b, "pull-1")
     assert first["type"] == second["type"] == "ack"
-    assert (first["duplicate"], second["duplicate"]) == (False, True)
+    # the two sockets race to the table: whichever is handled first is applied, the other is its duplicate
+    assert sorted([first["duplicate"], second["duplicate"]]) == [False, True]
     assert second["event"] == first["event"] and second["decision"] == st["decision"]
     assert bets_up(a) == ["2", "$"]  # bet 1 pulled, bet 2 still up: one pull applied
     now = a.state()

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from tablegames.engine import PULL, STAND, Action, IllegalAction, Phase, Round, Table
+from tablegames.engine import Action, IllegalAction, Phase, Round, Table
 from tablegames.engine.events import (
     CardDealt,
     EnvyPaid,
@@ -48,7 +48,7 @@ from tablegames.randomness import (
     shuffle_deck,
 )
 from tablegames.randomness.fairness import check_player_seed, combine_client_seeds
-from tablegames.rules import make_rules
+from tablegames.rules import make_rules, registry
 from tablegames.server import ledger, settlement
 from tablegames.server.db import (
     BETTING,
@@ -86,8 +86,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("tablegames.server")
 T = TypeVar("T")
 
-#: What the server does for a seat whose turn timed out (docs/protocol.md).
-DEFAULT_ACTIONS: dict[str, Action] = {"let-it-ride": PULL, "one-eyed-flush": STAND, "final-count": STAND}
+#: What the server does for a seat whose turn timed out (docs/protocol.md): each definition's default action.
+DEFAULT_ACTIONS: dict[str, Action] = {d.key: Action.parse(d.default_action) for d in registry.DEFINITIONS}
 
 MAX_QUEUE = 1000
 BETTING_PUSH_SECONDS = 0.15  # wagers placed within this time share one state push to the table
@@ -778,16 +778,11 @@ class TableRunner:
         live = self.live
         if live is None or live.rnd.phase != Phase.DECIDING:
             raise ApiError("wrong_phase", "there is no decision to take now")
-        rnd = live.rnd
         text = msg.get("action")
         if not isinstance(text, str):
             raise ApiError("bad_message", "act needs 'action', e.g. \"stand\"")
-        try:
-            action = Action.parse(text)
-        except ValueError as exc:
-            raise ApiError("unknown_action", str(exc)) from None
-        if rnd.to_act != seat:
-            raise ApiError("not_your_turn", f"it is not seat {seat}'s turn (waiting for seat {rnd.to_act})")
+        # the engine's rule (whose turn, which actions are legal now): typed errors, nothing changed
+        action = live.rnd.verify_act(seat, text)
         current = self.decision_id()
         if decision is None:
             raise ApiError(
@@ -795,11 +790,6 @@ class TableRunner:
             )
         if decision != current:
             raise ApiError("stale_decision", f"decision {decision!r} is not open; the open one is {current}")
-        legal = rnd.legal_actions(seat)
-        if action not in legal:
-            listing = ", ".join(str(a) for a in legal)
-            code = "bad_index" if action.name in {a.name for a in legal} else "unknown_action"
-            raise ApiError(code, f"{action} is not a legal action now; legal: {listing}")
         event = self._apply_action(seat, action, "player")
         self._ack(conn, "act", msg, decision=decision, event=event.to_dict())
         self._after_step()
@@ -1335,9 +1325,7 @@ class TableRunner:
             if conn.round_key != rnd.round_no:
                 conn.round_key = rnd.round_no
                 conn.sent = 0
-            # the engine's rule (Round.visible_history): redacted for the seat until the round is over
-            new = rnd.history[conn.sent :]
-            events = [e.to_dict() for e in new] if rnd.is_over else [e.for_viewer(seat) for e in new]
+            events = rnd.visible_history(seat, conn.sent)  # the engine's rule of what the seat sees
             conn.sent = seq
         deadline = self.deadline()
         upcoming = self._upcoming_pf()

@@ -26,7 +26,7 @@ from sqlalchemy.orm import Session, load_only, sessionmaker
 
 from tablegames.engine.games import meter_specs
 from tablegames.randomness import RandomSource
-from tablegames.rules import GAMES, RuleError, make_rules
+from tablegames.rules import GAMES, RuleError, make_rules, registry
 from tablegames.server import ledger
 from tablegames.server.db import (
     CASHIER,
@@ -60,11 +60,7 @@ REQUEST_ID_MAX = 64
 HISTORY_PAGE_MAX = 100  # rounds in one page of GET /history and GET /tables/{id}/history
 JACKPOT_PAGE_MAX = 200  # entries in one page of GET /jackpots/history
 IDEMPOTENCY_KEY_MAX = 64  # the column (db.IdempotencyKey.request_id)
-DEMO_TABLES = (
-    ("Let It Ride", "let-it-ride"),
-    ("One Eyed Flush", "one-eyed-flush"),
-    ("Final Count", "final-count"),
-)
+DEMO_TABLES = tuple((d.title, d.key) for d in registry.DEFINITIONS)  # one demo table of every game
 
 
 def hash_token(token: str) -> str:
@@ -530,7 +526,6 @@ def ensure_meters(server: Server) -> None:
     """One linked meter per game and meter name, seeded from the house at its reset value."""
     for game in GAMES:
         rules = make_rules(game)
-        specs = {m.name: m for m in getattr(getattr(rules, "progressive", None), "meters", ())}
         for spec in meter_specs(rules):
             with server.tx() as s:
                 if s.scalar(select(Meter.id).where(Meter.game == game, Meter.name == spec.name)) is not None:
@@ -538,13 +533,12 @@ def ensure_meters(server: Server) -> None:
                 acc = Account(name=f"jackpot:{game}:{spec.name}", kind=JACKPOT, balance=0)
                 s.add(acc)
                 s.flush()
-                share = specs[spec.name].share if spec.name in specs else getattr(rules, "jackpot").share  # noqa: B009
                 s.add(
                     Meter(
                         game=game,
                         name=spec.name,
                         reset_cents=spec.reset_cents,
-                        share=str(share),
+                        share=str(spec.share),
                         account_id=acc.id,
                     )
                 )
