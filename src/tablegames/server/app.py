@@ -30,6 +30,7 @@ from tablegames.randomness import RandomSource
 from tablegames.server.connections import ConnectionLimits, bounded_http_protocol
 from tablegames.server.errors import ApiError
 from tablegames.server.limits import HardeningMiddleware, Limits
+from tablegames.server.routes.games import router as games_router
 from tablegames.server.runner import Connection
 from tablegames.server.service import (
     ALL_BALANCES,
@@ -412,6 +413,8 @@ def create_app(
                 return history(s, me.player_id, last, before, show_balances=me.player_id)
 
         return await json_off_loop(request, rows)
+
+    app.include_router(games_router)
 
     @app.get("/health")
     async def health() -> dict[str, Any]:

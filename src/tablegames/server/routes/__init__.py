@@ -1,0 +1,1 @@
+"""The server's FastAPI routers, one file per resource."""
