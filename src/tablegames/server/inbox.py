@@ -35,7 +35,7 @@ from tablegames.server.service import (
 )
 
 if TYPE_CHECKING:
-    from tablegames.server.service import Server
+    from tablegames.server.core import ServerCore
 
 log = logging.getLogger("tablegames.server")
 
@@ -64,7 +64,7 @@ class TableCore:
     """A table's state (its seats, its engine table, the live round, its sockets) and its serial executor: every
     step of the table runs on the server's worker threads, one at a time and in order (this table's inbox)."""
 
-    def __init__(self, server: Server, row: GameTable) -> None:
+    def __init__(self, server: ServerCore, row: GameTable) -> None:
         self.server = server
         self.table_id = row.id
         self.row = row
