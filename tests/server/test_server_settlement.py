@@ -5,21 +5,36 @@ to a real ledger, which balances and moves each account by exactly the engine's 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 import sqlalchemy as sa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy.orm import Session
+from test_server_support import every_wager, play_round
 
+from server_harness import Harness
 from tablegames.cards import parse_cards
 from tablegames.engine import Bot, Round, Table
 from tablegames.engine.events import JackpotContribution, JackpotHit, RoundEnded, WagerPlaced
+from tablegames.engine.postings import postings as engine_postings
 from tablegames.randomness import SeededRandom
 from tablegames.rules import make_rules, registry
 from tablegames.server import ledger
-from tablegames.server.db import CASHIER, HOUSE, IN_PLAY, JACKPOT, WALLET, Account, create_schema
+from tablegames.server.db import (
+    CASHIER,
+    HOUSE,
+    IN_PLAY,
+    JACKPOT,
+    WALLET,
+    Account,
+    Entry,
+    LedgerTransaction,
+    Player,
+    RoundPlayer,
+    create_schema,
+)
 from tablegames.server.settlement import Accounts, Settlement, net_by_account, settlement
 
 HOUSE_ACC, IN_PLAY_ACC, CASHIER_ACC = 1, 2, 3
@@ -195,3 +210,50 @@ def test_the_real_ledger_balances(definition: registry.GameDefinition) -> None:
     assert balances[IN_PLAY_ACC] == 0
     assert balances[HOUSE_ACC] == end.house_net
     assert sum(balances.values()) == 0
+
+
+@pytest.mark.parametrize("definition", registry.DEFINITIONS, ids=lambda d: d.key)
+def test_the_server_skips_exactly_the_stakes_it_posted_when_wagering(
+    make_server: Callable[..., Harness], definition: registry.GameDefinition
+) -> None:
+    """A round of every registered game through the server: what each wager message took from a wallet (ledger
+    kind ``wager``) is, per player, exactly the engine's ``stake`` postings of the round (the settlement posts
+    the rest), and each wallet then moves by the engine's net for its seat."""
+    h = make_server()
+    table = h.table(definition.key)
+    wagers, options, _ = every_wager(definition)
+    socks = {}
+    for seat, name in ((1, "ann"), (2, "bob")):
+        tok, _ = h.player(name, 50_000)
+        socks[seat] = h.seated(tok, table)
+    results = play_round(socks, dict.fromkeys(socks, wagers), dict.fromkeys(socks, options))
+    round_id = results[1]["round_id"]
+    rec = h.client.get(f"/rounds/{round_id}").json()
+    live = h.server.runners[table].live  # the round as the engine settled it (until the next one opens)
+    assert live is not None and live.round_id == round_id
+    history = live.rnd.history
+    stakes: dict[int, int] = {}
+    for p in engine_postings(history):
+        if p.kind == "stake":
+            assert p.seat is not None
+            stakes[p.seat] = stakes.get(p.seat, 0) + p.amount_cents
+    with h.server.sessions() as s:
+        took = dict(
+            s.execute(
+                sa.select(LedgerTransaction.player_id, -sa.func.sum(Entry.amount))
+                .join(Entry, Entry.transaction_id == LedgerTransaction.id)
+                .join(Player, Player.account_id == Entry.account_id)
+                .where(LedgerTransaction.round_id == round_id, LedgerTransaction.kind == "wager")
+                .group_by(LedgerTransaction.player_id)
+            ).all()
+        )
+        seat_players = dict(
+            s.execute(
+                sa.select(RoundPlayer.seat, RoundPlayer.player_id).where(RoundPlayer.round_id == round_id)
+            ).all()
+        )
+    assert {seat: int(took[pid]) for seat, pid in seat_players.items()} == stakes
+    end = history[-1]
+    assert isinstance(end, RoundEnded)
+    assert {r["seat"]: r["net"] for r in rec["players"]} == {int(k): v for k, v in end.net_by_seat.items()}
+    h.check_ledger()
