@@ -19,6 +19,7 @@ from tablegames.cards import parse_cards
 from tablegames.engine import Table
 from tablegames.randomness import SeededRandom
 from tablegames.rules import make_rules
+from tablegames.server.routes.games import all_games
 
 pytestmark = pytest.mark.browser
 
@@ -26,11 +27,11 @@ HARNESS = """<!doctype html><html><head><meta charset="utf-8">
 <link rel="icon" href="data:,"><link rel="stylesheet" href="/static/css/casino.css"></head>
 <body style="padding:16px"><div id="t" class="table-scene" style="width:1100px"></div>
 <script type="module">
-import { renderTable } from "/static/js/table.js";
+import { layoutOf, renderTable } from "/static/js/table.js";
 import { installSprite } from "/static/js/cards.js";
 installSprite();
-window.renderScene = (s) => renderTable(document.getElementById("t"),
-  Object.assign({ results: {}, players: {}, meters: {}, lastActions: {} }, s));
+window.renderScene = async (s) => renderTable(document.getElementById("t"),
+  Object.assign({ results: {}, players: {}, meters: {}, lastActions: {} }, s, { layout: await layoutOf(s.game) }));
 window.harnessReady = true;
 </script></body></html>"""
 
@@ -83,8 +84,12 @@ def deck(first: str) -> list[int]:
     return head + [c for c in range(52) if c not in head]
 
 
+GAMES = {g.key: g.model_dump() for g in all_games()}  # GET /games, which the page draws from
+
+
 def draw(page: Any, scene: dict[str, Any], shot: Path | None = None) -> None:
-    page.evaluate("s => window.renderScene(s)", scene)
+    """Draw ``scene`` with its game (a key) as GET /games describes it, in the game's felt layout."""
+    page.evaluate("s => window.renderScene(s)", {**scene, "game": GAMES[scene["game"]]})
     if shot is not None:
         page.locator("#t").screenshot(path=str(shot), animations="disabled")
 
@@ -154,14 +159,14 @@ def test_let_it_ride_community_cards_and_pulled_bet(harness: Any, screenshots: P
         "seatCount": 2,
         "players": {"1": {"name": "ann"}, "2": {"name": "bob"}},
         "mySeat": 1,
-        "round": {**view, "seats": [{**s, "pulled": ["1"] if s["seat"] == 2 else []} for s in view["seats"]]},
+        "round": view,
         "meters": view["meters"],
     }
     draw(page, scene)
     assert faces(page, ".community-cards") == ["3d", None]
     assert faces(page, "#seat-1 .hand") == ["Ah", "Qh", "Th"]
     assert faces(page, "#seat-2 .hand") == [None, None, None]
-    # seat 2 pulled bet 1: its spot is empty, bets 2 and $ still hold $5 each
+    # seat 2 pulled bet 1 (the view's bets_up): its spot is empty, bets 2 and $ still hold $5 each
     held = page.eval_on_selector_all(
         "#seat-2 .spot",
         "els => els.map(e => [e.dataset.wager, e.querySelector('.chip-stack')?.dataset.cents ?? null])",
@@ -267,3 +272,51 @@ def test_money_text_and_parsing_in_cents(harness: Any) -> None:
     assert got["shown"] == ["$50,000.20", "−$16", "$1,000", "+$0.07", "$0"]
     assert got["parsed"] == [1250, 100000, 1, None, None, None, None, None, None]
     assert got["hands"] == ["Royal flush", "Tens or better", "Pair (7)"]
+
+
+def test_hands_and_totals_are_the_views_never_computed(harness: Any) -> None:
+    """Contract 2 (issue 12): a hand's words and total come from ``view.hands`` / ``view.dealer_hand``; without
+    them the page shows none (it no longer counts Final Count's cards itself, with or without face-value=0)."""
+    page, _ = harness
+    table = Table(make_rules("final-count", {"face-value": "0"}), seats=2, source=SeededRandom(1))
+    rnd = table.new_round(deck("4c 6d 9h Kc As 2s 7c 9d Kh"))
+    rnd.place_wager(1, "main", 500)
+    rnd.deal()
+    view = {k: v for k, v in rnd.view(1).items() if k not in ("hands", "dealer_hand")}
+    scene: dict[str, Any] = {"game": "final-count", "seatCount": 2, "mySeat": 1, "round": view}
+    draw(page, scene)
+    assert page.locator(".hand-desc").count() == 0
+    assert "showing" not in page.locator("#t").inner_text() and "total" not in page.locator("#t").inner_text()
+    described = {
+        **view,
+        "hands": {"1": {"description": "showing 4 (even)", "total": 4}},
+        "dealer_hand": {"description": "showing 11 (odd)", "total": 11},
+    }
+    draw(page, {**scene, "round": described})
+    assert page.locator("#seat-1 .hand-desc").inner_text() == "showing 4 (even)"
+    assert page.locator(".dealer-area .hand-desc").inner_text() == "showing 11 (odd)"
+
+
+def test_a_game_without_a_felt_module_gets_the_generic_layout(harness: Any) -> None:
+    """A game whose GET /games entry names no felt: one spot per wager of its definition, in its order, the
+    dealer's cards from the view; the page's words for it come from GET /games."""
+    page, _ = harness
+    table = Table(make_rules("one-eyed-flush"), seats=1, source=SeededRandom(3))
+    rnd = table.new_round()
+    rnd.place_wager(1, "main", 500)
+    rnd.place_wager(1, "jackpot", 100)
+    rnd.deal()
+    game = {**GAMES["one-eyed-flush"], "key": "new-game", "title": "New Game", "felt": None}
+    page.evaluate(
+        "s => window.renderScene(s)",
+        {"game": game, "seatCount": 1, "mySeat": 1, "round": rnd.view(1), "meters": rnd.view(1)["meters"]},
+    )
+    spots = page.eval_on_selector_all(
+        "#seat-1 .spot",
+        "els => els.map(e => [e.dataset.wager, e.querySelector('.chip-stack')?.dataset.cents ?? null])",
+    )
+    assert spots == [["main", "500"], ["jackpot", "100"], ["flip", None]]
+    assert page.locator(".felt-title").text_content() == "NEW GAME"
+    assert len(faces(page, ".dealer-cards")) == 3
+    assert page.locator("svg.card.wild").count() == 0  # wild marks are a felt module's, not the generic one's
+    assert page.locator(".meter-name").inner_text() == GAMES["one-eyed-flush"]["meters"][0]["title"].upper()

@@ -396,7 +396,7 @@ def test_one_eyed_flush_two_players(pair: tuple[Player, Player], screenshots: Pa
     # ann discards her first card by clicking it on the felt
     first = faces(ann.page, "#seat-1 .hand")
     ann.page.click("#seat-1 .hand svg.card[data-index='0']")
-    bob.page.wait_for_selector("#seat-1 .seat-status:has-text('DREW 1')")
+    bob.page.wait_for_selector("#seat-1 .seat-status:has-text('DISCARDS CARD 1')")  # the decision's label
     ann.page.wait_for_function(
         "c => document.querySelector(\"#seat-1 .hand svg.card[data-index='0']\").dataset.card !== c",
         arg=first[0],

@@ -24,6 +24,7 @@ runner = CliRunner()
         ["simulate", "NOSUCHGAME", "-n", "10"],
         ["simulate", "NOSUCHGAME", "-n", "10", "--side-bets", "bonus"],
         ["play", "NOSUCHGAME"],
+        ["protect", "NOSUCHGAME", "--scenario", "share=2"],
     ],
 )
 def test_every_command_refuses_an_unknown_game(args: list[str], tmp_path: Path) -> None:

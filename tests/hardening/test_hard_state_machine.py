@@ -137,6 +137,8 @@ def hidden_texts(history: list[dict[str, Any]], upto: int, seat: int | None) -> 
             known |= texts
         else:
             hidden |= texts
+    # a wager's named option (the Flip Card outcome "ten-value") is public at the table, not a card's secret
+    known |= {e["option"] for e in history if e["type"] == "wager_placed" and e.get("option")}
     return hidden - known
 
 

@@ -14,14 +14,17 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import comb
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from tablegames.analysis.protect import GameProtection
 
 ASSUMPTIONS: tuple[str, ...] = (
     "One player heads-up against the dealer, one full 52-card deck (R-0.1), card removal included.",
@@ -299,8 +302,127 @@ class Analyzer:
         """(payout -> house edge, the wager's name) for tuning ``hand``."""
         raise NotImplementedError
 
+    def protection(self) -> GameProtection | None:
+        """The game's exposure scenarios (an ``analysis.protect.GameProtection``, kept in the game's own
+        module, ``analysis/protect_<game>.py``), or None when it has none."""
+        return None
+
     def plot_strategy(self, a: Analysis, rules: Any, bet_cents: int | None, path: Any) -> None:
         """Draw the strategy image of the report (default: the decision chart, ``chart_axes``)."""
         from tablegames.analysis.report import plot_chart
 
         plot_chart(a, path, *self.chart_axes)
+
+    # --- the math report (``analysis.submission``): optional, per game ---------------------------------
+
+    pace: tuple[float, float] = (30.0, 12.0)
+    """The rounds-per-hour model: seconds per round for the dealer (shuffle, deal, reveal, collect) and per
+    seated player (decisions, settlement); rounds/hour = 3600 / (fixed + per_seat * players)."""
+    pace_source: str = "assumed: 30 s a round plus 12 s a player (no published pace for this game)"
+
+    def rules_summary(self, rules: Any) -> list[str]:
+        """The rules in a reviewer's words, one paragraph a line, citing the RULES.md ids."""
+        return []
+
+    def pay_schedules(self, rules: Any) -> list[PaySchedule]:
+        """Every wager's pay schedule, from the rules data."""
+        return []
+
+    def worked_examples(self, rules: Any) -> list[ExampleSpec]:
+        """Stacked decks (and wagers) whose rounds the engine plays for the report's worked examples."""
+        return []
+
+    def side_bet_stats(self, a: Analysis, rules: Any) -> list[tuple[str, SideBet]]:
+        """The side bets of the per-wager table, with their titles (default: every side bet analysed)."""
+        return list(a.side_bets.items())
+
+    def seats_interact(self, rules: Any) -> str:
+        """Why (and how) one seat's result depends on the other seats; "" when seats are independent (each
+        seat's cards are a uniformly random hand whatever the others hold and nothing else links them)."""
+        return ""
+
+    def table_size_effects(self, a: Analysis, rules: Any, players: int) -> list[tuple[str, Fraction]]:
+        """Named exact figures that depend on the number of players at the table (e.g. an Envy Bonus)."""
+        return []
+
+    def meter_sweeps(self, rules: Any) -> list[MeterSweep]:
+        """The side bets paid from a meter: their exact edge as a function of the meter, and break-even."""
+        return []
+
+    def verify_targets(self, a: Analysis, rules: Any) -> list[VerifyTarget]:
+        """Exact figures the verification simulation checks (``analysis.submission``); the default: the main
+        wager's house edge against the simulation's first wager row."""
+        return [VerifyTarget("main wager house edge", "", a.house_edge)]
+
+
+@dataclass(frozen=True)
+class PaySchedule:
+    """One wager's pay schedule: (hand or outcome, what it pays) rows, from the rules."""
+
+    wager: str
+    rows: tuple[tuple[str, str], ...]
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class ExampleSpec:
+    """A worked example: the deck as dealt (deal order), the wagers placed by seat 1 and what it shows.
+
+    ``actions``: the decisions to take (None: the optimal strategy's, as its advisor gives them);
+    ``expect``: the outcome of each wager the example is meant to show (checked against the engine's
+    settlement, so a wrong example fails to build); ``meters``: the meters' values at the start.
+    """
+
+    title: str
+    deck: tuple[int, ...]
+    wagers: tuple[tuple[str, int, str | None], ...]
+    expect: Mapping[str, str] = field(default_factory=dict)
+    actions: tuple[str, ...] | None = None
+    meters: Mapping[str, int] = field(default_factory=dict)
+    seats: int = 1  # every seat places ``wagers``; ``expect`` is about seat 1
+
+
+def stacked_deck(
+    seat: Sequence[int], dealer: Sequence[int], then: Sequence[int] = (), others: Sequence[Sequence[int]] = ()
+) -> tuple[int, ...]:
+    """Seat 1's cards (and those of seats 2, 3, ... in ``others``) and the dealer's, dealt one at a time in
+    seat order (R-0.2), then ``then`` (draws, cards dealt later), then the rest of the deck in order.
+
+    >>> stacked_deck([0, 1], [2, 3], [4])[:6]
+    (0, 2, 1, 3, 4, 5)
+    >>> stacked_deck([0, 1], [2, 3], others=[[6, 7]])[:6]
+    (0, 6, 2, 1, 7, 3)
+    """
+    hands = [seat, *others, dealer]
+    head = [int(c) for cards in zip(*hands, strict=True) for c in cards] + [int(c) for c in then]
+    if len(set(head)) != len(head):
+        raise ValueError(f"a card is dealt twice: {head}")
+    return (*head, *(c for c in range(52) if c not in head))
+
+
+@dataclass(frozen=True)
+class MeterSweep:
+    """A meter-paid side bet: ``edge(meter_cents)`` exact (other meters at reset), its reset, and the meter
+    value where its edge is exactly 0 (``break_even``, a fraction of a cent)."""
+
+    wager: str
+    meter: str
+    reset_cents: int
+    break_even: Fraction
+    edge: Callable[[Fraction], Fraction]
+
+
+@dataclass(frozen=True)
+class VerifyTarget:
+    """An exact figure the verification simulation checks: ``row`` names the simulation's result row ("": its
+    first, the main wager) and ``figure`` its field (``house_edge``, or ``return`` for a component row such as
+    a side bet's fixed prizes); or, with ``figure="frequency"``, ``row`` is an outcome block of the simulation
+    and ``outcomes`` the labels whose frequencies add up to the exact probability. ``side_bets``: the wagers
+    the simulation must place for it."""
+
+    label: str
+    row: str
+    exact: Fraction
+    side_bets: tuple[str, ...] = ()
+    figure: str = "house_edge"
+    outcomes: tuple[str, ...] = ()

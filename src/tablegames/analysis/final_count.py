@@ -19,16 +19,27 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from math import comb
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
-from tablegames.analysis.common import Analysis, Analyzer, Outcome
-from tablegames.cards import CARDS
+from tablegames.analysis.common import (
+    Analysis,
+    Analyzer,
+    ExampleSpec,
+    Outcome,
+    PaySchedule,
+    VerifyTarget,
+    stacked_deck,
+)
+from tablegames.cards import CARDS, parse_cards
 from tablegames.engine.actions import STAND, TURN, Action
 from tablegames.rules.common import RuleError
 from tablegames.rules.final_count import FcDecision, FinalCountRules, must_turn, player_final_total, showdown
+
+if TYPE_CHECKING:
+    from tablegames.analysis.protect import GameProtection
 
 IntArray = npt.NDArray[np.int64]
 DEALS = comb(52, 2) * comb(50, 2) * 48 * 47
@@ -277,6 +288,86 @@ class FinalCountAnalyzer(Analyzer):
 
     def edge_function(self, rules: FinalCountRules, hand: str, bet_cents: int | None) -> tuple[Any, str]:
         raise RuleError(f"{rules.game} has no pay table to tune (every win pays 1 to 1, R-FC-5)")
+
+    # --- the math report --------------------------------------------------------------------------------
+
+    pace = (20.0, 6.0)
+    pace_source = (
+        "assumed: 20 s a round for the dealer (shuffle, deal, turn the dealer's card, collect) plus 6 s a "
+        "player (one stand-or-turn decision, an even-money settlement): 58 rounds an hour at seven players, "
+        "138 heads-up (a lab should substitute its own timed pace)"
+    )
+
+    def rules_summary(self, rules: FinalCountRules) -> list[str]:
+        return [
+            "One 52-card deck, shuffled before every round (R-0.1); one to seven players (R-0.2).",
+            f"Values: A = 1, 2-10 pip value, J Q K = {rules.value(parse_cards('Kc')[0])}; a total is odd or "
+            "even (R-FC-1).",
+            "The player makes the game wager; each player and the dealer get three cards, two face up and the "
+            "third face down, unseen by everyone (R-FC-2).",
+            "Two up cards totalling odd: the dealer turns the player's third card; an odd three-card total "
+            "loses at once, an even one stays (R-FC-3). Two up cards totalling even: the player stands on the "
+            "two-card total or has the third card turned, with the same odd/even consequence (R-FC-4).",
+            "The dealer turns the dealer's third card: an odd dealer total busts the dealer and every player "
+            "still in wins 1 to 1; an even one is compared, the higher total wins 1 to 1, a tie pushes (R-FC-5).",
+        ]
+
+    def pay_schedules(self, rules: FinalCountRules) -> list[PaySchedule]:
+        return [
+            PaySchedule(
+                "Game wager (R-FC-5)",
+                (
+                    ("dealer busts (odd dealer total)", "1 to 1"),
+                    ("higher even total than the dealer", "1 to 1"),
+                    ("equal totals", "push"),
+                    ("lower total, or an odd three-card total", "loses"),
+                ),
+            )
+        ]
+
+    def verify_targets(self, a: Analysis, rules: FinalCountRules) -> list[VerifyTarget]:
+        return [
+            VerifyTarget("main wager house edge", "main", a.house_edge),
+            VerifyTarget(
+                "P(main wager wins)",
+                "main",
+                a.p_win,
+                figure="frequency",
+                outcomes=("win (dealer odd)", "win (higher)"),
+            ),
+            VerifyTarget("P(push)", "main", a.p_push, figure="frequency", outcomes=("push",)),
+        ]
+
+    def worked_examples(self, rules: FinalCountRules) -> list[ExampleSpec]:
+        def deck(seat: str, dealer: str) -> tuple[int, ...]:
+            return stacked_deck(parse_cards(seat), parse_cards(dealer))
+
+        wagers = (("main", 500, None),)
+        return [
+            ExampleSpec(
+                "A win: the dealer's three cards total odd and bust the dealer",
+                deck("9c 3d 2d", "5s 4h 2c"),
+                wagers,
+                {"main": "win"},
+            ),
+            ExampleSpec(
+                "A loss: the player's two up cards are odd, the dealer turns the third and the total stays odd",
+                deck("3c 4d 2h", "5s 5h 2c"),
+                wagers,
+                {"main": "lose"},
+            ),
+            ExampleSpec(
+                "A push: the player's odd up cards are turned to an even 12; the dealer makes 12",
+                deck("3c 4d 5h", "5s 5d 2c"),
+                wagers,
+                {"main": "push"},
+            ),
+        ]
+
+    def protection(self) -> GameProtection:
+        from tablegames.analysis.protect_final_count import PROTECTION
+
+        return PROTECTION
 
 
 ANALYZER = FinalCountAnalyzer()

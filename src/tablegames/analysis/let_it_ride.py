@@ -31,7 +31,7 @@ from functools import lru_cache
 from itertools import combinations_with_replacement
 from math import comb
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -39,12 +39,17 @@ import numpy.typing as npt
 from tablegames.analysis.common import (
     Analysis,
     Analyzer,
+    ExampleSpec,
+    MeterSweep,
     Outcome,
+    PaySchedule,
     SideBet,
+    VerifyTarget,
     colex_of,
     combinations_array,
+    stacked_deck,
 )
-from tablegames.cards import format_cards
+from tablegames.cards import format_cards, parse_cards
 from tablegames.engine.actions import PULL, RIDE, Action
 from tablegames.rules.common import PayTable, RuleError, enum_key
 from tablegames.rules.indexing import build_pattern_tables, rank_index, rank_weights
@@ -59,6 +64,9 @@ from tablegames.rules.let_it_ride import (
     ride_second,
 )
 from tablegames.rules.poker import three_card_category_of
+
+if TYPE_CHECKING:
+    from tablegames.analysis.protect import GameProtection
 
 IntArray = npt.NDArray[np.int64]
 
@@ -727,6 +735,230 @@ class LetItRideAnalyzer(Analyzer):
 
     def plot_strategy(self, a: Analysis, rules: LetItRideRules, bet_cents: int | None, path: Any) -> None:
         plot_strategy(rules, bet_cents, path)
+
+    # --- the math report --------------------------------------------------------------------------------
+
+    pace = (24.0, 7.5)
+    pace_source = (
+        "assumed: 24 s a round for the dealer (shuffle, deal, two community cards, collect) plus 7.5 s a "
+        "player (two decisions, settlement of up to five wagers): 47 rounds an hour at seven players, 114 "
+        "heads-up (a lab should substitute its own timed pace)"
+    )
+
+    def rules_summary(self, rules: LetItRideRules) -> list[str]:
+        return [
+            "One 52-card deck, shuffled before every round (R-0.1); one to seven players against the dealer "
+            "(R-0.2).",
+            "Each player makes three equal wagers, 1, 2 and $, and may add a 3-Card Bonus and a $"
+            f"{rules.progressive.wager_cents / 100:,.2f} Progressive wager; each player and the dealer get "
+            "three cards (R-LIR-1).",
+            "Having seen the three cards, the player withdraws wager 1 or lets it ride. The dealer burns one of "
+            "the dealer's cards and turns the next: the first community card (R-LIR-2). The player withdraws "
+            "wager 2 or lets it ride; the dealer turns the last card: the second community card. Wager $ "
+            "always stays (R-LIR-3).",
+            "The player's three cards and the two community cards make a five-card poker hand; every wager "
+            "still up is paid by the pay table, else lost (R-LIR-4). The base-game win of one hand is capped at "
+            f"${rules.cap_cents / 100:,.0f} (R-LIR-5).",
+            "3-Card Bonus: on the player's first three cards, whatever happens in the base game (R-LIR-6).",
+            "Progressive: on the final five-card hand; the top hands take 100% of a meter, which then resets "
+            "(R-LIR-7). Envy Bonus: when a Progressive player makes a Royal or Straight Flush, every other "
+            "Progressive player at the table is paid a fixed amount (R-LIR-8).",
+        ]
+
+    def pay_schedules(self, rules: LetItRideRules) -> list[PaySchedule]:
+        cfg = rules.progressive
+        prog: list[tuple[str, str]] = []
+        for h in sorted(LirHand, reverse=True):
+            if h in cfg.meter_prizes:
+                m = cfg.meter(cfg.meter_prizes[h])
+                prog.append(
+                    (
+                        enum_key(h),
+                        f"100% of the {m.title or m.name} meter (reset ${m.reset_cents / 100:,.0f}"
+                        f", +{float(m.share):.0%} of each wager)",
+                    )
+                )
+            elif h in cfg.fixed_prizes_cents:
+                prog.append((enum_key(h), f"${cfg.fixed_prizes_cents[h] / 100:,.2f} for 1"))
+        envy = tuple(
+            (enum_key(h), f"${c / 100:,.2f} to every other Progressive player")
+            for h, c in sorted(cfg.envy_cents.items(), reverse=True)
+        )
+        return [
+            PaySchedule(
+                "Base game: each wager still up (R-LIR-4)",
+                tuple((h, f"{o} to 1") for h, o in rules.main_paytable.describe()),
+                f"Aggregate cap: the base-game win of a hand is at most ${rules.cap_cents / 100:,.0f} (R-LIR-5).",
+            ),
+            PaySchedule(
+                f"3-Card Bonus, pay table {rules.bonus_paytable.name} (R-LIR-6)",
+                tuple((h, f"{o} to 1") for h, o in rules.bonus_paytable.describe()),
+            ),
+            PaySchedule(
+                f"Progressive, ${cfg.wager_cents / 100:,.2f} (R-LIR-7; prizes for 1: the wager is not returned)",
+                tuple(prog),
+            ),
+            PaySchedule(
+                "Envy Bonus (R-LIR-8)", envy, "The hitting player gets no Envy Bonus for their own hand."
+            ),
+        ]
+
+    def worked_examples(self, rules: LetItRideRules) -> list[ExampleSpec]:
+        def deck(seat: str, burn_and_community: str) -> tuple[int, ...]:
+            return stacked_deck(parse_cards(seat), parse_cards(burn_and_community))
+
+        prog = rules.progressive.wager_cents
+        small = (("bets", 500, None), ("bonus", 500, None), ("progressive", prog, None))
+        big = (("bets", 2_500, None), ("bonus", 2_500, None), ("progressive", prog, None))
+        return [
+            ExampleSpec(
+                "A win: a pair of kings rides both wagers; the 3-Card Bonus pays the pair",
+                deck("Kc Kd 5h", "2d 9s 2c"),
+                small,
+                {"base": "win", "bonus": "win", "progressive": "lose"},
+            ),
+            ExampleSpec(
+                "A loss: nothing to ride; wagers 1 and 2 are withdrawn, the $ wager loses",
+                deck("2c 5d 9h", "3d Js 3s"),
+                small,
+                {"bet 1": "pulled", "bet 2": "pulled", "base": "lose", "bonus": "lose"},
+            ),
+            ExampleSpec(
+                "Side bets hit: trips pay 3 to 1 on three wagers, 40 to 1 on the 3-Card Bonus, $9 on the "
+                "Progressive",
+                deck("7c 7d 7h", "2d 2s 9c"),
+                small,
+                {"base": "win", "bonus": "win", "progressive": "win"},
+            ),
+            ExampleSpec(
+                "The Envy Bonus at a table of two: seat 1 makes a Straight Flush and takes the Major meter; "
+                "seat 2, with a Progressive wager, is paid the Envy Bonus",
+                stacked_deck(
+                    parse_cards("5s 6s 7s"), parse_cards("2d 8s 9s"), others=[parse_cards("Kc Qd 4h")]
+                ),
+                small,
+                {"base": "win", "progressive": "win"},
+                seats=2,
+            ),
+            ExampleSpec(
+                f"The cap and the Mega meter: a Royal Flush with three $25 wagers up is capped at "
+                f"${rules.cap_cents / 100:,.0f}; the Progressive takes the Mega meter",
+                deck("Ts Js Qs", "2d Ks As"),
+                big,
+                {"base": "win", "bonus": "win"},
+            ),
+        ]
+
+    def side_bet_stats(self, a: Analysis, rules: LetItRideRules) -> list[tuple[str, SideBet]]:
+        bonus = a.side_bets[f"3-card-bonus {rules.bonus_paytable.name}"]
+        return [
+            (f"3-Card Bonus ({rules.bonus_paytable.name})", bonus),
+            ("Progressive (meters at reset)", a.side_bets["progressive"]),
+        ]
+
+    def table_size_effects(
+        self, a: Analysis, rules: LetItRideRules, players: int
+    ) -> list[tuple[str, Fraction]]:
+        envy = envy_value(rules)
+        ret = 1 + progressive_side_bet(rules).expected_value
+        return [
+            ("Envy Bonus value per Progressive wager", envy * (players - 1)),
+            ("Progressive edge at reset, Envy included", 1 - ret - envy * (players - 1)),
+        ]
+
+    def meter_sweeps(self, rules: LetItRideRules) -> list[MeterSweep]:
+        return [progressive_sweep(rules, m.name) for m in rules.progressive.meters]
+
+    def verify_targets(self, a: Analysis, rules: LetItRideRules) -> list[VerifyTarget]:
+        cfg = rules.progressive
+        counts = five_card_counts()
+        fixed = Fraction(
+            sum(counts[h] * c for h, c in cfg.fixed_prizes_cents.items()), comb(52, 5) * cfg.wager_cents
+        )
+        bonus = a.side_bets[f"3-card-bonus {rules.bonus_paytable.name}"]
+        return [
+            VerifyTarget("base game house edge (per wager)", "bets", a.house_edge),
+            VerifyTarget("3-Card Bonus house edge", "bonus", bonus.house_edge, ("bonus",)),
+            VerifyTarget(
+                "P(the final hand pays)",
+                "final hand",
+                a.p_win,
+                figure="frequency",
+                outcomes=tuple(enum_key(h) for h in LirHand if rules.main_paytable.odds(h) is not None),
+            ),
+            VerifyTarget(
+                "P(all three wagers ride)", "bets riding", _p_up(a, 3), figure="frequency", outcomes=("3",)
+            ),
+            VerifyTarget(
+                "P(wagers 1 and 2 both pulled)",
+                "bets riding",
+                _p_up(a, 1),
+                figure="frequency",
+                outcomes=("1 ($ only)",),
+            ),
+            VerifyTarget(
+                "3-Card Bonus hit frequency",
+                "bonus",
+                Fraction(sum(o.combinations for o in bonus.outcomes if o.payout > -1), bonus.total),
+                ("bonus",),
+                "frequency",
+                tuple(enum_key(h) for h in BonusHand if rules.bonus_paytable.odds(h) is not None),
+            ),
+            VerifyTarget(
+                "Progressive: return of the fixed prizes",
+                "progressive fixed prizes",
+                fixed,
+                ("progressive",),
+                "return",
+            ),
+        ]
+
+    def protection(self) -> GameProtection:
+        from tablegames.analysis.protect_let_it_ride import PROTECTION
+
+        return PROTECTION
+
+
+def _p_up(a: Analysis, k: int) -> Fraction:
+    """The probability that ``k`` wagers are up at the showdown, from the return table ("<hand>, k up")."""
+    return Fraction(sum(o.combinations for o in a.outcomes if o.name.endswith(f", {k} up")), a.total)
+
+
+def envy_value(rules: LetItRideRules) -> Fraction:
+    """R-LIR-8: the Envy Bonus one Progressive wager collects per other Progressive player, in units of the
+    wager (exact, over all C(52,5) final hands of the other player)."""
+    cfg = rules.progressive
+    counts = five_card_counts()
+    return Fraction(sum(counts[h] * c for h, c in cfg.envy_cents.items()), comb(52, 5) * cfg.wager_cents)
+
+
+def progressive_sweep(rules: LetItRideRules, meter: str) -> MeterSweep:
+    """The Progressive's exact edge as a function of meter ``meter`` (the others at reset) and the meter
+    value where it is 0 (R-LIR-7)."""
+    cfg = rules.progressive
+    counts = five_card_counts()
+    total = comb(52, 5) * cfg.wager_cents
+    resets = {m.name: m.reset_cents for m in cfg.meters}
+    hands = [h for h, name in cfg.meter_prizes.items() if name == meter]
+    n_hit = sum(counts[h] for h in hands)
+    others = sum(
+        counts[h]
+        * (resets[cfg.meter_prizes[h]] if h in cfg.meter_prizes else cfg.fixed_prizes_cents.get(h, 0))
+        for h in LirHand
+        if h not in hands
+    )
+
+    def edge(meter_cents: Fraction) -> Fraction:
+        return 1 - (others + n_hit * Fraction(meter_cents)) / total
+
+    m = cfg.meter(meter)
+    return MeterSweep(
+        f"Progressive ({m.title or m.name} meter)",
+        m.name,
+        m.reset_cents,
+        Fraction(total - others, n_hit),
+        edge,
+    )
 
 
 ANALYZER = LetItRideAnalyzer()

@@ -30,18 +30,32 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations_with_replacement, permutations
 from math import comb
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
-from tablegames.analysis.common import Analysis, Analyzer, Outcome, SideBet
+from tablegames.analysis.common import (
+    Analysis,
+    Analyzer,
+    ExampleSpec,
+    MeterSweep,
+    Outcome,
+    PaySchedule,
+    SideBet,
+    VerifyTarget,
+    stacked_deck,
+)
+from tablegames.cards import parse_cards
 from tablegames.engine.actions import STAND, Action, discard
 from tablegames.rules.common import PayTable, RuleError, enum_key
 from tablegames.rules.one_eyed_flush import (
     ALL_FLIP_BETS,
     CLASSES,
+    FLIP_ODDS,
+    METER,
     Category,
+    FlipKind,
     Hand,
     OefDecision,
     OneEyedFlushRules,
@@ -52,6 +66,9 @@ from tablegames.rules.one_eyed_flush import (
     is_bust,
     point_value,
 )
+
+if TYPE_CHECKING:
+    from tablegames.analysis.protect import GameProtection
 
 IntArray = npt.NDArray[np.int64]
 NC = CLASSES.n  # 13 natural ranks (rank - 2) and the wild class (rules.indexing.CardClasses)
@@ -635,6 +652,178 @@ class OneEyedFlushAnalyzer(Analyzer):
             return analyze(replace(rules, main_paytable=base.with_pay(cat, odds))).house_edge
 
         return oef_edge, "main (win odds by the player's category, R-OEF-8)"
+
+    # --- the math report --------------------------------------------------------------------------------
+
+    pace = (25.0, 9.0)
+    pace_source = (
+        "assumed: 25 s a round for the dealer (shuffle, deal, reveal, the dealer's draw, collect) plus 9 s a "
+        "player (the stand-or-draw decision, a draw, settlement of up to three wagers): 41 rounds an hour at "
+        "seven players, 106 heads-up (a lab should substitute its own timed pace)"
+    )
+
+    def rules_summary(self, rules: OneEyedFlushRules) -> list[str]:
+        return [
+            "One 52-card deck, shuffled before every round (R-0.1); one to seven players (R-0.2).",
+            "The one-eyed cards J♥, J♠ and K♦ are wild. Natural cards count A = 1, 2-10 pip value, J Q K = 10; "
+            "pairs and trips are by rank (R-OEF-1).",
+            "Hands, best first: One Eyed Flush (the three wilds), Three of a Kind with a Wild Card, Pair with a "
+            "Wild Card, Three of a Kind, Pair, No Pair (valued by the sum of its points) (R-OEF-2). The better "
+            "category wins; within Pair with a Wild Card and Pair the lower remaining card wins, within No Pair "
+            "the lower value wins; trips and the One Eyed Flush push; equal remaining cards or values: the "
+            f"dealer wins (ties rule: {rules.ties.value}) (R-OEF-3).",
+            "Wagers: the main wager, and optionally the One Eyed Flush Jackpot and the Flip Card wager. Players "
+            "and the dealer get three cards face down, the dealer's second face up: the Flip Card (R-OEF-4).",
+            "Each player stands or discards one card and draws one (R-OEF-5). A No Pair hand over 14 after a "
+            f"draw busts and loses at once (bust rule: {rules.bust.value}) (R-OEF-6).",
+            "The dealer draws at most once: a natural Pair with a remaining card of 5 or more discards it; a No "
+            "Pair with a card of 7 or more discards the highest; a Pair with a Wild Card draws only when a live "
+            "player holds a wild (discarding the higher natural card); anything else stands (dealer-wild-draw: "
+            f"{rules.dealer_wild_draw.value}) (R-OEF-7).",
+            "The main wager pays by the pay table on a win, pushes on a standoff (R-OEF-8). The Jackpot pays on "
+            "the player's first three cards (R-OEF-9); the Flip Card wager on the dealer's Flip Card (R-OEF-10).",
+        ]
+
+    def pay_schedules(self, rules: OneEyedFlushRules) -> list[PaySchedule]:
+        cfg = rules.jackpot
+        jackpot: list[tuple[str, str]] = []
+        for cat in sorted(Category, reverse=True):
+            if cat == cfg.meter_category:
+                jackpot.append(
+                    (
+                        enum_key(cat),
+                        f"100% of the meter (reset ${cfg.reset_cents / 100:,.0f}, +{float(cfg.share):.0%})",
+                    )
+                )
+            elif cat in cfg.fixed_prizes_cents:
+                jackpot.append((enum_key(cat), f"${cfg.fixed_prizes_cents[cat] / 100:,.2f} for 1"))
+        return [
+            PaySchedule(
+                f"Main wager, pay table {rules.main_paytable.name} (R-OEF-8)",
+                tuple((h, f"{o} to 1 on a win") for h, o in rules.main_paytable.describe()),
+                "A standoff pushes; a loss or a bust loses.",
+            ),
+            PaySchedule(f"One Eyed Flush Jackpot, ${cfg.wager_cents / 100:,.2f} (R-OEF-9)", tuple(jackpot)),
+            PaySchedule(
+                "Flip Card wager (R-OEF-10)",
+                (
+                    ("a point value 1-9", f"{FLIP_ODDS[FlipKind.VALUE]} to 1"),
+                    ("ten-value (10, J, Q, K)", f"{FLIP_ODDS[FlipKind.TEN_VALUE]} to 1"),
+                    ("one-eyed (J♥ J♠ K♦)", f"{FLIP_ODDS[FlipKind.ONE_EYED]} to 1"),
+                ),
+            ),
+        ]
+
+    def worked_examples(self, rules: OneEyedFlushRules) -> list[ExampleSpec]:
+        def deck(seat: str, dealer: str, then: str = "") -> tuple[int, ...]:
+            return stacked_deck(parse_cards(seat), parse_cards(dealer), parse_cards(then) if then else ())
+
+        jp = rules.jackpot.wager_cents
+        wagers = (("main", 500, None), ("jackpot", jp, None), ("flip", 500, "ten-value"))
+        return [
+            ExampleSpec(
+                "A win: the player stands on 2-3-4 (9 points); the dealer draws to a higher No Pair",
+                deck("2c 3d 4h", "Ks Qh 9c", "Td"),
+                wagers,
+                {"main": "win", "flip": "win", "jackpot": "lose"},
+            ),
+            ExampleSpec(
+                "A bust: the player draws to K-Q-9 and goes over 14",
+                deck("Kc Qd 9h", "5s 8d 6c", "8s"),
+                wagers,
+                {"main": "bust", "flip": "lose"},
+            ),
+            ExampleSpec(
+                "A push: Three of a Kind against Three of a Kind is a standoff; the Jackpot pays trips",
+                deck("6c 6d 6h", "9s 9c 9h"),
+                wagers,
+                {"main": "push", "jackpot": "win", "flip": "lose"},
+            ),
+            ExampleSpec(
+                "The jackpot: the One Eyed Flush takes the meter; the Flip Card wager hits ten-value",
+                deck("Jh Js Kd", "2c Qc 5d", "3h"),
+                wagers,
+                {"main": "win", "jackpot": "win", "flip": "win"},
+                meters={METER: 812_345},
+            ),
+        ]
+
+    def side_bet_stats(self, a: Analysis, rules: OneEyedFlushRules) -> list[tuple[str, SideBet]]:
+        out = [(f"Jackpot (meter at reset ${rules.jackpot.reset_cents / 100:,.0f})", jackpot_side_bet(rules))]
+        for bet in ALL_FLIP_BETS:
+            out.append((f"Flip Card: {bet}", a.side_bets[f"flip-card {bet}"]))
+        return out
+
+    def seats_interact(self, rules: OneEyedFlushRules) -> str:
+        return (
+            "The dealer's Pair with a Wild Card draws when any live player holds a wild (R-OEF-7), so one "
+            "seat's hand changes the dealer's play against the others. It does not change any seat's result: "
+            "against a seat without a wild the dealer's Pair with a Wild Card wins already and its draw (wild, "
+            "the lower natural card and a new card) is still at least a Pair with a Wild Card; against a seat "
+            "with a wild the dealer draws whatever the others hold; a busted seat has lost already. And a "
+            "seat's own cards, the dealer's cards and the draws are a uniformly random set of distinct cards "
+            "whatever the other seats hold. So every seat's house edge equals the heads-up edge exactly at "
+            "every table size; the seeded simulation below checks it at 1-7 players."
+        )
+
+    def meter_sweeps(self, rules: OneEyedFlushRules) -> list[MeterSweep]:
+        cfg = rules.jackpot
+        counts = first_three_counts()
+        total = comb(52, 3) * cfg.wager_cents
+        fixed = sum(counts[c] * p for c, p in cfg.fixed_prizes_cents.items())
+        n_hit = counts[cfg.meter_category]
+
+        def edge(meter_cents: Fraction) -> Fraction:
+            return 1 - (fixed + n_hit * Fraction(meter_cents)) / total
+
+        return [
+            MeterSweep("One Eyed Flush Jackpot", METER, cfg.reset_cents, Fraction(total - fixed, n_hit), edge)
+        ]
+
+    def verify_targets(self, a: Analysis, rules: OneEyedFlushRules) -> list[VerifyTarget]:
+        cfg = rules.jackpot
+        counts = first_three_counts()
+        fixed = Fraction(
+            sum(counts[c] * p for c, p in cfg.fixed_prizes_cents.items()), comb(52, 3) * cfg.wager_cents
+        )
+        return [
+            VerifyTarget("main wager house edge", "main", a.house_edge),
+            VerifyTarget("P(main wager wins)", "main", a.p_win, figure="frequency", outcomes=("win",)),
+            VerifyTarget("P(standoff)", "main", a.p_push, figure="frequency", outcomes=("push",)),
+            VerifyTarget(
+                "P(the player busts)",
+                "main",
+                _p(a, lambda n: n.endswith(": bust")),
+                figure="frequency",
+                outcomes=("bust",),
+            ),
+            VerifyTarget(
+                "P(the player draws)",
+                "draws",
+                _p(a, lambda n: n.startswith("draw,")),
+                figure="frequency",
+                outcomes=("players who drew",),
+            ),
+            VerifyTarget(
+                "Jackpot: return of the fixed prizes", "jackpot fixed prizes", fixed, ("jackpot",), "return"
+            ),
+            VerifyTarget(
+                "Flip Card (ten-value) house edge",
+                "flip",
+                a.side_bets["flip-card ten-value"].house_edge,
+                ("flip",),
+            ),
+        ]
+
+    def protection(self) -> GameProtection:
+        from tablegames.analysis.protect_one_eyed_flush import PROTECTION
+
+        return PROTECTION
+
+
+def _p(a: Analysis, named: Callable[[str], bool]) -> Fraction:
+    """The probability of the return table's outcomes whose names pass ``named``."""
+    return Fraction(sum(o.combinations for o in a.outcomes if named(o.name)), a.total)
 
 
 ANALYZER = OneEyedFlushAnalyzer()

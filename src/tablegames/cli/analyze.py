@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -121,32 +124,93 @@ def tune(
 
 def report(
     game: GameArg,
-    out: Annotated[Path, typer.Option("--out", "-o", help="directory for report.md, report.html and PNGs")],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="directory for report.md/.html/.pdf, the JSON files and PNGs")
+    ],
     rule: RuleOpt = None,
     paytable: PaytableOpt = None,
     bet: BetOpt = None,
     meter: MeterOpt = None,
+    verify_rounds: Annotated[
+        int,
+        typer.Option("--verify-rounds", help="rounds of the independent verification simulation (0: none)"),
+    ] = 100_000_000,
+    seed: Annotated[int, typer.Option("--seed", help="seed of the verification simulation")] = 0,
+    average_bet: Annotated[
+        int, typer.Option("--average-bet", help="cents per initial wager for the win-per-hour table")
+    ] = 1_000,
+    workers: Annotated[int, typer.Option("--workers", "-w", help="local worker processes")] = 1,
+    protect: Annotated[
+        bool, typer.Option("--protect/--no-protect", help="include the game-protection scenarios")
+    ] = True,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
 ) -> None:
-    """Write the math report (PAR sheet): report.md, report.html, analysis.json and matplotlib PNGs."""
+    """Write the math report for a test lab: report.md, report.html, report.pdf, analysis.json, report.json
+    and PNGs (rules with engine-played examples, every wager's statistics, hold, pace, seats, meters,
+    game protection, and a verification simulation of --verify-rounds rounds)."""
     from rich.console import Console
 
     from tablegames.analysis.api import analyze_game, parse_meters
     from tablegames.analysis.report import write_report
+    from tablegames.analysis.submission import build
     from tablegames.rules import RuleError
+    from tablegames.simulation.verify import simulate_summary
 
     rules = rules_from_cli(game, rule, paytable)
+    if verify_rounds < 0:
+        fail(f"--verify-rounds must be >= 0, got {verify_rounds}")
+    if average_bet <= 0:
+        fail(f"--average-bet must be a positive number of cents, got {average_bet}")
+    if seed < 0:
+        fail(f"--seed must be >= 0, got {seed}")
+    if workers < 1:
+        fail(f"--workers must be >= 1, got {workers}")
+    console = Console(stderr=True)
     try:
         a = analyze_game(rules, bet, parse_meters(meter), full_strategy=True)
+        with _progress(console, quiet) as start:
+            sub = build(
+                a,
+                rules,
+                simulate=partial(simulate_summary, workers=workers),
+                verify_rounds=verify_rounds,
+                seed=seed,
+                average_bet_cents=average_bet,
+                progress=start,
+                protection=protect,
+            )
     except RuleError as exc:
         fail(str(exc))
     try:
-        paths = write_report(a, rules, out, bet, _command_line())
+        paths = write_report(a, rules, out, bet, _command_line(), sub)
     except OSError as exc:
         fail(f"cannot write the report to {out}: {exc}")
-    console = Console()
-    console.print(f"house edge {100 * float(a.house_edge):.4f}%; wrote:")
+    Console().print(f"house edge {100 * float(a.house_edge):.4f}%; wrote:")
     for p in paths:
-        console.print(f"  {p}")
+        Console().print(f"  {p}")
+
+
+@contextmanager
+def _progress(console: Any, quiet: bool) -> Iterator[Callable[[str, int], Callable[[int], None]]]:
+    """Rich progress bars for the report's long parts (the simulations), on a terminal."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        disable=quiet,
+    ) as bar:
+
+        def start(label: str, total: int) -> Callable[[int], None]:
+            task = bar.add_task(label, total=total)
+            return lambda n: bar.advance(task, n)
+
+        yield start
 
 
 def register(app: typer.Typer) -> None:

@@ -8,8 +8,6 @@ const SVG = "http://www.w3.org/2000/svg";
 export const SUIT_SYMBOL = { c: "♣", d: "♦", h: "♥", s: "♠" };
 export const SUIT_NAME = { c: "clubs", d: "diamonds", h: "hearts", s: "spades" };
 const RANK_TEXT = { T: "10", J: "J", Q: "Q", K: "K", A: "A" };
-// R-OEF-1: the one-eyed cards, wild in One Eyed Flush (the page only marks them; the server scores hands).
-export const ONE_EYED = new Set(["Jh", "Js", "Kd"]);
 
 // Suit shapes in a 100x100 box.
 const SUIT_PATHS = {
@@ -99,7 +97,7 @@ function faceFigure(g, c) {
 }
 
 /**
- * A card as an <svg> element. ``code`` null -> the back. Options: ``wild`` (mark a one-eyed card),
+ * A card as an <svg> element. ``code`` null -> the back. Options: ``wild`` (mark a wild card),
  * ``label`` (small caption under the card, e.g. "FLIP"), ``cls`` extra classes.
  */
 export function cardSVG(code, opts = {}) {

@@ -20,72 +20,24 @@ export function parseDollars(text) {
   return cents > 0 && Number.isSafeInteger(cents) ? cents : null;
 }
 
-export const GAME_NAMES = {
-  "let-it-ride": "Let It Ride",
-  "one-eyed-flush": "One Eyed Flush",
-  "final-count": "Final Count",
-};
-
-export const GAME_TAGLINES = {
-  "let-it-ride": "Tens or better pays · Royal flush 1000 to 1",
-  "one-eyed-flush": "J♥ J♠ K♦ are wild · Player must be lower",
-  "final-count": "Odd total loses · Higher even total wins",
-};
-
-export const METER_NAMES = {
-  mega: "Mega",
-  major: "Major",
-  minor: "Minor",
-  "one-eyed-flush": "Jackpot",
-};
-
-export const WAGER_NAMES = {
-  bets: "Bets",
-  main: "Bet",
-  bonus: "3-Card Bonus",
-  progressive: "Progressive",
-  jackpot: "Jackpot",
-  flip: "Flip Card",
-  base: "Base game",
-  "bet 1": "Bet 1",
-  "bet 2": "Bet 2",
-};
-
 export function escapeHtml(s) {
   return String(s).replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]);
 }
 
-/** "flip" option text: "7" -> "Value 7", "ten-value" -> "Ten-value", "one-eyed" -> "One-eyed". */
-export function flipOptionText(option) {
-  if (!option) return "";
-  if (/^\d$/.test(option)) return `Value ${option}`;
-  return option === "ten-value" ? "Ten-value" : option === "one-eyed" ? "One-eyed" : option;
+/** A choice as the server names it ("ten-value", "7"), for reading: "Ten-value", "7". */
+export function choiceText(choice) {
+  if (choice === null || choice === undefined) return "";
+  const s = String(choice);
+  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 export function titleCase(s) {
   return String(s).replace(/(^|[\s-])([a-z])/g, (m, p, c) => p + c.toUpperCase());
 }
 
-// The server names hands by key (Let It Ride: "tens-or-better") or in words (One Eyed Flush: "Pair (7)").
-const HAND_NAMES = {
-  nothing: "No pay",
-  "high-card": "High card",
-  "tens-or-better": "Tens or better",
-  "two-pair": "Two pair",
-  trips: "Three of a kind",
-  straight: "Straight",
-  flush: "Flush",
-  "full-house": "Full house",
-  quads: "Four of a kind",
-  "straight-flush": "Straight flush",
-  "royal-flush": "Royal flush",
-  "mini-royal": "Mini royal",
-  pair: "Pair",
-};
-
+/** A hand as the server names it, by key ("royal-flush") or in words ("Pair (7)"), for reading. */
 export function handName(hand) {
   if (hand === null || hand === undefined) return "";
   const s = String(hand);
-  if (HAND_NAMES[s]) return HAND_NAMES[s];
-  return /^[a-z-]+$/.test(s) ? titleCase(s.replace(/-/g, " ")) : s;
+  return /^[a-z-]+$/.test(s) ? choiceText(s.replace(/-/g, " ")) : s;
 }

@@ -1,30 +1,29 @@
-// The felt: seats around a half-moon table, the dealer's place, community cards / Flip Card, chips, results.
+// The felt: seats around a half-moon table, the dealer's place, chips, results, drawn from data alone.
 //
-// ``renderTable(root, scene, handlers)`` redraws everything from a *scene* (plain data, see ``app.js``):
-//   game, seatCount, players {seat: {name, you}}, mySeat, round (the server's round view or null),
-//   results {seat: {net, hand, lines}}, draft {wager: cents} (my unsent wagers), draftOption, meters.
+// ``renderTable(root, scene)`` redraws everything from a *scene* (plain data, built by ``room.js``):
+//   game (its GET /games entry), layout (``feltFor``: the game's felt module over the generic layout),
+//   seatCount, players {seat: {name}}, mySeat, round (the server's round view or null),
+//   results {seat: {net, hand, outcomes}}, draft {wager: cents} (my unsent wagers), draftOptions {wager: choice},
+//   meters, dealerHand, lastActions, newCards, commitment, handlers.
+// What a hand is worth and whether a seat may act come from the view: nothing here knows a game's rules.
 
-import { cardSVG, cardSlot, cardText, chipStack, ONE_EYED } from "./cards.js";
-import { GAME_NAMES, GAME_TAGLINES, WAGER_NAMES, escapeHtml, flipOptionText, handName, money } from "./format.js";
+import { cardSVG, cardSlot, chipStack } from "./cards.js";
+import { choiceText, escapeHtml, handName, money } from "./format.js";
+import { feltFor } from "./felt/default.js";
 
 const SVGNS = "http://www.w3.org/2000/svg";
 
-// Betting spots of a seat by game: [wager key, label, kind]. Let It Ride's "bets" is three equal spots.
-export const SPOTS = {
-  "let-it-ride": [
-    ["bet 1", "1", "main"],
-    ["bet 2", "2", "main"],
-    ["bet $", "$", "main"],
-    ["bonus", "3-CARD BONUS", "side"],
-    ["progressive", "PROG", "coin"],
-  ],
-  "one-eyed-flush": [
-    ["main", "BET", "main"],
-    ["flip", "FLIP", "side"],
-    ["jackpot", "JACKPOT", "coin"],
-  ],
-  "final-count": [["main", "BET", "main"]],
-};
+/** The layout of ``game`` (a GET /games entry): its felt module (loaded by its path), else the generic one. */
+export async function layoutOf(game) {
+  if (!game || !game.felt) return feltFor(game || {});
+  try {
+    const mod = await import(new URL("../" + game.felt, import.meta.url).href);
+    return feltFor(game, mod.default);
+  } catch (err) {
+    console.warn(`felt ${game.felt}: ${err}; the generic layout is used`);
+    return feltFor(game);
+  }
+}
 
 /** Seat centres (percent of the table box) on the table's curved edge; seat 1 on the dealer's left. */
 export function seatPositions(n) {
@@ -45,16 +44,18 @@ function div(cls, parent, html) {
   return d;
 }
 
-/** Amount on a spot: Let It Ride bets 1/2/$ each hold the "bets" amount until pulled (pulled -> returned). */
-function spotAmount(game, seatView, key, draft) {
-  const wagers = seatView ? seatView.wagers : draft || {};
-  if (game === "let-it-ride" && key.startsWith("bet ")) {
-    const amount = wagers.bets;
-    if (!amount) return 0;
-    if (seatView && seatView.pulled && seatView.pulled.includes(key.slice(4))) return 0;
-    return amount;
-  }
-  return wagers[key] || 0;
+/** The seat's hand as the view describes it ({description, total}), or null. */
+function handOf(round, seatNo) {
+  const hands = round && round.hands;
+  return (hands && hands[String(seatNo)]) || null;
+}
+
+/** Chips on a spot: the amount of its wager (a part of a multi-bet wager only while it is up). */
+function spotAmount(layout, round, seatNo, spot, wagers) {
+  const amount = wagers[spot.wager] || 0;
+  if (!amount) return 0;
+  if (spot.part !== undefined && round && !layout.partUp(round, seatNo, spot.part)) return 0;
+  return amount;
 }
 
 function feltArc(game) {
@@ -68,10 +69,10 @@ function feltArc(game) {
       <path id="arc-tag" d="M 170 282 Q 500 410 830 282" />
     </defs>
     <text class="felt-title"><textPath href="#arc-title" startOffset="50%" text-anchor="middle">${escapeHtml(
-      (GAME_NAMES[game] || game).toUpperCase(),
+      String(game.title || game.key || "").toUpperCase(),
     )}</textPath></text>
     <text class="felt-tag"><textPath href="#arc-tag" startOffset="50%" text-anchor="middle">${escapeHtml(
-      (GAME_TAGLINES[game] || "").toUpperCase(),
+      String(game.tagline || "").toUpperCase(),
     )}</textPath></text>
     <path d="M 120 60 Q 500 330 880 60" class="felt-line" />`;
   return svg;
@@ -86,106 +87,93 @@ function dealerTray(parent) {
   }
 }
 
-function cardsRow(codes, opts = {}) {
+function cardsRow(codes, layout, opts = {}) {
   const row = div("cards " + (opts.cls || ""));
   const list = codes || [];
   list.forEach((code, i) => {
-    const wild = opts.game === "one-eyed-flush" && code && ONE_EYED.has(code);
+    const wild = !!code && layout.wild.has(code);
     const svg = cardSVG(code, { wild, cls: opts.cardCls ? opts.cardCls(i, code) : "" });
     svg.dataset.index = String(i);
-    if (opts.onClick) {
+    if (opts.onClick && opts.onClick(i, true)) {
       svg.classList.add("clickable");
-      svg.addEventListener("click", () => opts.onClick(i, code));
+      svg.addEventListener("click", () => opts.onClick(i, false));
     }
     row.appendChild(svg);
   });
-  for (let i = list.length; i < (opts.slots || 0); i++) row.appendChild(cardSlot(opts.slotLabel || ""));
+  for (let i = list.length; i < (opts.slots || 0); i++) row.appendChild(cardSlot(""));
   return row;
 }
 
 function renderDealer(felt, scene) {
-  const { game, round } = scene;
+  const { layout, round } = scene;
+  const d = layout.dealer;
   const area = div("dealer-area", felt);
-  div("area-label", area, "DEALER");
-  if (game === "let-it-ride") {
-    // R-LIR-2/3: the dealer's first card is burned, the other two become the community cards.
-    const dealt = round && round.phase !== "betting";
-    const community = round ? round.community || [] : [];
-    const codes = dealt ? [community[0] ?? null, community[1] ?? null] : [];
-    const wrap = div("community", area);
-    const row = cardsRow(codes, { slots: 2, slotLabel: "", cls: "community-cards" });
-    wrap.appendChild(row);
-    div("area-sub", wrap, "COMMUNITY CARDS");
-    return;
-  }
-  const codes = round && round.phase !== "betting" ? round.dealer : [];
-  const fcLine = game === "final-count" && codes.length ? fcTotal(codes, scene.rules) : "";
-  const row = cardsRow(codes, {
-    game,
-    slots: 3,
-    cls: "dealer-cards",
-    cardCls: (i) => (game === "one-eyed-flush" && i === 1 && !(round && round.phase === "settled") ? "flip-card" : ""),
+  div("area-label", area, escapeHtml(d.label || "DEALER"));
+  const wrap = d.sub ? div("community", area) : area;
+  const row = cardsRow(d.cards(round), layout, {
+    slots: d.slots,
+    cls: d.cls,
+    cardCls: d.cardClass ? (i) => d.cardClass(i, round) : null,
   });
-  area.appendChild(row);
-  if (game === "one-eyed-flush") {
-    const flip = round && round.flip_card;
-    const settled = round && round.phase === "settled";
-    div("flip-label", area, !flip ? "FLIP CARD DEALT FACE UP" : settled ? `FLIP CARD WAS ${cardText(flip)}` : "FLIP CARD");
-  }
-  if (scene.dealerHand) div("hand-name dealer-hand", area, escapeHtml(scene.dealerHand));
-  else if (fcLine) div("fc-total", area, escapeHtml(fcLine));
-}
-
-/**
- * Final Count: the total of the cards showing, for reading the table (R-FC-1 values; ``face-value=0`` rule
- * respected). Display only: the server decides every outcome.
- */
-export function fcTotal(cards, rules) {
-  const shown = (cards || []).filter(Boolean);
-  if (!shown.length) return "";
-  const faceZero = rules && String(rules["face-value"]) === "0";
-  let total = 0;
-  for (const c of shown) {
-    const r = c[0];
-    total += r === "A" ? 1 : r === "T" ? 10 : "JQK".includes(r) ? (faceZero ? 0 : 10) : Number(r);
-  }
-  const label = shown.length < (cards || []).length ? "showing" : "total";
-  return `${label} ${total} · ${total % 2 ? "odd" : "even"}`;
+  wrap.appendChild(row);
+  if (d.sub) div("area-sub", wrap, escapeHtml(d.sub));
+  if (d.note) div("flip-label", area, escapeHtml(d.note(round)));
+  const shown = round && round.dealer_hand ? round.dealer_hand.description : "";
+  // the view's words for the dealer's cards, else the server's hand event once the dealer's hand is public
+  if (shown) div("hand-desc dealer-desc", area, escapeHtml(shown));
+  else if (scene.dealerHand) div("hand-name dealer-hand", area, escapeHtml(handName(scene.dealerHand)));
 }
 
 function renderSpots(seatEl, scene, seatNo, seatView) {
-  const { game } = scene;
+  const { layout, round } = scene;
   const mine = seatNo === scene.mySeat;
-  const draft = mine && (!seatView || !Object.keys(seatView.wagers).length) ? scene.draft : null;
+  // my unsent wagers while I may bet (over a finished round's), else what the seat has placed
+  const draft = mine && scene.draft ? scene.draft : null;
+  const placed = !draft && seatView && Object.keys(seatView.wagers).length ? seatView.wagers : null;
   const spots = div("spots", seatEl);
   const outcomes = (scene.results[seatNo] && scene.results[seatNo].outcomes) || {};
-  for (const [key, label, kind] of SPOTS[game] || []) {
-    const spot = div(`spot spot-${kind}`, spots);
-    spot.dataset.wager = key;
-    div("spot-label", spot, escapeHtml(label));
-    const amount = spotAmount(game, seatView && Object.keys(seatView.wagers).length ? seatView : null, key, draft);
+  const titles = Object.fromEntries((scene.game.wagers || []).map((w) => [w.name, w.title]));
+  for (const spot of layout.spots) {
+    const el = div(`spot spot-${spot.kind}`, spots);
+    el.dataset.wager = spot.key;
+    div("spot-label", el, escapeHtml(spot.label));
+    const amount = spotAmount(layout, placed ? round : null, seatNo, spot, placed || draft || {});
     if (amount) {
       const stack = chipStack(amount);
       if (draft) stack.classList.add("draft");
-      spot.appendChild(stack);
-      spot.classList.add("has-chips");
+      el.appendChild(stack);
+      el.classList.add("has-chips");
     }
-    const outcome = outcomes[key] || (key.startsWith("bet ") ? outcomes.base : undefined);
-    if (outcome) spot.classList.add("outcome-" + outcome);
-    if (key === "flip") {
-      const opt = seatView && seatView.options ? seatView.options.flip : draft ? scene.draftOption : null;
-      if (opt && amount) div("spot-option", spot, escapeHtml(flipOptionText(opt)));
-    }
+    const outcome = (spot.results || [spot.key]).map((k) => outcomes[k]).find((o) => o);
+    if (outcome) el.classList.add("outcome-" + outcome);
+    const option = placed ? (seatView.options || {})[spot.wager] : draft ? (scene.draftOptions || {})[spot.wager] : null;
+    if (option && amount) div("spot-option", el, escapeHtml(choiceText(option)));
     if (mine && scene.phaseOpen && scene.handlers && scene.handlers.onSpot) {
-      spot.classList.add("clickable");
-      spot.title = `Add chips to ${WAGER_NAMES[key] || key}`;
-      spot.addEventListener("click", () => scene.handlers.onSpot(key));
+      el.classList.add("clickable");
+      el.title = `Add chips to ${titles[spot.wager] || spot.wager}`;
+      el.addEventListener("click", () => scene.handlers.onSpot(spot.wager));
     }
   }
 }
 
+/** The card a click on my i-th card plays: the indexed decision (GET /games) when it is legal now. */
+function cardAction(scene, seatNo) {
+  const { round, game } = scene;
+  if (seatNo !== scene.mySeat || !round || round.to_act !== seatNo) return null;
+  if (!scene.handlers || !scene.handlers.onCard) return null;
+  const indexed = (game.decisions || []).find((d) => d.indexed);
+  if (!indexed) return null;
+  const legal = new Set(round.legal_actions || []);
+  return (i, probe) => {
+    const action = `${indexed.name} ${i}`;
+    if (!legal.has(action)) return false;
+    if (!probe) scene.handlers.onCard(action);
+    return true;
+  };
+}
+
 function renderSeat(felt, scene, seatNo, pos) {
-  const { game, round } = scene;
+  const { layout, round } = scene;
   const player = scene.players[seatNo];
   const seatView = round ? round.seats.find((s) => s.seat === seatNo) : null;
   const mine = seatNo === scene.mySeat;
@@ -201,30 +189,20 @@ function renderSeat(felt, scene, seatNo, pos) {
   if (seatView && seatView.out) seatEl.classList.add("out");
 
   const playing = seatView && Object.keys(seatView.wagers).length > 0;
+  const hand = handOf(round, seatNo);
   if (playing && round.phase !== "betting") {
-    const mineToAct = mine && round.to_act === seatNo;
-    const legal = new Set(round.legal_actions || []);
-    const onClick =
-      mineToAct && game === "one-eyed-flush" && scene.handlers && scene.handlers.onCard
-        ? (i) => legal.has(`discard ${i}`) && scene.handlers.onCard(i)
-        : null;
-    const row = cardsRow(seatView.cards, {
-      game,
+    const row = cardsRow(seatView.cards, layout, {
       cls: "hand",
-      onClick,
+      onClick: cardAction(scene, seatNo),
       cardCls: (i, code) => {
-        const cls = [];
-        if (game === "final-count" && i === 2) cls.push("third");
+        const cls = [layout.handCardClass(i)];
         if (scene.selectedCard === i && mine) cls.push("selected");
         if (code && scene.newCards && scene.newCards.has(`${seatNo}:${i}:${code}`)) cls.push("dealt");
-        return cls.join(" ");
+        return cls.filter(Boolean).join(" ");
       },
     });
     seatEl.appendChild(row);
-    if (game === "final-count") {
-      const t = fcTotal(seatView.cards, scene.rules);
-      if (t) div("fc-total", seatEl, escapeHtml(t));
-    }
+    if (hand && hand.description) div("hand-desc", seatEl, escapeHtml(hand.description));
   } else if (playing) {
     div("cards hand waiting", seatEl);
   } else {
@@ -250,8 +228,15 @@ function renderSeat(felt, scene, seatNo, pos) {
       plate.appendChild(b);
     }
   }
+  renderStatus(seatEl, scene, seatNo, seatView, playing, hand);
+  return seatEl;
+}
+
+function renderStatus(seatEl, scene, seatNo, seatView, playing, hand) {
+  const { round } = scene;
   const status = div("seat-status", seatEl);
   const result = scene.results[seatNo];
+  const acted = scene.lastActions && scene.lastActions[seatNo];
   if (result) {
     const net = result.net;
     status.classList.add(net > 0 ? "won" : net < 0 ? "lost" : "push");
@@ -260,43 +245,45 @@ function renderSeat(felt, scene, seatNo, pos) {
       `<span class="net">${net === 0 ? "PUSH" : money(net, { sign: true })}</span>`;
   } else if (round && round.to_act === seatNo) {
     status.classList.add("turn");
-    status.innerHTML = `${mine ? "YOUR TURN" : "DECIDING…"} <span class="seat-timer" data-countdown></span>`;
+    status.innerHTML = `${seatNo === scene.mySeat ? "YOUR TURN" : "DECIDING…"} <span class="seat-timer" data-countdown></span>`;
   } else if (seatView && seatView.out) {
     status.classList.add("lost");
-    const acted = scene.lastActions && scene.lastActions[seatNo];
-    status.textContent = (acted ? acted + " · " : "") + (game === "one-eyed-flush" ? "BUST" : "ODD TOTAL");
-  } else if (scene.lastActions && scene.lastActions[seatNo]) {
+    const why = hand && hand.description ? hand.description.toUpperCase() : scene.layout.outLabel;
+    status.textContent = (acted ? acted + " · " : "") + why;
+  } else if (acted) {
     status.classList.add("acted");
-    status.textContent = scene.lastActions[seatNo];
+    status.textContent = acted;
   } else if (round && round.phase === "betting" && playing) {
     status.classList.add("ready");
     status.textContent = "BET PLACED";
   }
-  return seatEl;
 }
 
 function renderMeters(parent, scene) {
   const meters = scene.meters || {};
   const names = Object.keys(meters);
   if (!names.length) return;
+  const titles = Object.fromEntries((scene.game.meters || []).map((m) => [m.name, m.title]));
   const sign = div("meter-sign", parent);
   for (const name of names) {
     const m = div("meter meter-" + name, sign);
     m.dataset.meter = name;
-    div("meter-name", m, escapeHtml(name === "one-eyed-flush" ? "ONE EYED FLUSH JACKPOT" : name.toUpperCase()));
+    div("meter-name", m, escapeHtml(String(titles[name] || name).toUpperCase()));
     div("meter-value", m, escapeHtml(money(meters[name])));
   }
 }
 
 /** Draw the whole table into ``root`` from ``scene``. */
 export function renderTable(root, scene) {
+  const game = scene.game || {};
+  scene = { ...scene, game, layout: scene.layout || feltFor(game), results: scene.results || {} };
   root.replaceChildren();
-  root.className = `table-scene game-${scene.game} seats-${scene.seatCount}`;
+  root.className = `table-scene game-${game.key} seats-${scene.seatCount}`;
   renderMeters(root, scene);
   const wrap = div("table-wrap", root);
   const rail = div("rail", wrap);
   const felt = div("felt", rail);
-  felt.appendChild(feltArc(scene.game));
+  felt.appendChild(feltArc(game));
   dealerTray(felt);
   renderDealer(felt, scene);
   const positions = seatPositions(scene.seatCount);

@@ -1,0 +1,175 @@
+"""Game-protection speed (issue 14).
+
+1. Whole process, as a user runs it: ``tablegames protect GAME --scenario S --format json`` for every exposure
+   scenario of every game with protection scenarios, plus ``share=2`` (one warm-up run per game that fills the
+   Numba and bytecode caches, then the best and median of ``--repeat`` runs), against the targets (Let It Ride
+   and Final Count < 5 s, One Eyed Flush < 30 s).
+2. In one process, Let It Ride's ``community-2`` (the hole-carded second community card) by our table-driven
+   path against the same first decision taken by a per-deal loop calling the rules' ``lir_hand`` on every
+   five-card completion (on every ``--step``-th four-card set, the time scaled up); prints our speed ratio and
+   checks that both take the same decision on every sampled set; and One Eyed Flush's ``dealer-hole-1`` by its
+   Numba kernel against the same kernel code run as plain Python on ``--states`` random states (scaled).
+
+``python -m benchmarks protect`` or ``python benchmarks/bench_protect.py [--repeat N] [--step N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.bench_analysis import _run, _tablegames
+
+TARGETS = {"let-it-ride": 5.0, "final-count": 5.0, "one-eyed-flush": 30.0}
+
+
+def whole_process(repeat: int) -> None:
+    from tablegames.analysis.protect import scenarios
+    from tablegames.rules import make_rules
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    cmd = _tablegames()
+    print(f"load average before: {os.getloadavg()[0]:.2f} (2-core machine)", flush=True)
+    for game, target in TARGETS.items():
+        names = [s.name for s in scenarios(make_rules(game)) if s.name != "share=K"] + ["share=2"]
+        _run([*cmd, "protect", game, "-s", names[0], "-f", "json"], env)  # warm the caches
+        for name in names:
+            runs = [_run([*cmd, "protect", game, "-s", name, "-f", "json"], env) for _ in range(repeat)]
+            walls = [w for w, _ in runs]
+            best, median = min(walls), statistics.median(walls)
+            cpu = statistics.median(c for _, c in runs)
+            verdict = "ok" if best < target else "OVER TARGET"
+            print(
+                f"tablegames protect {game:15s} -s {name:17s} wall best {best:5.2f} s, median {median:5.2f} s; "
+                f"CPU {cpu:5.2f} s  (target < {target:.0f} s: {verdict})",
+                flush=True,
+            )
+
+
+def community_2_ratio(step: int) -> None:
+    """Our vectorized community-2 first decision against a per-deal loop on the rules' hand function."""
+    from tablegames.analysis import let_it_ride as lir
+    from tablegames.analysis.protect_let_it_ride import _informed_tables, solve
+    from tablegames.rules.let_it_ride import LetItRideRules, lir_hand
+
+    rules = LetItRideRules()
+    lir._solve(rules, None)  # the fair solution both share (not timed)
+    t = time.perf_counter()
+    solve.__wrapped__(rules, "community-2")
+    ours = time.perf_counter() - t
+    ride1 = _informed_tables(rules, "community-2")["ride1"]
+    win = lir._solve(rules, None).win
+    fours = lir.combos(52, 4)
+    sample = range(0, len(fours), step)
+    t = time.perf_counter()
+    agree = 0
+    for q in sample:
+        seen = [int(c) for c in fours[q]]
+        rest = [c for c in range(52) if c not in seen]
+        v = [0, 0]
+        for c in rest:
+            h = int(lir_hand([*seen, c]))
+            v[0] += max(int(win[2, h]), int(win[1, h]))  # wager 1 pulled: ride wager 2 on a paying hand
+            v[1] += max(int(win[3, h]), int(win[2, h]))
+        agree += (v[1] > v[0]) == bool(ride1[q])
+    loop = (time.perf_counter() - t) * step  # scaled to every four-card set (first decision only)
+    n = len(sample)
+    print(
+        f"Let It Ride community-2: ours {ours:.2f} s (every ordered deal, both decisions, the changes); "
+        f"per-deal lir_hand loop {loop:.1f} s (first decision only, scaled from {n:,} sets): "
+        f"ours {loop / ours:.0f}x faster; decisions agree on {agree:,}/{n:,} sets",
+        flush=True,
+    )
+    if agree != n:
+        raise SystemExit("the per-deal loop disagrees with the table-driven decision")
+
+
+def one_eyed_flush_ratio(states: int) -> None:
+    """One Eyed Flush's ``dealer-hole-1`` by the Numba kernel against the same kernel code run as plain Python
+    on ``states`` random informed states (the time scaled to every state)."""
+    import numpy as np
+
+    from tablegames.analysis import one_eyed_flush as oefa
+    from tablegames.analysis import protect_one_eyed_flush as p
+    from tablegames.rules.one_eyed_flush import OneEyedFlushRules
+
+    rules = OneEyedFlushRules()
+    sol = oefa._solve(rules)
+    tb = sol.tables
+    p._kernels()
+    p.solve.__wrapped__(rules, "dealer-hole-1")  # compiled and cached: time a warm run
+    t = time.perf_counter()
+    p.solve.__wrapped__(rules, "dealer-hole-1")
+    ours = time.perf_counter() - t
+    ways = p._ways3()
+
+    def possible(cls: tuple[int, ...]) -> bool:
+        return all(cls.count(x) <= int(tb.counts[x]) for x in set(cls))
+
+    all_states = [
+        (int(a), int(b), int(c), f, g)
+        for a, b, c in zip(*np.nonzero(ways), strict=True)
+        for f in range(p.NC)
+        for g in range(p.NC)
+        if a <= b <= c and possible((int(a), int(b), int(c), f, g))
+    ]
+    rng = np.random.default_rng(1)
+    pick = rng.choice(len(all_states), size=states, replace=False)
+    compiled = p._dealer
+    p._dealer = p._dealer_py  # the plain-Python kernel code
+    try:
+        dist = np.zeros((2, tb.value.shape[0]), dtype=np.int64)
+        ev = np.zeros(4, dtype=np.int64)
+        t = time.perf_counter()
+        for i in pick.tolist():
+            a, b, c, f, g = all_states[i]
+            rem = tb.counts.copy()
+            for x in (a, b, c, f, g):
+                rem[x] -= 1
+            p._options_py(
+                0,
+                a,
+                b,
+                c,
+                f,
+                g,
+                -1,
+                -1,
+                rem,
+                tb.hand_of,
+                tb.value,
+                tb.bust_stand,
+                tb.bust_draw,
+                tb.ddisc,
+                dist,
+                ev,
+            )
+        plain = (time.perf_counter() - t) * len(all_states) / states
+    finally:
+        p._dealer = compiled
+    print(
+        f"One Eyed Flush dealer-hole-1: Numba kernel {ours:.2f} s (every state); the same code as plain Python "
+        f"{plain:.0f} s (scaled from {states:,} of {len(all_states):,} states): ours {plain / ours:.0f}x faster",
+        flush=True,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--step", type=int, default=200, help="sample every N-th four-card set in the loop")
+    parser.add_argument("--states", type=int, default=300, help="One Eyed Flush states run as plain Python")
+    args = parser.parse_args()
+    whole_process(args.repeat)
+    community_2_ratio(args.step)
+    one_eyed_flush_ratio(args.states)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,27 @@
+// Let It Ride's felt: three equal spots for bets 1, 2 and $, the 3-Card Bonus and the $1 Progressive coin;
+// the dealer's place holds the two community cards (R-LIR-2/3: the dealer's first card is burned, never shown).
+
+export default {
+  spots: [
+    { key: "bet 1", wager: "bets", part: "1", label: "1", kind: "main", results: ["bet 1", "bets", "base"] },
+    { key: "bet 2", wager: "bets", part: "2", label: "2", kind: "main", results: ["bet 2", "bets", "base"] },
+    { key: "bet $", wager: "bets", part: "$", label: "$", kind: "main", results: ["bet $", "bets", "base"] },
+    { key: "bonus", wager: "bonus", label: "3-CARD BONUS", kind: "side" },
+    { key: "progressive", wager: "progressive", label: "PROG", kind: "coin" },
+  ],
+  dealer: {
+    cards: (round) => {
+      if (!round || round.phase === "betting") return [];
+      const community = round.community || [];
+      return [community[0] ?? null, community[1] ?? null];
+    },
+    slots: 2,
+    cls: "community-cards",
+    sub: "COMMUNITY CARDS",
+  },
+  // a pulled bet's spot is empty: the view lists the bets still up per seat
+  partUp: (round, seat, part) => {
+    const up = round && round.bets_up ? round.bets_up[String(seat)] : null;
+    return !up || up.includes(part);
+  },
+};

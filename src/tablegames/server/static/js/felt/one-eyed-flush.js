@@ -1,0 +1,23 @@
+// One Eyed Flush's felt: the bet, the Flip Card bet and the $1 Jackpot coin; the dealer's three cards, the
+// second one (the Flip Card, R-OEF-4) dealt face up and marked. The one-eyed cards are drawn marked wild
+// (R-OEF-1): a drawing mark only, the server scores every hand.
+
+import { cardText } from "../cards.js";
+
+export default {
+  spots: [
+    { key: "main", wager: "main", label: "BET", kind: "main" },
+    { key: "flip", wager: "flip", label: "FLIP", kind: "side" },
+    { key: "jackpot", wager: "jackpot", label: "JACKPOT", kind: "coin" },
+  ],
+  wild: ["Jh", "Js", "Kd"],
+  dealer: {
+    cardClass: (i, round) => (i === 1 && !(round && round.phase === "settled") ? "flip-card" : ""),
+    note: (round) => {
+      const flip = round && round.flip_card;
+      if (!flip) return "FLIP CARD DEALT FACE UP";
+      return round.phase === "settled" ? `FLIP CARD WAS ${cardText(flip)}` : "FLIP CARD";
+    },
+  },
+  outLabel: "BUST",
+};

@@ -1,0 +1,331 @@
+// The table room: the socket's messages reduced into the page's state, the live log, announcements, and the
+// scene the felt (table.js) is drawn from. What a round holds comes from the server's view and events.
+
+import { TableSocket, requestId, setToken } from "./api.js";
+import { clearConsole, defaultDraft, renderConsole, act, addChip } from "./console.js";
+import { escapeHtml, handName, money } from "./format.js";
+import { QUIET_LIVE, narrate } from "./narrate.js";
+import { loadHistory } from "./recall.js";
+import {
+  $,
+  S,
+  actionLabel,
+  canBet,
+  countdownText,
+  gameOf,
+  gameTitle,
+  loadMe,
+  meterTitle,
+  renderWho,
+  seatName,
+  setBalance,
+  showError,
+  toast,
+} from "./state.js";
+import { layoutOf, renderTable } from "./table.js";
+
+function freshPer(roundId) {
+  return { roundId, outcomes: {}, hands: {}, lastActions: {}, announced: new Set() };
+}
+
+export function leaveRoom() {
+  if (S.sock) S.sock.close();
+  S.sock = null;
+  S.tableId = null;
+  S.table = null;
+  S.layout = null;
+  S.round = null;
+  S.roundId = null;
+  S.seat = null;
+  S.per = null;
+  S.hint = null;
+  S.seenCards = new Set();
+  $("btn-lobby").hidden = true;
+}
+
+export async function enterRoom(tableId) {
+  if (S.tableId === tableId && S.sock) return;
+  leaveRoom();
+  $("lobby").hidden = true;
+  $("room").hidden = false;
+  document.body.classList.remove("in-lobby");
+  S.tableId = tableId;
+  try {
+    await loadMe();
+  } catch (err) {
+    showError(err);
+  }
+  if (!S.me) {
+    location.hash = "#/";
+    return;
+  }
+  renderWho();
+  $("btn-lobby").hidden = false;
+  $("log").replaceChildren();
+  S.per = freshPer(null);
+  S.sock = new TableSocket(tableId, { onMessage, onStatus });
+  loadHistory();
+}
+
+function onStatus(status, code) {
+  S.conn = status;
+  if (status === "open" && S.hintsOn) S.sock.send({ type: "hints", on: true });
+  if (status === "closed") {
+    const why = {
+      4401: "Your session is not valid: please register again.",
+      4409: "This table is open in newer windows: this one was closed.",
+      4503: "This table has too many connections right now.",
+    };
+    toast(why[code] || "No such table.", "error");
+    if (code === 4401) setToken(null);
+    if (code !== 4409) location.hash = "#/";
+  }
+  renderConsole();
+}
+
+function onWelcome(msg) {
+  S.table = msg.table;
+  S.seat = msg.seat ?? null;
+  setBalance(msg.balance);
+  $("where").innerHTML = `<span class="where-game">${escapeHtml(gameTitle(msg.table.game))}</span> · ${escapeHtml(
+    msg.table.name,
+  )} · limits ${money(msg.table.min_bet)}–${money(msg.table.max_bet)}`;
+  if (!S.draft || S.draft.game !== msg.table.game) S.draft = defaultDraft();
+  if (!S.layout || S.layout.game !== msg.table.game) {
+    const game = msg.table.game;
+    layoutOf(gameOf(game)).then((layout) => {
+      if (!S.table || S.table.game !== game) return;
+      S.layout = { ...layout, game };
+      render();
+    });
+  }
+  // a (re)connection is sent the current round's events from its start: rebuild what they say
+  S.per = freshPer(null);
+  S.roundId = null;
+  $("log").replaceChildren();
+}
+
+function onMessage(msg) {
+  switch (msg.type) {
+    case "welcome":
+      onWelcome(msg);
+      break;
+    case "state":
+      onState(msg);
+      break;
+    case "round_result":
+      onResult(msg);
+      break;
+    case "hint":
+      S.hint = S.hintsOn ? msg : null;
+      renderConsole();
+      return;
+    case "ack":
+      onAck(msg);
+      break;
+    case "error":
+      if (S.pendingWager && msg.request_id === S.pendingWager) S.pendingWager = null;
+      toast(escapeHtml(msg.message || msg.code), "error", 5000);
+      break;
+    default:
+      return;
+  }
+  render();
+}
+
+function onAck(msg) {
+  if (msg.for === "sit") {
+    S.seat = msg.seat;
+  } else if (msg.for === "leave") {
+    S.seat = null;
+  } else if (msg.for === "wager") {
+    if (msg.request_id === S.pendingWager) S.pendingWager = null;
+    setBalance(msg.balance);
+  } else if (msg.for === "hints") {
+    S.hintsOn = !!msg.on;
+  } else if (msg.for === "client_seed") {
+    S.clientSeed = msg.seed;
+    if (!msg.duplicate) toast(`Client seed set for round ${msg.round_no} and after.`, "info");
+  }
+}
+
+function onState(msg) {
+  if (msg.table_id !== undefined && S.table && msg.table_id !== S.table.table_id) return;
+  if (msg.round_id !== S.roundId) {
+    S.per = freshPer(msg.round_id);
+    S.hint = null;
+  }
+  S.roundId = msg.round_id;
+  S.seat = msg.seat ?? null;
+  setBalance(msg.balance);
+  S.occupants = msg.occupants || {};
+  S.round = msg.round || null;
+  S.bettingOpen = !!msg.betting_open;
+  S.deadlineAt = msg.seconds_left === null || msg.seconds_left === undefined ? null : Date.now() + msg.seconds_left * 1000;
+  S.meters = msg.meters || (S.round && S.round.meters) || {};
+  S.commitment = msg.commitment || null;
+  S.decision = msg.decision ?? null;
+  S.nextCommitment = msg.next_commitment ?? null;
+  S.clientSeed = msg.client_seed ?? null;
+  renderSeed();
+  for (const ev of msg.events || []) onEvent(ev);
+  if (S.hint && (!S.round || S.round.to_act !== S.seat || S.hint.round_id !== S.roundId)) S.hint = null;
+  // cards that appeared since the last state: animated as dealt
+  const now = new Set();
+  if (S.round && S.round.phase !== "betting") {
+    for (const s of S.round.seats) s.cards.forEach((c, i) => c && now.add(`${s.seat}:${i}:${c}`));
+  }
+  S.newCards = new Set([...now].filter((k) => !S.seenCards.has(k)));
+  S.seenCards = now;
+}
+
+function log(html) {
+  const li = document.createElement("li");
+  li.innerHTML = html;
+  const ul = $("log");
+  ul.appendChild(li);
+  while (ul.childElementCount > 120) ul.firstChild.remove();
+  ul.scrollTop = ul.scrollHeight;
+}
+
+const narration = (ev) => narrate(ev, { game: S.table ? S.table.game : null, occupants: S.occupants });
+
+function onEvent(ev) {
+  const per = S.per;
+  if (ev.type === "action") per.lastActions[ev.seat] = actionLabel(ev.action).toUpperCase() + (ev.by === "timeout" ? " (TIME)" : "");
+  else if (ev.type === "settled") (per.outcomes[ev.seat] ||= {})[ev.wager] = ev.outcome;
+  else if (ev.type === "hand") per.hands[ev.owner] = ev.hand;
+  if (ev.type === "jackpot_hit") announceJackpot(ev);
+  else if (ev.type === "envy_paid") announceEnvy(ev);
+  else if (!QUIET_LIVE.has(ev.type)) log(narration(ev));
+}
+
+function announceJackpot(hit) {
+  const key = `jp:${hit.seat}:${hit.meter}`;
+  if (S.per.announced.has(key)) return;
+  S.per.announced.add(key);
+  const who = hit.seat === S.seat ? "YOU HIT" : `${escapeHtml(seatName(hit.seat))} hits`;
+  const meter = escapeHtml(meterTitle(S.table.game, hit.meter));
+  toast(`★ JACKPOT! ${who} the ${meter}: <b>${money(hit.amount)}</b>`, "jackpot", 9000);
+  log(narration({ type: "jackpot_hit", ...hit }));
+}
+
+function announceEnvy(envy) {
+  const key = `envy:${envy.seat}:${envy.from_seat}`;
+  if (S.per.announced.has(key)) return;
+  S.per.announced.add(key);
+  const hand = escapeHtml(handName(envy.hand).toLowerCase());
+  const from = escapeHtml(seatName(envy.from_seat));
+  toast(
+    envy.seat === S.seat
+      ? `ENVY BONUS! ${from}'s ${hand} pays you <b>${money(envy.amount)}</b>`
+      : `Envy bonus: ${escapeHtml(seatName(envy.seat))} collects ${money(envy.amount)} on ${from}'s ${hand}`,
+    "envy",
+    9000,
+  );
+  log(narration({ type: "envy_paid", ...envy }));
+}
+
+function onResult(msg) {
+  if (S.lastResultRound === msg.round_id) return;
+  S.lastResultRound = msg.round_id;
+  setBalance(msg.balance);
+  if (msg.meters) S.meters = msg.meters;
+  for (const e of msg.envy || []) announceEnvy(e);
+  for (const h of msg.jackpot_hits || []) announceJackpot(h);
+  const mine = (msg.results || []).find((r) => r.seat === S.seat);
+  if (mine) {
+    const hand = S.per.hands[`seat ${S.seat}`];
+    const text =
+      mine.net > 0 ? `You win <b>${money(mine.net)}</b>` : mine.net < 0 ? `You lose ${money(-mine.net)}` : "Push — your money back";
+    toast(text + (hand ? ` · ${escapeHtml(handName(hand))}` : ""), mine.net > 0 ? "win" : mine.net < 0 ? "lose" : "info");
+  }
+  loadHistory();
+}
+
+// --- the scene ----------------------------------------------------------------------------------------
+
+/** Each settled seat's result: its net, its hand (the server's hand event, else the view's words). */
+function results() {
+  const out = {};
+  const r = S.round;
+  if (!r || r.phase !== "settled") return out;
+  for (const s of r.seats) {
+    if (!Object.keys(s.wagers).length || s.returned === null) continue;
+    const described = r.hands && r.hands[String(s.seat)] ? r.hands[String(s.seat)].description : "";
+    const hand = S.per.hands[`seat ${s.seat}`] || described;
+    out[s.seat] = { net: s.returned - s.staked, hand, outcomes: S.per.outcomes[s.seat] || {} };
+  }
+  return out;
+}
+
+function scene() {
+  const players = {};
+  for (const [seat, name] of Object.entries(S.occupants)) players[seat] = { name };
+  return {
+    game: gameOf(S.table.game),
+    layout: S.layout,
+    seatCount: S.table.seats,
+    players,
+    mySeat: S.seat,
+    round: S.round,
+    results: results(),
+    draft: canBet() ? S.draft.wagers : null,
+    draftOptions: S.draft ? S.draft.options : null,
+    phaseOpen: canBet(),
+    meters: S.meters,
+    commitment: S.round && S.round.phase !== "settled" ? S.commitment : null,
+    dealerHand: S.per.hands.dealer || null,
+    lastActions: S.per.lastActions,
+    newCards: S.newCards,
+    handlers: { onSit: sit, onSpot: addChip, onCard: act },
+  };
+}
+
+export function render() {
+  renderFelt();
+  renderConsole();
+}
+
+export function renderFelt() {
+  if (!S.table || !S.layout) return;
+  const root = $("table-scene");
+  const prevMeters = { ...(root._meters || {}) };
+  renderTable(root, scene());
+  for (const [name, value] of Object.entries(S.meters || {})) {
+    if (prevMeters[name] !== undefined && prevMeters[name] !== value) {
+      const el = root.querySelector(`.meter[data-meter="${name}"]`);
+      if (el) el.classList.add("bump");
+    }
+  }
+  root._meters = { ...S.meters };
+  for (const t of root.querySelectorAll("[data-countdown]")) t.textContent = countdownText();
+  S.newCards = new Set(); // animate a card's arrival once
+}
+
+// --- seat and seed ---------------------------------------------------------------------------------------
+
+/** The provably-fair panel: the next round's commitment and my client seed (docs/protocol.md). */
+function renderSeed() {
+  const panel = $("seed-panel");
+  if (!panel) return;
+  panel.hidden = !S.nextCommitment;
+  $("next-commitment").textContent = S.nextCommitment ? `${S.nextCommitment.slice(0, 16)}…` : "—";
+  $("next-commitment").title = S.nextCommitment || "";
+  $("seed-status").textContent = S.clientSeed
+    ? `Your seed: “${S.clientSeed}” (mixed into every round you sit in).`
+    : "No seed set: rounds use the default seed.";
+}
+
+export function setSeed(e) {
+  e.preventDefault();
+  const seed = $("seed-input").value.trim();
+  if (!seed || !S.sock || !S.nextCommitment) return;
+  // the seed names the commitment it answers: the next round's server seed was fixed before we chose ours
+  S.sock.send({ type: "client_seed", seed, commitment: S.nextCommitment, request_id: requestId("c") });
+}
+
+function sit(seat) {
+  S.sock.send({ type: "sit", seat, request_id: requestId("s") });
+  clearConsole();
+}
