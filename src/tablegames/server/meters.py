@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from tablegames.engine.games import meter_specs
-from tablegames.rules import GAMES, make_rules
+from tablegames.rules import registry
 from tablegames.server import ledger
 from tablegames.server.checks import iso
 from tablegames.server.db import (
@@ -29,9 +28,9 @@ if TYPE_CHECKING:
 
 def ensure_meters(server: Server) -> None:
     """One linked meter per game and meter name, seeded from the house at its reset value."""
-    for game in GAMES:
-        rules = make_rules(game)
-        for spec in meter_specs(rules):
+    for definition in registry.DEFINITIONS:
+        game = definition.key
+        for spec in definition.meters(definition.make_rules()):
             with server.tx() as s:
                 if s.scalar(select(Meter.id).where(Meter.game == game, Meter.name == spec.name)) is not None:
                     continue
