@@ -61,7 +61,7 @@ class _Schema:
 
 
 def _run(clients: int, tables: int, duration: float, think: float, database: str | None) -> dict[str, Any]:
-    from tablegames.server.loadtest import LoadConfig, run_load_test
+    from tablegames.loadtest import LoadConfig, run_load_test
 
     cfg = LoadConfig(
         clients=clients,

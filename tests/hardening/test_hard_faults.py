@@ -159,10 +159,10 @@ def fault_db(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[str]:
 def test_db_failure_during_settlement_is_all_or_nothing_then_settles_once(
     fault_db: str, monkeypatch: pytest.MonkeyPatch, kind: str, recover_by: str
 ) -> None:
-    from tablegames.server import runner
+    from tablegames.server import push
 
     retry = 0.3 if recover_by == "timer" else 3600.0  # the server's automatic retry of a refused settlement
-    monkeypatch.setattr(runner, "RETRY_SECONDS", 0.3)
+    monkeypatch.setattr(push, "RETRY_SECONDS", 0.3)
     url = fault_db
     with harness(make_app(url)) as h:
         tid = h.table("one-eyed-flush", seats=2)
@@ -184,7 +184,7 @@ def test_db_failure_during_settlement_is_all_or_nothing_then_settles_once(
             totals = h.totals()
             assert totals["in_play"] == 2 * STAKE and sum(totals.values()) == 0
             h.check_ledger()
-            monkeypatch.setattr(runner, "RETRY_SECONDS", retry)
+            monkeypatch.setattr(push, "RETRY_SECONDS", retry)
             time.sleep(0.4)  # let a pending 0.3 s retry fire (and fail) before the database comes back
         if recover_by == "timer":
             # the database is back: the next automatic retry settles the round, and the table hears of it

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from test_hard_support import postgres_url
 
-from tablegames.server.loadtest import LoadConfig, LoadTestError, run_load_test
+from tablegames.loadtest import LoadConfig, LoadTestError, run_load_test
 
 pytestmark = pytest.mark.timeout(180)
 

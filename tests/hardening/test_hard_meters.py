@@ -284,9 +284,9 @@ class TestConcurrentMeterHits:
         """Table A's hit is refused by the database (its settlement is retried); meanwhile table B hits and is
         paid the whole meter. A's retried settlement pays the meter as it stands then: reset + A's contribution
         (and A's stored events say so)."""
-        from tablegames.server import runner
+        from tablegames.server import push
 
-        monkeypatch.setattr(runner, "RETRY_SECONDS", 0.3)
+        monkeypatch.setattr(push, "RETRY_SECONDS", 0.3)
         spec = GAMES[OEF]
         app = make_app(meter_db, deck_factory=lambda t: deck(spec["deck"]))
         with harness(app) as h:

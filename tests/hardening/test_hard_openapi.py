@@ -84,3 +84,23 @@ def test_api_against_its_openapi_spec(api_schema: Any, authed: bool) -> None:
     assert any(200 <= c < 300 for c in statuses) and any(400 <= c < 500 for c in statuses)
     if authed:  # past authentication: handlers and validation answered, not only 401s
         assert sum(c not in (401, 403) for c in statuses) > len(statuses) // 2
+
+
+def test_every_response_is_documented_with_a_model(api_schema: Any) -> None:
+    """Every REST operation names its success body's model (a ``$ref``, or a list of one) and documents the
+    protocol's error body: the spec says what each answer holds, not just "an object"."""
+    spec = _STATE["client"].get("/openapi.json").json()
+    schemas = spec["components"]["schemas"]
+    assert {"ErrorOut", "TableOut", "RoundSummary", "RoundRecall", "MeterEntry", "GameOut"} <= set(schemas)
+    for path, ops in spec["paths"].items():
+        for method, op in ops.items():
+            ok = next(v for k, v in op["responses"].items() if k.startswith("2"))
+            body = ok["content"]["application/json"]["schema"]
+            ref = body.get("$ref") or body.get("items", {}).get("$ref")
+            assert ref, f"{method.upper()} {path}: its answer has no model"
+            errors = [k for k in op["responses"] if k.startswith("4")]
+            assert errors, f"{method.upper()} {path}: no error response documented"
+            for k in errors:
+                assert op["responses"][k]["content"]["application/json"]["schema"]["$ref"].endswith(
+                    "ErrorOut"
+                )

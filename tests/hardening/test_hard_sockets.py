@@ -17,7 +17,7 @@ import pytest
 from starlette.websockets import WebSocketDisconnect
 from test_hard_support import harness, make_app
 
-from tablegames.server import runner as runner_module
+from tablegames.server import protocol as runner_module
 from tablegames.server.limits import Limits
 
 pytestmark = pytest.mark.timeout(300)

@@ -19,6 +19,8 @@ import pytest
 import sqlalchemy as sa
 from websockets.sync.client import ClientConnection, connect
 
+from tablegames.rules import registry
+from tablegames.rules.definition import GameDefinition
 from tablegames.server.db import make_engine
 from tablegames.server.ledger import check_ledger
 
@@ -230,3 +232,67 @@ def test_sigkill_mid_round_then_restart_settles_every_round_once(
     sp.start()
     again = money(db_url)
     assert again["rounds"] == after["rounds"] and again["totals"] == after["totals"]
+
+
+@pytest.mark.parametrize("definition", registry.DEFINITIONS, ids=lambda d: d.key)
+def test_sigkill_mid_round_of_every_game_then_restart_settles_it_once(
+    server_proc: ServerProcess, db_url: str, definition: GameDefinition
+) -> None:
+    """Every registered game: two players place every wager of its definition, the first takes one decision,
+    the process is killed; on restart the round is finished by the definition's timeout default and settled
+    exactly once, with no money created or lost."""
+    sp = server_proc
+    sp.start()
+    base = f"http://127.0.0.1:{sp.port}"
+    r = httpx.post(
+        f"{base}/tables", json={"game": definition.key, "name": "crash"}, headers={"X-Admin-Token": ADMIN}
+    )
+    table = r.json()["table_id"]
+    rules = definition.make_rules()
+    wagers: dict[str, int] = {}
+    options: dict[str, str] = {}
+    for w in definition.wagers:
+        fixed = w.fixed_cents(rules)
+        wagers[w.name] = 500 if w.main else fixed if fixed is not None else 200
+        if w.option is not None:
+            options[w.name] = w.option.choices[-1]
+    clients = []
+    for seat, name in ((1, "ann"), (2, "bob")):
+        token = httpx.post(f"{base}/players", json={"name": name}).json()["token"]
+        httpx.post(
+            f"{base}/wallet/buy-in",
+            json={"amount": 100_000, "request_id": "in"},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        c = Client(sp.port, table, token)
+        assert c.request(type="sit", seat=seat)["type"] == "ack"
+        clients.append(c)
+    for c in clients:
+        assert c.request(type="wager", wagers=wagers, options=options)["type"] == "ack"
+    first = clients[0]
+    st = first.until(lambda m: m["type"] == "state" and m["round"] and m["round"]["phase"] != "betting")
+    decided = []
+    if st["round"]["phase"] == "deciding" and st["round"]["to_act"] == 1:
+        action = st["round"]["legal_actions"][-1]
+        assert first.request(type="act", action=action, decision=st["decision"])["type"] == "ack"
+        decided.append((1, action, "player"))
+    before = money(db_url)
+    open_rounds = [r for r in before["rounds"] if r[1] != "settled"]
+    conserved = sum(v for k, v in before["totals"].items() if k != "cashier")
+    sp.kill()
+    for c in clients:
+        c.ws.close()
+    sp.start()  # recovery runs before the server listens
+    after = money(db_url)
+    assert after["check"].ok, after["check"]
+    assert [r[1] for r in after["rounds"]] == ["settled"] * len(after["rounds"])
+    assert all(after["stakes"][r[0]] == 1 for r in after["rounds"])  # settled exactly once
+    assert {r[0] for r in after["rounds"] if r[2]} == {r[0] for r in open_rounds}
+    assert after["totals"]["in_play"] == 0
+    assert sum(v for k, v in after["totals"].items() if k != "cashier") == conserved
+    for round_id, *_ in open_rounds:
+        rec = httpx.get(f"{base}/rounds/{round_id}").json()
+        acts = [(e["seat"], e["action"], e["by"]) for e in rec["events"] if e["type"] == "action"]
+        assert acts[: len(decided)] == decided
+        assert all(a == definition.default_action and by == "timeout" for _, a, by in acts[len(decided) :])
+        assert rec["recovered"] is True and {p["seat"] for p in rec["players"]} == {1, 2}

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import OperationalError
 
 from server_harness import Harness
-from tablegames.server import ledger, runner
+from tablegames.server import ledger, push
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -24,7 +24,7 @@ def test_settlement_failure_writes_nothing_and_is_retried_once(
     tok, hdr = h.player("flo", 10_000)
     ws = h.ws(tok, table)
     ws.request(type="sit")
-    monkeypatch.setattr(runner, "RETRY_SECONDS", 0.3)
+    monkeypatch.setattr(push, "RETRY_SECONDS", 0.3)
     real = ledger.post_all
     failures = []
 
@@ -35,7 +35,7 @@ def test_settlement_failure_writes_nothing_and_is_retried_once(
             raise OperationalError("UPDATE accounts", {}, Exception("database is locked"))
         return real(executor, postings)
 
-    monkeypatch.setattr(runner.ledger, "post_all", flaky)
+    monkeypatch.setattr(ledger, "post_all", flaky)
     ack = ws.request(type="wager", wagers={"main": 1_000})
     st = ws.until(lambda m: m["type"] == "state" and m["round"] and m["round"]["phase"] != "betting")
     if st["round"]["phase"] == "deciding":

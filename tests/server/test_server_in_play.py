@@ -1,6 +1,7 @@
 """Each table keeps the stakes of its open rounds in its own in-play account (wagers at different tables never
-wait for one shared row). A database from before that keeps them in the shared in-play account: on start, the
-server moves them to the table's account and settles the round from there, with the books intact."""
+wait for one shared row). A database from before that keeps them in the shared in-play account: the one-off
+migration (``python -m tablegames.server.migrate``) moves them to the table's account, and the server then
+settles the round from there on start, with the books intact."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from server_harness import ADMIN, Harness
 from tablegames.randomness import SeededRandom
 from tablegames.server.app import create_app
 from tablegames.server.db import SETTLED
+from tablegames.server.migrate import move_shared_stakes
 
 
 def _app(url: str, seed: int) -> object:
@@ -33,7 +35,7 @@ def _accounts(h: Harness) -> dict[str, int]:
     return {str(n): int(b) for n, b in rows}
 
 
-def test_wagers_go_to_the_tables_own_account_and_old_shared_stakes_are_moved_then_settled(
+def test_wagers_go_to_the_tables_own_account_and_old_shared_stakes_are_migrated_then_settled(
     db_url: str,
 ) -> None:
     with ExitStack() as stack:
@@ -58,6 +60,8 @@ def test_wagers_go_to_the_tables_own_account_and_old_shared_stakes_are_moved_the
         c.execute(sa.text("UPDATE accounts SET balance = 0 WHERE id = :o"), {"o": own})
         c.execute(sa.text("UPDATE accounts SET balance = 700 WHERE id = :s"), {"s": shared})
     engine.dispose()
+    assert move_shared_stakes(db_url) == {t1: 700}
+    assert move_shared_stakes(db_url) == {}  # once: nothing is left to move
     with ExitStack() as stack:
         h = Harness(stack.enter_context(TestClient(_app(db_url, 50))), stack)  # type: ignore[arg-type]
         # on start both open rounds were finished by the timeout defaults and settled from their own accounts

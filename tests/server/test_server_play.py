@@ -6,24 +6,21 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from test_server_support import play_round, rigged_deck
+from test_server_support import every_wager, play_round, rigged_deck
 
 from server_harness import Harness
+from tablegames.rules import registry
+from tablegames.rules.definition import GameDefinition
 
 pytestmark = pytest.mark.timeout(120)
 
-WAGERS = {
-    "let-it-ride": ({"bets": 500, "bonus": 100, "progressive": 100}, {}),
-    "one-eyed-flush": ({"main": 500, "jackpot": 100, "flip": 200}, {"flip": "ten-value"}),
-    "final-count": ({"main": 500}, {}),
-}
-SIDE_COST = {"let-it-ride": 3 * 500 + 200, "one-eyed-flush": 800, "final-count": 500}
 
-
-@pytest.mark.parametrize("game", ["let-it-ride", "one-eyed-flush", "final-count"])
+@pytest.mark.parametrize("definition", registry.DEFINITIONS, ids=lambda d: d.key)
 def test_two_players_play_rounds_and_the_ledger_balances(
-    make_server: Callable[..., Harness], game: str
+    make_server: Callable[..., Harness], definition: GameDefinition
 ) -> None:
+    """Every registered game: two players, every wager of the game's definition, two rounds."""
+    game = definition.key
     h = make_server()
     table = h.table(game)
     tok_a, hdr_a = h.player("ann", 50_000)
@@ -31,7 +28,7 @@ def test_two_players_play_rounds_and_the_ledger_balances(
     a, b = h.ws(tok_a, table), h.ws(tok_b, table)
     assert a.request(type="sit", seat=2)["seat"] == 2
     assert b.request(type="sit", seat=5)["seat"] == 5
-    wagers, options = WAGERS[game]
+    wagers, options, cost = every_wager(definition)
     round_ids = []
     for _ in range(2):
         results = play_round({2: a, 5: b}, {2: wagers, 5: wagers}, {2: options, 5: options})
@@ -40,7 +37,7 @@ def test_two_players_play_rounds_and_the_ledger_balances(
         by_seat = {r["seat"]: r for r in r_a["results"]}
         assert set(by_seat) == {2, 5}
         assert by_seat[2]["player"] == "ann" and by_seat[5]["player"] == "bob"
-        assert by_seat[2]["staked"] == SIDE_COST[game]
+        assert by_seat[2]["staked"] == cost
         assert r_a["balance"] == h.balance(hdr_a)
     # balances follow from the recorded rounds; money is conserved; the ledger balances
     hist = h.client.get("/history", params={"player": "ann"}, headers=hdr_a).json()  # her own (issue 11)
@@ -63,7 +60,7 @@ def test_two_players_play_rounds_and_the_ledger_balances(
     assert all(e["by"] == "player" for e in rec["events"] if e["type"] == "action")
     assert {p["seat"] for p in rec["players"]} == {2, 5}
     assert rec["fairness"] is None  # seeded test decks; live decks carry the provably fair record
-    if game != "final-count":
+    if any(w.feeds for w in definition.wagers) and definition.meters(definition.make_rules()):
         assert {j["kind"] for j in rec["jackpot"]} >= {"contribution"}
 
 
@@ -111,7 +108,8 @@ def test_timeouts_take_the_documented_defaults_and_do_not_hold_up_others(
     make_server: Callable[..., Harness],
 ) -> None:
     h = make_server(betting_seconds=0.2, turn_seconds=0.3)
-    for game, default in (("let-it-ride", "pull"), ("one-eyed-flush", "stand"), ("final-count", "stand")):
+    for definition in registry.DEFINITIONS:
+        game, default = definition.key, definition.default_action
         table = h.table(game)
         tok_a, _ = h.player(f"a-{game}")
         tok_b, _ = h.player(f"b-{game}")
@@ -119,8 +117,7 @@ def test_timeouts_take_the_documented_defaults_and_do_not_hold_up_others(
         a, b, c = h.ws(tok_a, table), h.ws(tok_b, table), h.ws(tok_c, table)
         for w, seat in ((a, 1), (b, 2), (c, 3)):
             w.request(type="sit", seat=seat)
-        main = WAGERS[game][0]
-        main = {k: v for k, v in main.items() if k in ("bets", "main")}
+        main = {definition.main_wager.name: 500}
         a.request(type="wager", wagers=main)
         b.request(type="wager", wagers=main)
         # seat 3 does not wager: the betting window closes and the round is dealt without it;

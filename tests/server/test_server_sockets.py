@@ -16,7 +16,7 @@ from starlette.websockets import WebSocketDisconnect
 from test_server_support import play_round
 
 from server_harness import WS, Harness
-from tablegames.server import runner as runner_module
+from tablegames.server import protocol as runner_module
 
 # the documented bounds and close codes (docs/protocol.md)
 MAX_SOCKETS_PER_PLAYER_TABLE = getattr(runner_module, "MAX_SOCKETS_PER_PLAYER_TABLE", 4)

@@ -10,6 +10,7 @@ import sqlalchemy as sa
 
 from server_harness import WS
 from tablegames.cards import CARDS, parse_card
+from tablegames.rules.definition import GameDefinition
 from tablegames.server.db import make_engine
 from tablegames.server.ledger import check_ledger
 
@@ -79,3 +80,19 @@ def play_round(
         st = ws.until(lambda m, after=after: m["type"] == "state" and m["seq"] > after)  # type: ignore[misc]
         st_ws = ws
     return {seat: ws.until(lambda m: m["type"] == "round_result") for seat, ws in seated.items()}
+
+
+def every_wager(definition: GameDefinition, main: int = 500) -> tuple[dict[str, int], dict[str, str], int]:
+    """A game's main wager of ``main`` cents and every side bet (its fixed amount, else 200 cents; its option's
+    first choice), from its definition; with what they cost together."""
+    rules = definition.make_rules()
+    wagers: dict[str, int] = {}
+    options: dict[str, str] = {}
+    cost = 0
+    for w in definition.wagers:
+        fixed = w.fixed_cents(rules)
+        wagers[w.name] = main if w.main else fixed if fixed is not None else 200
+        cost += w.cost(wagers[w.name])
+        if w.option is not None:
+            options[w.name] = w.option.choices[0]
+    return wagers, options, cost

@@ -58,8 +58,8 @@ def register(app: typer.Typer) -> None:
         Loopback only, bounded in clients, tables and time; it stops by itself. Exit code 1 when there were
         errors or the money check failed.
         """
+        from tablegames.loadtest import LoadConfig, LoadTestError, run_load_test
         from tablegames.rules import GAMES
-        from tablegames.server.loadtest import LoadConfig, LoadTestError, run_load_test
 
         if output_format not in ("table", "json"):
             fail("--format is table or json")

@@ -7,44 +7,31 @@ recovered, when the app starts (its lifespan).
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import functools
-import json
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Any, TypeVar
 
-from fastapi import Depends, FastAPI, Header, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field, StrictInt
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tablegames.randomness import RandomSource
+from tablegames.rules import registry
 from tablegames.server.connections import ConnectionLimits, bounded_http_protocol
 from tablegames.server.errors import ApiError
 from tablegames.server.limits import HardeningMiddleware, Limits
-from tablegames.server.routes.games import router as games_router
-from tablegames.server.runner import Connection
+from tablegames.server.routes import games, jackpots, play, players, rounds, tables, wallet
+from tablegames.server.routes.deps import COMMON_ERRORS, Out
 from tablegames.server.service import (
-    ALL_BALANCES,
-    HISTORY_PAGE_MAX,
-    JACKPOT_PAGE_MAX,
     MAX_TABLE_THREADS,
     Config,
-    PlayerInfo,
     Server,
-    history,
-    jackpot_history,
-    jackpots,
-    player_id_of,
-    round_recall,
 )
 
 T = TypeVar("T")
@@ -93,65 +80,29 @@ def run(app: Any, host: str, port: int, connections: ConnectionLimits | None = N
     )
 
 
-class RegisterBody(BaseModel):
-    name: str = Field(min_length=1, max_length=40)
-
-
-class MoneyBody(BaseModel):
-    amount: StrictInt = Field(description="integer cents, > 0")
-    request_id: str = Field(min_length=1, max_length=64)
-
-
-class TableBody(BaseModel):
-    game: str
-    name: str = Field(min_length=1, max_length=80)
-    seats: StrictInt = 5
-    min_bet: StrictInt = 100
-    max_bet: StrictInt = 10_000
-    rules: dict[str, str] = Field(default_factory=dict)
-    paytable: str | None = None
-
-
-class LimitsBody(BaseModel):
-    min_bet: StrictInt | None = None
-    max_bet: StrictInt | None = None
-
-
-def bearer(authorization: str | None) -> str | None:
-    if authorization and authorization.lower().startswith("bearer "):
-        return authorization[7:].strip()
-    return None
-
-
-async def off_loop(request: Request | WebSocket, fn: Callable[..., T], *args: Any) -> T:
-    """``fn(*args)`` on the app's REST threads: database work never runs on the event loop (issue 11)."""
-    pool: ThreadPoolExecutor | None = getattr(request.app.state, "rest_threads", None)  # (None: not started)
-    return await asyncio.get_running_loop().run_in_executor(pool, functools.partial(fn, *args))
-
-
-async def json_off_loop(request: Request, fn: Callable[..., Any], *args: Any) -> Response:
-    """``fn(*args)`` on the REST threads, rendered to JSON there too (a page of history is not encoded on the
-    event loop either); the route declares the answer's shape with ``response_model``."""
-
-    def render() -> bytes:
-        return json.dumps(fn(*args), ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
-
-    return Response(await off_loop(request, render), media_type="application/json")
-
-
-async def current_player(
-    request: Request, authorization: Annotated[str | None, Header()] = None
-) -> PlayerInfo:
-    """The player of the ``Authorization: Bearer <token>`` header (checked on every request)."""
-    server: Server = request.app.state.server
-    return await off_loop(request, server.authenticate, bearer(authorization))
-
-
-Auth = Annotated[PlayerInfo, Depends(current_player)]
-
-
 def _error(exc: ApiError) -> JSONResponse:
     return JSONResponse({"error": exc.to_dict()}, status_code=exc.status)
+
+
+class Health(Out):
+    ok: bool
+
+
+ROUTERS = (
+    games.router,
+    players.router,
+    wallet.router,
+    tables.router,
+    jackpots.router,
+    rounds.router,
+    play.router,
+)
+
+
+def _titles() -> str:
+    """The registered games' titles, in words ("A, B and C")."""
+    titles = [d.title for d in registry.DEFINITIONS]
+    return titles[0] if len(titles) == 1 else ", ".join(titles[:-1]) + " and " + titles[-1]
 
 
 HTTP_CODES = {
@@ -211,7 +162,7 @@ def create_app(
     app = FastAPI(
         title="tablegames table server",
         version="1",
-        description="Let It Ride, One Eyed Flush and Final Count at multi-seat tables. Play over the WebSocket "
+        description=f"{_titles()} at multi-seat tables. Play over the WebSocket "
         "`/ws/tables/{table_id}?token=...` (see docs/protocol.md); REST for players, wallets, tables and history.",
         lifespan=lifespan,
     )
@@ -259,208 +210,12 @@ def create_app(
             response.headers[name] = value
         return response
 
-    @app.post("/players", status_code=201)
-    async def register(request: Request, body: RegisterBody) -> dict[str, Any]:
-        info, token = await off_loop(request, server.register, body.name)
-        return {"player_id": info.player_id, "name": info.name, "token": token, "balance": 0}
+    for router in ROUTERS:
+        app.include_router(router, responses=COMMON_ERRORS)  # the errors any route may answer
 
-    @app.get("/me")
-    async def me(request: Request, p: Auth) -> dict[str, Any]:
-        return await off_loop(request, server.me, p)
-
-    @app.post("/wallet/buy-in")
-    async def buy_in(request: Request, body: MoneyBody, p: Auth) -> dict[str, Any]:
-        return await off_loop(request, server.cashier, p, "buy-in", body.amount, body.request_id)
-
-    @app.post("/wallet/cash-out")
-    async def cash_out(request: Request, body: MoneyBody, p: Auth) -> dict[str, Any]:
-        return await off_loop(request, server.cashier, p, "cash-out", body.amount, body.request_id)
-
-    @app.get("/wallet")
-    async def wallet(
-        request: Request, p: Auth, last: Annotated[int, Query(ge=1, le=500)] = 20
-    ) -> dict[str, Any]:
-        return await off_loop(request, server.wallet, p, last)
-
-    @app.get("/tables")
-    async def tables(request: Request) -> list[dict[str, Any]]:
-        return await off_loop(request, server.list_tables)
-
-    @app.post("/tables", status_code=201)
-    async def create_table(
-        request: Request, body: TableBody, x_admin_token: Annotated[str | None, Header()] = None
-    ) -> dict[str, Any]:
-        server.check_admin(x_admin_token)
-        return await off_loop(
-            request,
-            server.create_table,
-            body.game,
-            body.name,
-            body.seats,
-            body.min_bet,
-            body.max_bet,
-            body.rules,
-            body.paytable,
-        )
-
-    @app.patch("/tables/{table_id}")
-    async def set_limits(
-        request: Request,
-        table_id: int,
-        body: LimitsBody,
-        x_admin_token: Annotated[str | None, Header()] = None,
-    ) -> dict[str, Any]:
-        server.check_admin(x_admin_token)
-        return await off_loop(request, server.set_limits, table_id, body.min_bet, body.max_bet)
-
-    @app.get("/tables/{table_id}")
-    async def table(request: Request, table_id: int) -> dict[str, Any]:
-        runner = await off_loop(request, server.runner, table_id)
-        return await runner.call(runner.public_view)  # type: ignore[no-any-return]
-
-    def read(fn: Callable[..., T], *args: Any, **kw: Any) -> Callable[[], T]:
-        """``fn(session, *args, **kw)`` in a session of its own (to run on a REST thread)."""
-
-        def call() -> T:
-            with server.sessions() as s:
-                return fn(s, *args, **kw)
-
-        return call
-
-    @app.get("/tables/{table_id}/history", response_model=list[dict[str, Any]])
-    async def table_history(
-        request: Request,
-        table_id: int,
-        last: Annotated[int, Query(ge=1, le=HISTORY_PAGE_MAX)] = 20,
-        before: Annotated[
-            int | None, Query(ge=1, description="the next page: rounds below this round_id")
-        ] = None,
-    ) -> Response:
-        """A table's public results, newest first: no balances (a player's are theirs: ``GET /history``)."""
-        await off_loop(request, server.runner, table_id)  # not_found for an unknown table
-        return await json_off_loop(
-            request, read(history, None, last, before, table_id=table_id, show_balances=None)
-        )
-
-    @app.get("/jackpots")
-    async def get_jackpots(request: Request) -> list[dict[str, Any]]:
-        return await off_loop(request, read(jackpots))
-
-    @app.get("/jackpots/history", response_model=list[dict[str, Any]])
-    async def get_jackpot_history(
-        request: Request,
-        game: str | None = None,
-        meter: str | None = None,
-        last: Annotated[int, Query(ge=1, le=JACKPOT_PAGE_MAX)] = 50,
-        before: Annotated[
-            int | None, Query(ge=1, description="the next page: entries below this entry_id")
-        ] = None,
-    ) -> Response:
-        return await json_off_loop(request, read(jackpot_history, game, meter, last, before))
-
-    def viewer(authorization: str | None, x_admin_token: str | None) -> int | None:
-        """Whose balances a reader may see: every player's (admin token), a player's own (their token), or
-        none (anonymous, or a token that is not valid). (On a REST thread.)"""
-        if server.is_admin(x_admin_token):
-            return ALL_BALANCES
-        token = bearer(authorization)
-        if token is None:
-            return None
-        try:
-            return server.authenticate(token).player_id
-        except ApiError:
-            return None
-
-    @app.get("/rounds/{round_id}")
-    async def get_round(
-        request: Request,
-        round_id: int,
-        authorization: Annotated[str | None, Header()] = None,
-        x_admin_token: Annotated[str | None, Header()] = None,
-    ) -> dict[str, Any]:
-        """A finished round's full recall; balances only the reader's own (an operator: all)."""
-
-        def recall() -> dict[str, Any]:
-            show = viewer(authorization, x_admin_token)
-            with server.sessions() as s:
-                return round_recall(s, round_id, show)
-
-        return await off_loop(request, recall)
-
-    @app.get("/history", response_model=list[dict[str, Any]])
-    async def get_history(
-        request: Request,
-        player: str | None = None,
-        last: Annotated[int, Query(ge=1, le=HISTORY_PAGE_MAX)] = 20,
-        before: Annotated[
-            int | None, Query(ge=1, description="the next page: rounds below this round_id")
-        ] = None,
-        authorization: Annotated[str | None, Header()] = None,
-        x_admin_token: Annotated[str | None, Header()] = None,
-    ) -> Response:
-        """A player's rounds with their balances (their token; ``player`` may only name themself), or any
-        player's / all rounds for an operator (``X-Admin-Token``). Newest first, a page at a time."""
-
-        def rows() -> list[dict[str, Any]]:
-            with server.sessions() as s:
-                if server.is_admin(x_admin_token):
-                    return history(s, player, last, before)
-                me = server.authenticate(bearer(authorization))
-                if player and player_id_of(s, player) != me.player_id:
-                    raise ApiError(
-                        "forbidden", "a player's history is theirs: you may read only your own", 403
-                    )
-                return history(s, me.player_id, last, before, show_balances=me.player_id)
-
-        return await json_off_loop(request, rows)
-
-    app.include_router(games_router)
-
-    @app.get("/health")
-    async def health() -> dict[str, Any]:
-        return {"ok": True}
-
-    @app.websocket("/ws/tables/{table_id}")
-    async def play(websocket: WebSocket, table_id: int, token: str | None = None) -> None:
-        await websocket.accept()
-        try:
-            who = await off_loop(websocket, server.authenticate, token)
-            runner = await off_loop(websocket, server.runner, table_id)
-        except ApiError as exc:
-            await websocket.send_text(json.dumps({"type": "error", **exc.to_dict(), "request_id": None}))
-            await websocket.close(code=4401 if exc.code == "unauthorized" else 4404)
-            return
-        conn = Connection(who, asyncio.get_running_loop())
-
-        async def sender() -> None:
-            while True:
-                msg = await conn.queue.get()
-                if msg is None:
-                    with contextlib.suppress(Exception):
-                        await websocket.close(code=conn.close_code if conn.closed else 1000)
-                    return
-                await websocket.send_text(json.dumps(msg))
-
-        task = asyncio.create_task(sender())
-        await runner.call(runner.attach, conn)
-        try:
-            while True:
-                message = await websocket.receive()
-                if message["type"] == "websocket.disconnect":
-                    break
-                data = message.get("text")
-                if data is None:
-                    data = message.get("bytes") or b""
-                await runner.call(runner.handle, conn, data)  # on the table's thread, one step at a time
-                if task.done():
-                    break
-        except WebSocketDisconnect:
-            pass
-        finally:
-            runner.detach(conn)
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+    @app.get("/health", tags=["health"], response_model=Health, responses=COMMON_ERRORS)
+    async def health() -> Health:
+        return Health(ok=True)
 
     static = static_dir if static_dir is not None else STATIC_DIR
     if static.is_dir():

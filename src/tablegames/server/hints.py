@@ -19,9 +19,9 @@ from tablegames.engine import Advisor, Bot, Round
 
 log = logging.getLogger("tablegames.server")
 
-#: Strategies kept, least recently used dropped first: one per rule set (``bet`` None: a One Eyed Flush strategy
-#: is ~75 MB and 2 s to solve, so a busy Let It Ride table must not push it out), and apart from them a few Let
-#: It Ride bet sizes that the payout cap reaches (~10 MB and ~0.1 s each; every other bet shares the rule set's).
+#: Strategies kept, least recently used dropped first: one per rule set (``bet`` None: the largest strategy is
+#: ~75 MB and 2 s to solve, so a busy table of another game must not push it out), and apart from them a few
+#: bet sizes that a payout cap reaches (~10 MB and ~0.1 s each; every other bet shares the rule set's).
 MAX_RULE_SETS = 8
 MAX_CAPPED_BETS = 4
 #: Strategies solved at once in the background (each needs its working memory); a hint asked meanwhile for
@@ -71,7 +71,7 @@ def cached_strategies() -> int:
 def strategy_for(rules: Any, bet: int | None = None, wait: bool = False) -> Any:
     """The optimal strategy if ready (or ``wait``), else None while it is built in the background.
 
-    Let It Ride's strategy depends on the bet only where the payout cap reaches it
+    A game's strategy depends on the bet only where a payout cap reaches it
     (:func:`~tablegames.analysis.advice.strategy_bet`): every other bet shares one strategy.
     """
     from tablegames.analysis.advice import strategy_bet

@@ -1,0 +1,80 @@
+"""The money check after a load test: the ledger balances, nothing is left in play, every player's balance is
+the buy-in plus the nets of the rounds it saw settled."""
+
+from __future__ import annotations
+
+import asyncio
+
+from tablegames.loadtest.client import Player
+from tablegames.loadtest.config import MoneyCheck
+
+
+async def _final_balances(base: str, players: list[Player]) -> dict[int, int]:
+    import httpx
+
+    out: dict[int, int] = {}
+    async with httpx.AsyncClient(
+        base_url=base, timeout=60.0, limits=httpx.Limits(max_connections=20)
+    ) as http:
+        sem = asyncio.Semaphore(20)
+
+        async def one(p: Player) -> None:
+            async with sem:
+                r = await http.get("/me", headers={"Authorization": f"Bearer {p.token}"})
+                out[p.index] = int(r.json()["balance"])
+
+        await asyncio.gather(*(one(p) for p in players))
+    return out
+
+
+def check_money(database_url: str) -> MoneyCheck:
+    """The ledger invariants on the server's database."""
+    from sqlalchemy import func, select
+
+    from tablegames.server import ledger
+    from tablegames.server.db import (
+        CASHIER,
+        HOUSE,
+        IN_PLAY,
+        JACKPOT,
+        SETTLED,
+        WALLET,
+        Account,
+        RoundRow,
+        make_engine,
+    )
+
+    engine = make_engine(database_url)
+    try:
+        with engine.connect() as conn:
+            from sqlalchemy.orm import Session
+
+            with Session(bind=conn) as s:
+                chk = ledger.check_ledger(s)
+                by_kind = dict(
+                    s.execute(select(Account.kind, func.sum(Account.balance)).group_by(Account.kind)).all()
+                )
+                unsettled = int(
+                    s.scalar(select(func.count(RoundRow.id)).where(RoundRow.status.not_in([SETTLED, "void"])))
+                    or 0
+                )
+    finally:
+        engine.dispose()
+
+    def k(name: str) -> int:
+        return int(by_kind.get(name) or 0)
+
+    return MoneyCheck(
+        checked=True,
+        accounts=chk.accounts,
+        transactions=chk.transactions,
+        mismatched=list(chk.mismatched),
+        unbalanced=list(chk.unbalanced),
+        total=chk.total,
+        wallets=k(WALLET),
+        house=k(HOUSE),
+        cashier=k(CASHIER),
+        in_play=k(IN_PLAY),
+        meters=k(JACKPOT),
+        unsettled_rounds=unsettled,
+    )

@@ -1,0 +1,271 @@
+"""The load test's bounds and safety checks (loopback only), its configuration and its report."""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+from tablegames.rules import GAMES
+
+T = TypeVar("T")
+
+MAX_CLIENTS = 1000
+MAX_TABLES = 200
+MAX_DURATION = 600.0
+MAX_SEATS = 7
+BET = 100
+# A player's socket sends at most this many messages a second (bursts of SEND_BURST): under the server's
+# documented WebSocket limit (30/s, bursts of 120: server/limits.py), so a fast table never has its requests
+# dropped as ``rate_limited``.
+SEND_RATE = 25.0
+SEND_BURST = 60.0
+
+
+class LoadTestError(Exception):
+    """A refused or failed load test (bad arguments, a server that did not start, ...)."""
+
+
+def _loopback_host(host: str | None) -> bool:
+    if host is None or host == "":
+        return False
+    if host.lower() in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_loopback_url(url: str) -> str:
+    """The server URL without a trailing slash, if its host is a loopback address; else LoadTestError.
+
+    >>> check_loopback_url("http://127.0.0.1:8000/")
+    'http://127.0.0.1:8000'
+    >>> check_loopback_url("http://example.com")
+    Traceback (most recent call last):
+    ...
+    tablegames.loadtest.config.LoadTestError: refusing a non-loopback host 'example.com': the load test only runs against this machine
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        raise LoadTestError(f"the server URL must be http://127.0.0.1:PORT, got {url!r}")
+    if not _loopback_host(parts.hostname):
+        raise LoadTestError(
+            f"refusing a non-loopback host {parts.hostname!r}: the load test only runs against this machine"
+        )
+    return url.rstrip("/")
+
+
+def check_loopback_database(url: str) -> str:
+    """A database URL is allowed if it is a file (SQLite) or a server on a loopback address / a local socket.
+
+    >>> check_loopback_database("postgresql://bench@127.0.0.1:5432/bench")
+    'postgresql://bench@127.0.0.1:5432/bench'
+    >>> check_loopback_database("postgresql://u@db.example.com/x")
+    Traceback (most recent call last):
+    ...
+    tablegames.loadtest.config.LoadTestError: refusing database host 'db.example.com': the load test only uses this machine
+    """
+    if "://" not in url or url.startswith("sqlite"):
+        return url
+    parts = urlsplit(url)
+    host = parts.hostname
+    if host is None or host == "" or host.startswith("/"):
+        return url  # a local Unix socket
+    if not _loopback_host(host):
+        raise LoadTestError(f"refusing database host {host!r}: the load test only uses this machine")
+    return url
+
+
+def percentile(values: list[float], p: float) -> float | None:
+    """Nearest-rank percentile of ``values`` (None when empty).
+
+    >>> percentile([5.0, 1.0, 3.0, 2.0, 4.0], 50), percentile([1.0, 2.0], 99), percentile([], 50)
+    (3.0, 2.0, None)
+    """
+    if not values:
+        return None
+    ordered = sorted(values)
+    k = max(1, math.ceil(p / 100 * len(ordered)))
+    return ordered[k - 1]
+
+
+@dataclass
+class LoadConfig:
+    clients: int = 20
+    tables: int = 4
+    duration: float = 10.0
+    url: str | None = None
+    database: str | None = None
+    games: tuple[str, ...] = tuple(GAMES)
+    admin_token: str | None = None
+    seed: int = 0
+    buy_in: int = 1_000_000
+    side_bets: float = 0.3
+    betting_seconds: float = 10.0
+    turn_seconds: float = 30.0
+    grace: float = 30.0
+    think: float = 0.0
+    ramp: float = 2.0  # players start at random moments over this many seconds (no thundering herd)
+    connect_timeout: float = 60.0
+
+    def validate(self) -> None:
+        if not 1 <= self.clients <= MAX_CLIENTS:
+            raise LoadTestError(f"--clients must be 1..{MAX_CLIENTS}, got {self.clients}")
+        if not 1 <= self.tables <= MAX_TABLES:
+            raise LoadTestError(f"--tables must be 1..{MAX_TABLES}, got {self.tables}")
+        if self.tables > self.clients:
+            raise LoadTestError(f"{self.tables} tables need at least as many clients, got {self.clients}")
+        if math.ceil(self.clients / self.tables) > MAX_SEATS:
+            raise LoadTestError(
+                f"{self.clients} clients over {self.tables} tables is more than {MAX_SEATS} seats a table"
+            )
+        if not 0 < self.duration <= MAX_DURATION:
+            raise LoadTestError(f"--duration must be in (0, {MAX_DURATION:g}] seconds, got {self.duration}")
+        if not 0 <= self.think <= 60:
+            raise LoadTestError(f"--think must be 0..60 seconds, got {self.think}")
+        if not self.games or any(g not in GAMES for g in self.games):
+            raise LoadTestError(f"games must be among {', '.join(GAMES)}, got {', '.join(self.games)}")
+        if self.url is not None:
+            self.url = check_loopback_url(self.url)
+        if self.database is not None:
+            check_loopback_database(self.database)
+
+
+@dataclass
+class Stats:
+    """What the clients saw."""
+
+    latencies: dict[str, list[float]] = field(default_factory=lambda: {"wager": [], "act": []})
+    errors: Counter[str] = field(default_factory=Counter)
+    rounds: set[tuple[int, int]] = field(default_factory=set)
+    rounds_in_window: set[tuple[int, int]] = field(default_factory=set)
+    requests: int = 0
+    messages: int = 0
+    disconnects: int = 0
+    server_cpu: float | None = None  # CPU seconds of the server process during the measured window
+    client_cpu: float | None = None  # CPU seconds of this (client) process during the window
+    load_average: tuple[float, ...] = ()
+    failures: Counter[str] = field(default_factory=Counter)
+    timeouts: int = 0
+
+    def error_count(self) -> int:
+        return sum(self.errors.values()) + self.disconnects + self.timeouts
+
+
+@dataclass
+class MoneyCheck:
+    """The ledger after the run (``checked`` False when no database was reachable)."""
+
+    checked: bool = False
+    accounts: int = 0
+    transactions: int = 0
+    mismatched: list[str] = field(default_factory=list)
+    unbalanced: list[int] = field(default_factory=list)
+    total: int = 0
+    wallets: int = 0
+    house: int = 0
+    cashier: int = 0
+    in_play: int = 0
+    meters: int = 0
+    unsettled_rounds: int = 0
+    player_mismatches: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        ledger_ok = not self.checked or (
+            not self.mismatched
+            and not self.unbalanced
+            and self.total == 0
+            and self.in_play == 0
+            and self.unsettled_rounds == 0
+        )
+        return ledger_ok and not self.player_mismatches
+
+
+@dataclass
+class LoadReport:
+    config: LoadConfig
+    database: str
+    elapsed: float
+    stats: Stats
+    money: MoneyCheck
+    server_url: str
+
+    @property
+    def rounds(self) -> int:
+        return len(self.stats.rounds_in_window)
+
+    def latency(self, kind: str | None = None) -> dict[str, float | None]:
+        values = (
+            self.stats.latencies[kind]
+            if kind is not None
+            else [v for vs in self.stats.latencies.values() for v in vs]
+        )
+        return {
+            "count": float(len(values)),
+            "p50_ms": _ms(percentile(values, 50)),
+            "p95_ms": _ms(percentile(values, 95)),
+            "p99_ms": _ms(percentile(values, 99)),
+            "max_ms": _ms(max(values) if values else None),
+        }
+
+    @property
+    def ok(self) -> bool:
+        return self.stats.error_count() == 0 and self.money.ok
+
+    def to_dict(self) -> dict[str, Any]:
+        m = self.money
+        return {
+            "clients": self.config.clients,
+            "tables": self.config.tables,
+            "duration_s": self.config.duration,
+            "think_s": self.config.think,
+            "ramp_s": self.config.ramp,
+            "games": list(self.config.games),
+            "database": self.database,
+            "server": self.server_url,
+            "elapsed_s": round(self.elapsed, 3),
+            "rounds": self.rounds,
+            "rounds_per_s": round(self.rounds / self.config.duration, 3),
+            "requests": self.stats.requests,
+            "messages_received": self.stats.messages,
+            "latency": self.latency(),
+            "latency_wager": self.latency("wager"),
+            "latency_act": self.latency("act"),
+            "errors": dict(self.stats.errors),
+            "disconnects": self.stats.disconnects,
+            "client_failures": dict(self.stats.failures),
+            "server_cpu_s": self.stats.server_cpu,
+            "client_cpu_s": self.stats.client_cpu,
+            "load_average": list(self.stats.load_average),
+            "timeouts": self.stats.timeouts,
+            "money": {
+                "checked": m.checked,
+                "ok": m.ok,
+                "accounts": m.accounts,
+                "transactions": m.transactions,
+                "mismatched_balances": m.mismatched,
+                "unbalanced_transactions": m.unbalanced,
+                "sum_of_all_accounts": m.total,
+                "wallets": m.wallets,
+                "house": m.house,
+                "cashier": m.cashier,
+                "in_play": m.in_play,
+                "jackpot_meters": m.meters,
+                "unsettled_rounds": m.unsettled_rounds,
+                "player_mismatches": m.player_mismatches,
+            },
+            "ok": self.ok,
+        }
+
+
+def _ms(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds * 1000, 2)
+
+
+# --- the simulated players --------------------------------------------------------------------------

@@ -1,0 +1,100 @@
+"""One client socket of a table (:class:`Connection`) and the bounds on sockets; handing work to the event
+loop's thread from the tables' worker threads."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from tablegames.server.service import (
+    PlayerInfo,
+)
+
+if TYPE_CHECKING:
+    pass
+
+
+MAX_QUEUE = 1000
+
+# Sockets (docs/protocol.md, issue 11 defect 8): a player's newest sockets win; the table keeps room for players.
+MAX_SOCKETS_PER_PLAYER_TABLE = 4  # a fifth socket of one player at one table closes the player's oldest there
+MAX_SOCKETS_PER_PLAYER = 16  # over all tables: the oldest anywhere is closed
+# a table's sockets: then an onlooker's new socket is refused, a seated player's replaces an onlooker's
+MAX_SOCKETS_PER_TABLE = 64
+CLOSE_REPLACED = 4409  # close code of a socket replaced by a newer one of the same player
+CLOSE_TABLE_FULL = 4503  # close code of a socket refused (or replaced) because the table has too many
+
+
+def _on(loop: asyncio.AbstractEventLoop | None) -> bool:
+    """True when the caller runs on ``loop``'s thread (or there is no loop to hand over to)."""
+    if loop is None:
+        return True
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
+
+
+def _call_on(loop: asyncio.AbstractEventLoop | None, fn: Callable[..., None], *args: Any) -> None:
+    """Run ``fn(*args)`` on ``loop``'s thread: now when the caller is on it (or there is no loop), else handed
+    over in order; nothing once the loop is closing (nobody is listening any more)."""
+    if _on(loop):
+        fn(*args)
+        return
+    assert loop is not None
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(fn, *args)
+
+
+_OPENED = itertools.count()
+_SOCKETS_LOCK = threading.Lock()
+
+
+class Connection:
+    """One client socket: its player, its outgoing queue and its hint toggle.
+
+    :meth:`send` may be called from the table's worker thread: the message is handed to the event loop, which
+    owns the queue (messages keep their order).
+    """
+
+    def __init__(self, player: PlayerInfo, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        self.player = player
+        self.loop = loop
+        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.close_code = 1008  # the WebSocket close code when the server closes it (app.py)
+        self.opened = next(_OPENED)  # order of opening (the oldest sockets are replaced first)
+        self.hints = False
+        self.round_key: int | None = None  # engine round_no of the events sent so far
+        self.sent = 0
+        self.closed = False
+        self.ending = False  # close() was called (from any thread): nothing more is sent
+        self.last_hint: tuple[int, int] | None = None
+
+    @property
+    def gone(self) -> bool:
+        """Closed, or being closed: it no longer counts among the table's sockets."""
+        return self.closed or self.ending
+
+    def send(self, message: dict[str, Any]) -> None:
+        if not self.closed and not self.ending:
+            _call_on(self.loop, self._deliver, message)
+
+    def _deliver(self, message: dict[str, Any] | None) -> None:
+        if self.closed:
+            return
+        if message is None or self.queue.qsize() >= MAX_QUEUE:  # a client that does not read is dropped
+            self.closed = True
+            self.queue.put_nowait(None)
+            return
+        self.queue.put_nowait(message)
+
+    def close(self, code: int | None = None) -> None:
+        if not self.closed and not self.ending:
+            if code is not None:
+                self.close_code = code
+            self.ending = True
+            _call_on(self.loop, self._deliver, None)

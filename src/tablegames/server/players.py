@@ -1,0 +1,80 @@
+"""Players: registration (names, tokens), authentication, the operator's token, a player's own summary."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from tablegames.server import ledger
+from tablegames.server.checks import hash_token
+from tablegames.server.core import PlayerInfo, ServerCore
+from tablegames.server.db import (
+    WALLET,
+    Account,
+    Player,
+    Seating,
+)
+from tablegames.server.errors import ApiError
+from tablegames.server.names import NAME_RULE, display_name, name_key
+
+
+class Players(ServerCore):
+    def register(self, name: object) -> tuple[PlayerInfo, str]:
+        """A new player (names: ``tablegames.server.names``; a name whose look-alike key is registered already
+        is ``name_taken``, whatever its case or look-alike characters)."""
+        shown = display_name(name)
+        if shown is None:
+            raise ApiError("bad_name", NAME_RULE)
+        key = name_key(shown)
+        taken = ApiError("name_taken", f"the name {shown!r} is taken (or one that looks the same)", 409)
+        token = secrets.token_urlsafe(32)
+        try:
+            with self.tx() as s:
+                if s.scalar(select(Player.id).where(Player.name_key == key)) is not None:
+                    raise taken
+                acc = Account(name=f"wallet:{shown}", kind=WALLET, balance=0)
+                s.add(acc)
+                s.flush()
+                p = Player(name=shown, name_key=key, token_hash=hash_token(token), account_id=acc.id)
+                s.add(p)
+                s.flush()
+                info = PlayerInfo(p.id, p.name, acc.id)
+        except IntegrityError:  # the same key raced in (the unique index), or an old account name
+            raise taken from None
+        self.known_tokens.add(token)
+        return info, token
+
+    def authenticate(self, token: str | None) -> PlayerInfo:
+        """The player of ``token`` or ``unauthorized`` (checked on every request)."""
+        if not token or not isinstance(token, str) or len(token) > 200:
+            raise ApiError(
+                "unauthorized", "missing token: register with POST /players and send the token", 401
+            )
+        with self.sessions() as s:
+            p = s.scalar(select(Player).where(Player.token_hash == hash_token(token)))
+            if p is None:
+                raise ApiError("unauthorized", "unknown token", 401)
+            self.known_tokens.add(token)
+            return PlayerInfo(p.id, p.name, p.account_id)
+
+    def check_admin(self, token: str | None) -> None:
+        if not self.is_admin(token):
+            raise ApiError("forbidden", "this operator action needs the admin token (X-Admin-Token)", 403)
+
+    def is_admin(self, token: str | None) -> bool:
+        return bool(token) and secrets.compare_digest(str(token).encode(), self.admin_token.encode())
+
+    def me(self, player: PlayerInfo) -> dict[str, Any]:
+        with self.sessions() as s:
+            seats = s.execute(
+                select(Seating.table_id, Seating.seat).where(Seating.player_id == player.player_id)
+            )
+            return {
+                "player_id": player.player_id,
+                "name": player.name,
+                "balance": ledger.balance(s, player.account_id),
+                "seats": [{"table_id": t, "seat": n} for t, n in seats],
+            }

@@ -1,0 +1,354 @@
+"""The WebSocket protocol of a table: its message handlers."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, ClassVar
+
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+
+from tablegames.engine import IllegalAction, Phase
+from tablegames.randomness.fairness import check_player_seed
+from tablegames.server import statements as sql
+from tablegames.server.client import (
+    _SOCKETS_LOCK,
+    CLOSE_REPLACED,
+    CLOSE_TABLE_FULL,
+    MAX_SOCKETS_PER_PLAYER,
+    MAX_SOCKETS_PER_PLAYER_TABLE,
+    MAX_SOCKETS_PER_TABLE,
+    Connection,
+)
+from tablegames.server.db import (
+    Seating,
+)
+from tablegames.server.errors import ApiError, from_engine
+from tablegames.server.service import (
+    check_request_id,
+    clear_seat,
+    idempotency_key,
+)
+from tablegames.server.steps import Steps
+
+log = logging.getLogger("tablegames.server")
+
+IDEMPOTENT = frozenset({"sit", "leave", "wager", "act", "client_seed"})  # the state-changing messages
+
+
+class Protocol(Steps):
+    """The WebSocket protocol of one table (docs/protocol.md): sockets attached and bounded, each message
+    handled (refusals are ``error`` messages and change nothing), answers kept for repeated request ids."""
+
+    def attach(self, conn: Connection) -> None:
+        # the tables attach on their own threads: one count of a player's sockets at a time
+        with _SOCKETS_LOCK:
+            if not self._make_room(conn):
+                return
+            # copy-on-write: the loop's thread reads the list too (closed ones left by a racing detach go now)
+            self.conns = [*(c for c in self.conns if not c.gone), conn]
+        cfg = self.server.config
+        conn.send(
+            {
+                "type": "welcome",
+                "player": {"player_id": conn.player.player_id, "name": conn.player.name},
+                "table": self.info(),
+                "seat": self.seat_of(conn.player.player_id),
+                "balance": self.server.balance(conn.player),
+                "betting_seconds": cfg.betting_seconds,
+                "turn_seconds": cfg.turn_seconds,
+            }
+        )
+        self._push(conn)
+
+    def _make_room(self, conn: Connection) -> bool:
+        """Bound the sockets (per player here and overall, per table): close the player's oldest beyond
+        :data:`MAX_SOCKETS_PER_PLAYER_TABLE` / :data:`MAX_SOCKETS_PER_PLAYER` (``4409``); at a table with
+        :data:`MAX_SOCKETS_PER_TABLE` sockets a seated player's new socket replaces an onlooker's oldest, an
+        onlooker's is refused (``4503``). False when ``conn`` itself was refused."""
+        pid = conn.player.player_id
+        live = [c for c in self.conns if not c.gone]
+        if len(live) >= MAX_SOCKETS_PER_TABLE:
+            seated = {p.player_id for p in self.occupants.values()}
+            onlookers = [c for c in live if c.player.player_id not in seated]
+            if pid not in seated or not onlookers:
+                self._close_with(
+                    conn, CLOSE_TABLE_FULL, "too_many_sockets", "this table has too many sockets open"
+                )
+                return False
+            self._close_with(
+                onlookers[0],
+                CLOSE_TABLE_FULL,
+                "too_many_sockets",
+                "a seated player needed room at this table",
+            )
+        mine = [c for c in live if c.player.player_id == pid]
+        for old in mine[: max(0, len(mine) - MAX_SOCKETS_PER_PLAYER_TABLE + 1)]:
+            self._close_with(old, CLOSE_REPLACED, "replaced", "a newer socket of yours opened at this table")
+        anywhere = [
+            c
+            for runner in list(self.server.runners.values())
+            for c in runner.conns
+            if c.player.player_id == pid and not c.gone
+        ]
+        anywhere.sort(key=lambda c: c.opened)
+        for old in anywhere[: max(0, len(anywhere) - MAX_SOCKETS_PER_PLAYER + 1)]:
+            self._close_with(old, CLOSE_REPLACED, "replaced", "a newer socket of yours opened")
+        return True
+
+    def _close_with(self, conn: Connection, close_code: int, code: str, message: str) -> None:
+        """Tell the client why, then close its socket with ``close_code`` (its own handler detaches it)."""
+        conn.send({"type": "error", "code": code, "message": message, "request_id": None})
+        conn.close(close_code)
+        self.conns = [c for c in self.conns if c is not conn]
+
+    def detach(self, conn: Connection) -> None:
+        """(Safe from any thread.)"""
+        self.conns = [c for c in self.conns if c is not conn]
+        conn.close()
+
+    def handle(self, conn: Connection, text: str | bytes) -> None:
+        """Handle one client message; every refusal is an ``error`` message and changes nothing."""
+        rid: str | None = None
+        try:
+            if len(text) > self.server.config.max_message_bytes:
+                raise ApiError(
+                    "bad_message", f"message larger than {self.server.config.max_message_bytes} bytes"
+                )
+            try:
+                msg = json.loads(text)
+            except (ValueError, UnicodeDecodeError):
+                raise ApiError("bad_json", "the message is not valid JSON") from None
+            if not isinstance(msg, dict):
+                raise ApiError("bad_json", "a message must be a JSON object with a 'type'")
+            raw_rid = msg.get("request_id")
+            rid = raw_rid if isinstance(raw_rid, str) and len(raw_rid) <= 64 else None
+            kind = msg.get("type")
+            handler = self.HANDLERS.get(kind) if isinstance(kind, str) else None
+            if handler is None:
+                known = ", ".join(self.HANDLERS)
+                raise ApiError("unknown_type", f"unknown message type {kind!r}; known: {known}")
+            if kind in IDEMPOTENT and rid is not None:
+                answers = self._answers.get(conn.player.player_id)
+                old = answers.get(rid) if answers is not None else None
+                if old is not None:  # a repeated request id: the first answer again, nothing changes
+                    conn.send({**old, "duplicate": True})
+                    return
+            handler(self, conn, msg)
+        except ApiError as exc:
+            conn.send({"type": "error", **exc.to_dict(), "request_id": rid})
+        except IllegalAction as exc:
+            conn.send({"type": "error", **from_engine(exc).to_dict(), "request_id": rid})
+        except SQLAlchemyError:
+            log.exception("database error on table %s", self.table_id)
+            conn.send(
+                {
+                    "type": "error",
+                    "code": "server_error",
+                    "message": "the database refused the request; nothing was changed",
+                    "request_id": rid,
+                }
+            )
+        except Exception:
+            log.exception("unexpected error on table %s", self.table_id)
+            conn.send(
+                {"type": "error", "code": "server_error", "message": "internal error", "request_id": rid}
+            )
+
+    def _ack(self, conn: Connection, kind: str, msg: dict[str, Any], **fields: Any) -> None:
+        rid = msg.get("request_id") if isinstance(msg.get("request_id"), str) else None
+        ack = {"type": "ack", "request_id": rid, "for": kind, **fields}
+        if kind in IDEMPOTENT:
+            ack.setdefault("duplicate", False)
+            self._remember(conn.player.player_id, ack)
+        conn.send(ack)
+
+    # --- handlers ---------------------------------------------------------------------------------
+
+    def on_ping(self, conn: Connection, msg: dict[str, Any]) -> None:
+        conn.send(
+            {
+                "type": "pong",
+                "request_id": msg.get("request_id") if isinstance(msg.get("request_id"), str) else None,
+            }
+        )
+
+    def on_state(self, conn: Connection, msg: dict[str, Any]) -> None:
+        conn.round_key = None  # resend the round's events from the start
+        self._push(conn)
+
+    def on_hints(self, conn: Connection, msg: dict[str, Any]) -> None:
+        on = msg.get("on")
+        if not isinstance(on, bool):
+            raise ApiError("bad_message", "hints needs 'on': true or false")
+        conn.hints = on
+        conn.last_hint = None
+        self._ack(conn, "hints", msg, on=on)
+        self._push(conn)
+
+    def on_sit(self, conn: Connection, msg: dict[str, Any]) -> None:
+        check_request_id(msg.get("request_id"), required=False)
+        pid = conn.player.player_id
+        if self.seat_of(pid) is not None:
+            raise ApiError("already_seated", f"you already sit at seat {self.seat_of(pid)} of this table")
+        seat = msg.get("seat")
+        n = self.row.seats
+        busy = set(self.occupants)
+        if self.live is not None and not self.live.rnd.is_over:
+            busy |= {s.seat for s in self.live.rnd.active_seats}
+        if seat is None:
+            free = [i for i in range(1, n + 1) if i not in busy]
+            if not free:
+                raise ApiError("seat_taken", "the table is full")
+            seat = free[0]
+        elif isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= n:
+            raise ApiError("bad_seat", f"no seat {seat!r} at this table (seats 1-{n})")
+        elif seat in busy:
+            raise ApiError("seat_taken", f"seat {seat} is taken")
+        try:
+            with self.server.tx() as s:
+                s.add(Seating(table_id=self.table_id, seat=seat, player_id=pid))
+        except IntegrityError:
+            raise ApiError("seat_taken", f"seat {seat} is taken") from None
+        self.occupants = {
+            **self.occupants,
+            seat: conn.player,
+        }  # copy-on-write (info() reads it from the loop)
+        self._ack(conn, "sit", msg, seat=seat)
+        self._changed()
+
+    def on_leave(self, conn: Connection, msg: dict[str, Any]) -> None:
+        seat = self.seat_of(conn.player.player_id)
+        if seat is None:
+            raise ApiError("not_seated", "you do not sit at this table")
+        live = self.live
+        if live is not None and not live.rnd.is_over and live.rnd.seats[seat].playing:
+            raise ApiError("in_round", f"seat {seat} has wagers in play; leave after the round")
+        with self.server.tx() as s:
+            clear_seat(s, self.table_id, conn.player.player_id)
+        self.occupants = {k: p for k, p in self.occupants.items() if k != seat}
+        self._ack(conn, "leave", msg, seat=seat)
+        self._changed()
+
+    def on_wager(self, conn: Connection, msg: dict[str, Any]) -> None:
+        rid = check_request_id(msg.get("request_id"), required=True)
+        assert rid is not None
+        player = conn.player
+        key = idempotency_key(f"wager:{self.table_id}", rid)
+        with self.server.reads.connect() as c:
+            old = c.execute(sql.IDEMPOTENT, {"player": player.player_id, "key": key}).scalar()
+        if old is not None:
+            conn.send({**old, "duplicate": True})
+            return
+        seat = self.seat_of(player.player_id)
+        if seat is None:
+            raise ApiError("not_seated", "take a seat (sit) before wagering")
+        wagers = msg.get("wagers")
+        options = msg.get("options") or {}
+        if not isinstance(wagers, dict) or not wagers or len(wagers) > 8:
+            raise ApiError("bad_message", "wagers must be an object {wager name: cents}")
+        if not isinstance(options, dict) or not all(isinstance(v, str) for v in options.values()):
+            raise ApiError("bad_message", "options must be an object {wager name: text}")
+        for name in options:
+            if name not in wagers:
+                raise ApiError("bad_message", f"option for {name!r} without that wager in this message")
+        live = self.live
+        if live is not None and live.rnd.is_over and not live.settled:
+            self._settle()  # a settlement that failed earlier is retried before anything else
+        if live is not None and not live.rnd.is_over:
+            self._place(conn, live, seat, rid, key, wagers, options)
+            return
+        # A new round opens only when this wager is placed: a refused wager leaves the table as it was.
+        previous = (self.engine.current, self.engine.round_no)
+        try:
+            self._place(conn, self._new_live(), seat, rid, key, wagers, options)
+        except BaseException:
+            if self.live is None or self.live.rnd is previous[0]:
+                self.engine.current, self.engine.round_no = previous
+            raise
+
+    def on_act(self, conn: Connection, msg: dict[str, Any]) -> None:
+        check_request_id(msg.get("request_id"), required=False)
+        seat = self.seat_of(conn.player.player_id)
+        if seat is None:
+            raise ApiError("not_seated", "you do not sit at this table")
+        if "seat" in msg and msg["seat"] != seat:
+            raise ApiError("not_your_turn", f"seat {msg['seat']!r} is not yours (you sit at seat {seat})")
+        decision = msg.get("decision")
+        if decision is not None and (not isinstance(decision, str) or not 1 <= len(decision) <= 64):
+            raise ApiError("bad_message", "decision must be the state's decision id (a string)")
+        answered = self._decided.get(decision) if decision is not None else None
+        if answered is not None:
+            # a repeated or stale decision (another socket, a retry, a timeout took it): nothing changes
+            by_seat, event = answered
+            if by_seat != seat:
+                raise ApiError("not_your_turn", f"decision {decision} was seat {by_seat}'s, not yours")
+            self._ack(conn, "act", msg, decision=decision, event=event, duplicate=True)
+            return
+        live = self.live
+        if live is None or live.rnd.phase != Phase.DECIDING:
+            raise ApiError("wrong_phase", "there is no decision to take now")
+        text = msg.get("action")
+        if not isinstance(text, str):
+            raise ApiError("bad_message", "act needs 'action', e.g. \"stand\"")
+        # the engine's rule (whose turn, which actions are legal now): typed errors, nothing changed
+        action = live.rnd.verify_act(seat, text)
+        current = self.decision_id()
+        if decision is None:
+            raise ApiError(
+                "bad_message", f"act needs 'decision': the id of the decision it answers ({current})"
+            )
+        if decision != current:
+            raise ApiError("stale_decision", f"decision {decision!r} is not open; the open one is {current}")
+        event = self._apply_action(seat, action, "player")
+        self._ack(conn, "act", msg, decision=decision, event=event.to_dict())
+        self._after_step()
+
+    def on_client_seed(self, conn: Connection, msg: dict[str, Any]) -> None:
+        """Set (or change) the player's seed for the next round (docs/protocol.md, "Client seeds").
+
+        The message names the commitment it answers (the state's ``next_commitment``): the server seed of that
+        round was fixed and published before the seed was taken. Once that round was dealt (opened), the
+        commitment is no longer the next one and the seed is refused (``stale_commitment``), nothing changed.
+        """
+        check_request_id(msg.get("request_id"), required=False)
+        upcoming = self._upcoming_pf()
+        if upcoming is None:
+            raise ApiError("not_provably_fair", "this table does not deal provably fair rounds")
+        try:
+            seed = check_player_seed(msg.get("seed"))
+        except ValueError as exc:
+            raise ApiError("bad_seed", str(exc)) from None
+        commitment = msg.get("commitment")
+        if not isinstance(commitment, str):
+            raise ApiError("bad_message", "client_seed needs 'commitment': the state's next_commitment")
+        if commitment != upcoming.commitment:
+            raise ApiError(
+                "stale_commitment",
+                f"commitment {commitment[:16]!r}… is not the next round's (its round was dealt, or it never was "
+                f"one); the next round's is {upcoming.commitment}",
+            )
+        pid = conn.player.player_id
+        self.client_seeds[pid] = seed
+        self._ack(
+            conn,
+            "client_seed",
+            msg,
+            seed=seed,
+            commitment=upcoming.commitment,
+            round_no=self.engine.round_no + 1,
+        )
+        for c in list(self.conns):
+            if c.player.player_id == pid:
+                self._push(c)
+
+    HANDLERS: ClassVar[dict[str, Any]] = {
+        "sit": on_sit,
+        "leave": on_leave,
+        "wager": on_wager,
+        "act": on_act,
+        "client_seed": on_client_seed,
+        "hints": on_hints,
+        "state": on_state,
+        "ping": on_ping,
+    }

@@ -1,0 +1,113 @@
+"""What the routers share: the server of the app, database work off the event loop, the current player, the
+error responses every route documents."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Annotated, Any, TypeVar
+
+from fastapi import Depends, Header, Path, Request, WebSocket
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict
+
+from tablegames.server.errors import ApiError
+from tablegames.server.service import PlayerInfo, Server
+
+T = TypeVar("T")
+
+
+def server_of(request: Request | WebSocket) -> Server:
+    server: Server = request.app.state.server
+    return server
+
+
+def bearer(authorization: str | None) -> str | None:
+    if authorization and authorization.lower().startswith("bearer "):
+        return authorization[7:].strip()
+    return None
+
+
+async def off_loop(request: Request | WebSocket, fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` on the app's REST threads: database work never runs on the event loop (issue 11)."""
+    pool: ThreadPoolExecutor | None = getattr(request.app.state, "rest_threads", None)  # (None: not started)
+    return await asyncio.get_running_loop().run_in_executor(pool, functools.partial(fn, *args))
+
+
+async def json_off_loop(request: Request, fn: Callable[..., Any], *args: Any) -> Response:
+    """``fn(*args)`` on the REST threads, rendered to JSON there too (a page of history is not encoded on the
+    event loop either); the route declares the answer's shape with ``response_model``."""
+
+    def render() -> bytes:
+        return json.dumps(fn(*args), ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+
+    return Response(await off_loop(request, render), media_type="application/json")
+
+
+def read(server: Server, fn: Callable[..., T], *args: Any, **kw: Any) -> Callable[[], T]:
+    """``fn(session, *args, **kw)`` in a session of its own (to run on a REST thread)."""
+
+    def call() -> T:
+        with server.sessions() as s:
+            return fn(s, *args, **kw)
+
+    return call
+
+
+async def current_player(
+    request: Request, authorization: Annotated[str | None, Header()] = None
+) -> PlayerInfo:
+    """The player of the ``Authorization: Bearer <token>`` header (checked on every request)."""
+    return await off_loop(request, server_of(request).authenticate, bearer(authorization))
+
+
+Auth = Annotated[PlayerInfo, Depends(current_player)]
+
+
+class Out(BaseModel):
+    """A response body: the fields documented, any other field the server adds passed through unchanged."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class ErrorDetail(Out):
+    code: str
+    message: str
+
+
+class ErrorOut(Out):
+    """Every refusal (docs/protocol.md): a typed ``code`` and a clear message; nothing was changed."""
+
+    error: ErrorDetail
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The error responses of a route, documented with the protocol's error body."""
+    return {status: {"model": ErrorOut, "description": "refused; nothing changed"} for status in statuses}
+
+
+COMMON_ERRORS = errors(400, 413, 422, 429, 503)
+
+
+def viewer(server: Server, authorization: str | None, x_admin_token: str | None) -> int | None:
+    """Whose balances a reader may see: every player's (admin token), a player's own (their token), or
+    none (anonymous, or a token that is not valid). (On a REST thread.)"""
+    from tablegames.server.service import ALL_BALANCES
+
+    if server.is_admin(x_admin_token):
+        return ALL_BALANCES
+    token = bearer(authorization)
+    if token is None:
+        return None
+    try:
+        return server.authenticate(token).player_id
+    except ApiError:
+        return None
+
+
+MAX_ROW_ID = 2**63 - 1  # the largest id either database stores (BIGINT / SQLite INTEGER)
+RowId = Annotated[int, Path(ge=1, le=MAX_ROW_ID, description="a round's or table's id")]
+"""A round or table id in a path: a larger number is refused (422) before any database sees it."""

@@ -1,0 +1,60 @@
+"""The WebSocket of a table: ``/ws/tables/{table_id}?token=...`` (docs/protocol.md). Each message is handled
+on the table's thread, one step at a time; the socket's sender drains its outgoing queue."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+
+from tablegames.server.client import Connection
+from tablegames.server.errors import ApiError
+from tablegames.server.routes.deps import RowId, off_loop, server_of
+
+router = APIRouter()
+
+
+@router.websocket("/ws/tables/{table_id}")
+async def play(websocket: WebSocket, table_id: RowId, token: str | None = None) -> None:
+    await websocket.accept()
+    server = server_of(websocket)
+    try:
+        who = await off_loop(websocket, server.authenticate, token)
+        runner = await off_loop(websocket, server.runner, table_id)
+    except ApiError as exc:
+        await websocket.send_text(json.dumps({"type": "error", **exc.to_dict(), "request_id": None}))
+        await websocket.close(code=4401 if exc.code == "unauthorized" else 4404)
+        return
+    conn = Connection(who, asyncio.get_running_loop())
+
+    async def sender() -> None:
+        while True:
+            msg = await conn.queue.get()
+            if msg is None:
+                with contextlib.suppress(Exception):
+                    await websocket.close(code=conn.close_code if conn.closed else 1000)
+                return
+            await websocket.send_text(json.dumps(msg))
+
+    task = asyncio.create_task(sender())
+    await runner.call(runner.attach, conn)
+    try:
+        while True:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            data = message.get("text")
+            if data is None:
+                data = message.get("bytes") or b""
+            await runner.call(runner.handle, conn, data)  # on the table's thread, one step at a time
+            if task.done():
+                break
+    except WebSocketDisconnect:
+        pass
+    finally:
+        runner.detach(conn)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task

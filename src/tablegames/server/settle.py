@@ -1,0 +1,188 @@
+"""Writing a finished round's settlement: the meters locked, the round replayed at their values, the postings
+of :mod:`tablegames.server.settlement` posted, the hits numbered, the round's record and players stored."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from tablegames.engine import Round
+from tablegames.engine.events import (
+    CardDealt,
+    EnvyPaid,
+    JackpotContribution,
+    JackpotHit,
+    RoundEnded,
+)
+from tablegames.engine.replay import at_meters
+from tablegames.randomness import (
+    ServerSeed,
+    fairness_record,
+)
+from tablegames.server import ledger, settlement
+from tablegames.server import statements as sql
+from tablegames.server.db import (
+    HOUSE,
+    SETTLED,
+)
+from tablegames.server.push import Pushes
+
+
+class Settling(Pushes):
+    """A finished round's settlement, written once in one transaction at the locked meter values."""
+
+    def _settle(self) -> None:
+        """Write the round's settlement in one transaction, exactly once (status change included)."""
+        live = self.live
+        assert live is not None and live.round_id is not None
+        rnd = live.rnd
+        round_id = live.round_id
+        with self.server.write() as c:
+            row = c.execute(sql.ROUND_FOR_SETTLEMENT, {"rid": round_id}).one()
+            if row.status == SETTLED:
+                live.settled = True
+                return
+            seat_players = dict(live.seat_players)
+            wallets: dict[int, int] = {
+                int(pid): int(acc)
+                for pid, acc in c.execute(sql.WALLETS, {"players": sorted(set(seat_players.values()))})
+            }
+            rnd = self._at_locked_meters(c, rnd, wallets.values())  # the engine settles at the meters now
+
+            accounts = settlement.Accounts(
+                wallets={seat: wallets[pid] for seat, pid in seat_players.items()},
+                players=seat_players,
+                house=self.server.system[HOUSE],
+                in_play=self.in_play,
+                meters=self.server.meter_accounts(self.game),
+            )
+            settled = settlement.settlement(rnd.history, accounts, round_id)
+            postings, hit_postings = settled.postings, settled.hits
+            results = [r.to_dict() for r in settled.results]
+            fairness = None
+            if row.server_seed and row.client_seed is not None and row.nonce is not None:
+                fairness = fairness_record(
+                    game=self.game,
+                    round_id=round_id,
+                    server_seed=ServerSeed.from_hex(row.server_seed),
+                    client_seed=row.client_seed,
+                    nonce=row.nonce,
+                    deck=row.deck,
+                    dealt=[(e.position, e.to) for e in rnd.history if isinstance(e, CardDealt)],
+                    commitment=row.commitment,
+                    client_seeds=live.client_seeds or None,
+                )
+            c.execute(
+                sql.FINISH_ROUND,
+                {
+                    "rid": round_id,
+                    "status": SETTLED,
+                    "seat_players": {str(k): v for k, v in sorted(seat_players.items())},
+                    "events": [e.to_dict() for e in rnd.history],
+                    "settled_at": time.time(),
+                    "recovered": live.recovered,
+                    "result": {"house_net": settled.house_net, "results": results, "fairness": fairness},
+                },
+            )
+            # last: the money (locks the busy house, and the in-play and meter accounts if _at_locked_meters did
+            # not, until the commit)
+            ids, balances = ledger.post_all(c, postings)
+            hit_seqs = self._record_hits(c, round_id, seat_players, [(ids[i], e) for i, e in hit_postings])
+            untouched = sorted({accounts.wallets[r.seat] for r in settled.results} - set(balances))
+            if untouched:
+                balances.update(
+                    (int(a), int(b)) for a, b in c.execute(sql.ACCOUNT_BALANCES, {"accounts": untouched})
+                )
+            c.execute(
+                sql.INSERT_ROUND_PLAYERS,
+                [
+                    {
+                        "round_id": round_id,
+                        **r,
+                        "balance_before": balances[accounts.wallets[r["seat"]]] - r["net"],
+                        "balance_after": balances[accounts.wallets[r["seat"]]],
+                    }
+                    for r in results
+                ],
+            )
+        if rnd is not live.rnd:
+            self._adopt(rnd)
+        live.settled = True
+        names = {p.player_id: p.name for p in self.occupants.values()}
+        live.result = {
+            "type": "round_result",
+            "round_id": live.round_id,
+            "seq": len(rnd.history),
+            "results": [{**r, "player": names.get(r["player_id"])} for r in results],
+            "envy": [e.to_dict() for e in rnd.history if isinstance(e, EnvyPaid)],
+            "jackpot_hits": [
+                {**e.to_dict(), "hit_seq": seq} for (_, e), seq in zip(hit_postings, hit_seqs, strict=True)
+            ],
+            "meters": dict(self.engine.meters),
+        }
+
+    def _at_locked_meters(self, c: Any, rnd: Round, wallets: Iterable[int]) -> Round:
+        """(In the settlement's transaction, before it writes.) Lock the linked meters the round contributed to
+        or hit, read them as they stand and have the engine settle the round at those values (:func:`at_meters`).
+
+        So the hits of all tables (threads, server processes) are paid one after the other, each the meter as
+        the previous one left it: the second hit of the same instant is paid the reset plus its own
+        contribution. With the meters, the other accounts of the settlement but the house (the round's wallets,
+        the table's in-play account) are locked in the same statement, in the ledger's global order (highest id
+        first, as :func:`~tablegames.server.ledger.post_all`); the house, the lowest id, is locked last by the
+        postings: no two transactions wait for each other.
+        """
+        touched = sorted({e.meter for e in rnd.history if isinstance(e, JackpotContribution | JackpotHit)})
+        if not touched:
+            return rnd
+        accounts = self.server.meter_accounts(self.game)
+        values = ledger.lock_balances(c, [*(accounts[m] for m in touched), *wallets, self.in_play])
+        return at_meters(rnd, {m: values[accounts[m]] for m in touched})
+
+    def _record_hits(
+        self, c: Any, round_id: int, seat_players: dict[int, int], hits: list[tuple[int, JackpotHit]]
+    ) -> list[int]:
+        """(In the settlement's transaction, under the meters' locks.) Number the round's hits in each meter's
+        order of hits and store them with their ledger transactions; the numbers, in the order of ``hits``."""
+        meter_ids = self.server.meter_ids(self.game)
+        last: dict[str, int] = {}
+        seqs = []
+        for _, e in hits:
+            if e.meter not in last:
+                last[e.meter] = int(c.execute(sql.LAST_HIT, {"meter": meter_ids[e.meter]}).scalar() or 0)
+            last[e.meter] += 1
+            seqs.append(last[e.meter])
+        if hits:
+            stamp = time.time()
+            c.execute(
+                sql.INSERT_HITS,
+                [
+                    {
+                        "meter_id": meter_ids[e.meter],
+                        "seq": seq,
+                        "round_id": round_id,
+                        "transaction_id": tx_id,
+                        "seat": e.seat,
+                        "player_id": seat_players[e.seat],
+                        "amount": e.amount,
+                        "created_at": stamp,
+                    }
+                    for (tx_id, e), seq in zip(hits, seqs, strict=True)
+                ],
+            )
+        return seqs
+
+    def _adopt(self, rnd: Round) -> None:
+        """(After the commit.) The round as the engine settled it at the locked meters replaces the one played
+        (the same events but for the meter amounts, so what the clients were sent stays valid)."""
+        live = self.live
+        assert live is not None
+        played = live.rnd
+        self.engine.meters.update(rnd.table.meters)
+        ended, was = rnd.history[-1], played.history[-1]
+        if isinstance(ended, RoundEnded) and isinstance(was, RoundEnded):
+            self.engine.house_net += ended.house_net - was.house_net
+        rnd.table = self.engine
+        self.engine.current = rnd
+        live.rnd = rnd

@@ -1,0 +1,134 @@
+"""Tables: their settings validated and stored, their runners opened (one per table), their limits changed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from tablegames.rules import GAMES, RuleError, make_rules
+from tablegames.server.checks import check_amount
+from tablegames.server.db import (
+    GameTable,
+    Seating,
+)
+from tablegames.server.errors import ApiError
+from tablegames.server.wallet import Wallet
+
+
+def table_info(row: GameTable, occupants: dict[int, str] | None = None) -> dict[str, Any]:
+    return {
+        "table_id": row.id,
+        "name": row.name,
+        "game": row.game,
+        "seats": row.seats,
+        "min_bet": row.min_bet,
+        "max_bet": row.max_bet,
+        "rules": dict(make_rules(row.game, row.rules, row.paytable).describe()),
+        "paytable": row.paytable,
+        "occupied": {str(k): v for k, v in sorted((occupants or {}).items())},
+    }
+
+
+class Tables(Wallet):
+    def create_table(
+        self,
+        game: object,
+        name: object,
+        seats: object = 5,
+        min_bet: object = 100,
+        max_bet: object = 10_000,
+        rules: object = None,
+        paytable: object = None,
+    ) -> dict[str, Any]:
+        from tablegames.server.runner import TableRunner
+
+        row = new_table_row(game, name, seats, min_bet, max_bet, rules, paytable)
+        with self._tables_lock:  # (REST threads) one runner per table, even if sync_tables runs meanwhile
+            with self.tx() as s:
+                s.add(row)
+                s.flush()
+            self.runners = {**self.runners, row.id: TableRunner(self, row)}  # copy-on-write: readers iterate
+        return table_info(row)
+
+    def set_limits(self, table_id: int, min_bet: object, max_bet: object) -> dict[str, Any]:
+        """Change a table's limits (operator); wagers already placed stay as they are."""
+        runner = self.runner(table_id)
+        lo = runner.row.min_bet if min_bet is None else check_amount(min_bet, "min_bet")
+        hi = runner.row.max_bet if max_bet is None else check_amount(max_bet, "max_bet")
+        if hi < lo:
+            raise ApiError("bad_message", f"max_bet {hi} is below min_bet {lo}")
+        with self.tx() as s:
+            row = s.get(GameTable, table_id)
+            assert row is not None
+            row.min_bet, row.max_bet = lo, hi
+        runner.row.min_bet, runner.row.max_bet = lo, hi
+        return runner.info()  # type: ignore[no-any-return]
+
+    def list_tables(self) -> list[dict[str, Any]]:
+        self.sync_tables()
+        return [r.info() for r in list(self.runners.values())]
+
+    def runner(self, table_id: int) -> Any:
+        r = self.runners.get(table_id)
+        if r is None:
+            self.sync_tables()
+            r = self.runners.get(table_id)
+        if r is None:
+            raise ApiError("not_found", f"no table {table_id}", 404)
+        return r
+
+    def sync_tables(self) -> None:
+        """Open tables created meanwhile by ``tablegames tables create`` (another process)."""
+        from tablegames.server.runner import TableRunner
+
+        with self._tables_lock:  # (REST threads) two requests for a new table must not open it twice
+            with self.sessions() as s:
+                rows = list(
+                    s.scalars(select(GameTable).where(GameTable.id.not_in(list(self.runners) or [0])))
+                )
+            if rows:
+                self.runners = {**self.runners, **{row.id: TableRunner(self, row) for row in rows}}
+
+
+def new_table_row(
+    game: object,
+    name: object,
+    seats: object,
+    min_bet: object,
+    max_bet: object,
+    rules: object,
+    paytable: object,
+) -> GameTable:
+    """Validate a table's settings (``bad_rules`` / ``bad_message``) and build its row."""
+    if not isinstance(game, str) or game not in GAMES:
+        raise ApiError("bad_rules", f"unknown game {game!r}; choose {', '.join(GAMES)}")
+    if not isinstance(name, str) or not 1 <= len(name.strip()) <= 80:
+        raise ApiError("bad_message", "a table name is 1-80 characters")
+    if isinstance(seats, bool) or not isinstance(seats, int) or not 1 <= seats <= 7:
+        raise ApiError("bad_message", f"a table has 1-7 seats, got {seats!r}")
+    lo = check_amount(min_bet, "min_bet")
+    hi = check_amount(max_bet, "max_bet")
+    if hi < lo:
+        raise ApiError("bad_message", f"max_bet {hi} is below min_bet {lo}")
+    opts = rules or {}
+    if not isinstance(opts, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in opts.items()
+    ):
+        raise ApiError("bad_rules", "rules must be an object of NAME: VALUE strings")
+    if paytable is not None and (
+        not isinstance(paytable, str) or "/" in paytable or paytable.endswith(".toml")
+    ):
+        raise ApiError("bad_rules", "paytable must be the name of a preset")
+    try:
+        make_rules(game, opts, paytable)
+    except RuleError as exc:
+        raise ApiError("bad_rules", str(exc)) from None
+    return GameTable(
+        name=name.strip(), game=game, seats=seats, min_bet=lo, max_bet=hi, rules=dict(opts), paytable=paytable
+    )
+
+
+def clear_seat(session: Session, table_id: int, player_id: int) -> None:
+    session.execute(delete(Seating).where(Seating.table_id == table_id, Seating.player_id == player_id))
