@@ -84,6 +84,7 @@ def test_tables_need_the_admin_token_and_valid_rules(make_server: Callable[..., 
     assert c.post("/tables", json=body, headers={"X-Admin-Token": "nope"}).status_code == 403
     r = c.post("/tables", json=body, headers={"X-Admin-Token": ADMIN})
     assert r.status_code == 201 and r.json()["rules"]["ties"] == "tournament" and r.json()["seats"] == 7
+    new = int(r.json()["table_id"])  # after a demo table of every registered game
     bad = [
         {**body, "game": "poker"},
         {**body, "rules": {"ties": "sometimes"}},
@@ -96,19 +97,19 @@ def test_tables_need_the_admin_token_and_valid_rules(make_server: Callable[..., 
         r = c.post("/tables", json=b, headers={"X-Admin-Token": ADMIN})
         assert r.status_code in (400, 422), b
         assert r.json()["error"]["code"] in {"bad_rules", "bad_message"}
-    assert len(c.get("/tables").json()) == 4
-    one = c.get(f"/tables/{r.json() and 4}").json()
+    assert len(c.get("/tables").json()) == len(registry.GAMES) + 1
+    one = c.get(f"/tables/{new}").json()
     assert one["name"] == "Tournament" and one["view"] is None
     assert c.get("/tables/99").json()["error"]["code"] == "not_found"
     # limits: an operator action too
-    assert c.patch("/tables/4", json={"max_bet": 20_000}).status_code == 403
-    r = c.patch("/tables/4", json={"min_bet": 500, "max_bet": 20_000}, headers={"X-Admin-Token": ADMIN})
+    assert c.patch(f"/tables/{new}", json={"max_bet": 20_000}).status_code == 403
+    r = c.patch(f"/tables/{new}", json={"min_bet": 500, "max_bet": 20_000}, headers={"X-Admin-Token": ADMIN})
     assert r.status_code == 200 and (r.json()["min_bet"], r.json()["max_bet"]) == (500, 20_000)
-    r = c.patch("/tables/4", json={"max_bet": 100}, headers={"X-Admin-Token": ADMIN})
+    r = c.patch(f"/tables/{new}", json={"max_bet": 100}, headers={"X-Admin-Token": ADMIN})
     assert r.status_code == 400 and r.json()["error"]["code"] == "bad_message"
-    r = c.patch("/tables/4", json={"min_bet": -5}, headers={"X-Admin-Token": ADMIN})
+    r = c.patch(f"/tables/{new}", json={"min_bet": -5}, headers={"X-Admin-Token": ADMIN})
     assert r.json()["error"]["code"] == "bad_amount"
-    assert next(t for t in c.get("/tables").json() if t["table_id"] == 4)["max_bet"] == 20_000
+    assert next(t for t in c.get("/tables").json() if t["table_id"] == new)["max_bet"] == 20_000
 
 
 def test_jackpots_are_seeded_from_the_house_and_spec_is_served(make_server: Callable[..., Harness]) -> None:
