@@ -5,13 +5,13 @@ analysis, simulation, server, CLI) can look a game up or iterate the games witho
 above it; ``make_rules`` and ``GAMES`` are views of it. A new game is one line here.
 
 >>> [d.key for d in DEFINITIONS]
-['let-it-ride', 'one-eyed-flush', 'final-count']
+['let-it-ride', 'one-eyed-flush', 'final-count', 'three-card-poker']
 >>> get("final-count").title
 'Final Count'
 >>> get("poker")
 Traceback (most recent call last):
 ...
-tablegames.rules.definition.UnknownGameError: unknown game 'poker'; choose let-it-ride, one-eyed-flush, final-count
+tablegames.rules.definition.UnknownGameError: unknown game 'poker'; choose let-it-ride, one-eyed-flush, final-count, three-card-poker
 """
 
 from __future__ import annotations
@@ -19,13 +19,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from tablegames.rules import final_count, let_it_ride, one_eyed_flush
+from tablegames.rules import final_count, let_it_ride, one_eyed_flush, three_card_poker
 from tablegames.rules.definition import GameDefinition, UnknownGameError
 
 DEFINITIONS: Final[tuple[GameDefinition, ...]] = (
     let_it_ride.DEFINITION,
     one_eyed_flush.DEFINITION,
     final_count.DEFINITION,
+    three_card_poker.DEFINITION,
 )
 
 REGISTRY: Final[Mapping[str, GameDefinition]] = {d.key: d for d in DEFINITIONS}

@@ -1,0 +1,224 @@
+"""Game protection for Three Card Poker (RULES.md §4): dealer cards flashed before the play-or-fold
+decision, and players pooling their cards.
+
+The dealer's three cards are dealt face down (R-TCP-1) and the player decides on their own three only
+(R-TCP-2). ``dealer-K`` (K = 1, 2, 3): K of the dealer's cards are seen first; the player then plays exactly
+when playing is worth more than the lost Ante given what is seen (folding on an exact tie). Every deal is
+enumerated: each player hand (up to suits, weighted by its count) against every dealer hand of the 49 cards
+left, the seen cards of a dealer hand being any K of its three (each K-subset of the 49 equally likely), so each
+figure is an exact fraction. ``none`` (K = 0) is the fair game through the same enumeration: a check.
+
+``share=K``: the player also knows the other K-1 players' hands, so only the card removal changes; it is
+simulated (seeded deals, each decided exactly over the dealer hands left, the mean gain over the fair strategy
+on the same deals added to the exact fair EV).
+
+>>> from tablegames.rules import make_rules
+>>> solve(make_rules("three-card-poker"), "dealer-1").player_ev
+Fraction(443162, 12724075)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from functools import lru_cache
+from itertools import combinations
+from math import comb
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from tablegames.analysis import three_card_poker as tcpa
+from tablegames.analysis.common import colex_of
+from tablegames.analysis.protect import Exposure, GameProtection, Scenario, changes_from_counts, mean_ci
+from tablegames.rules.common import RuleError, enum_key
+from tablegames.rules.flow import Action
+from tablegames.rules.three_card_poker import FOLD, PLAY, QUALIFIER, TcpHand, ThreeCardPokerRules
+
+IntArray = npt.NDArray[np.int64]
+
+SCENARIOS = (
+    Scenario(
+        "dealer-1", "one of the dealer's face-down cards flashed before the play-or-fold decision", True
+    ),
+    Scenario("dealer-2", "two of the dealer's cards seen before the decision", True),
+    Scenario("dealer-3", "all three dealer cards seen before the decision (the dealer's hand known)", True),
+)
+SEEN = {"none": 0, "dealer-1": 1, "dealer-2": 2, "dealer-3": 3}
+
+
+@lru_cache(maxsize=1)
+def _deck() -> tuple[IntArray, IntArray, IntArray, npt.NDArray[np.uint64]]:
+    """Every three-card hand in colex order: its cards, strength, hand, and card mask."""
+    hands = np.array(sorted(combinations(range(52), 3), key=colex_of), dtype=np.int64)
+    c = tcpa._counts()
+    masks = (np.uint64(1) << hands.astype(np.uint64)).sum(axis=1, dtype=np.uint64)
+    return hands, c.strength, c.hand, masks
+
+
+def _canonical(cards: tuple[int, ...]) -> tuple[int, ...]:
+    """One representative of a three-card hand up to suit relabelling: the cards by rank, high first, suits
+    renamed in order of first appearance (equal ranks only ever differ by suit, so the set is the same)."""
+    order = sorted(cards, key=lambda x: (-(x >> 2), x & 3))
+    names: dict[int, int] = {}
+    return tuple(sorted((x >> 2) * 4 + names.setdefault(x & 3, len(names)) for x in order))
+
+
+@lru_cache(maxsize=1)
+def _classes() -> list[tuple[int, int]]:
+    """(colex index of a representative, number of hands it stands for), every player hand once."""
+    hands, *_ = _deck()
+    count: dict[tuple[int, ...], int] = {}
+    for h in hands.tolist():
+        key = _canonical(tuple(h))
+        count[key] = count.get(key, 0) + 1
+    return [(colex_of(k), n) for k, n in count.items()]
+
+
+def _values(rules: ThreeCardPokerRules, i: int) -> tuple[IntArray, IntArray]:
+    """For player hand ``i`` (colex): the dealer hands of the 49 cards left (their rows) and the value of
+    playing against each (Ante + Play + Ante Bonus, units of the Ante)."""
+    _hands, st, hand, masks = _deck()
+    free = np.flatnonzero((masks & masks[i]) == 0)
+    d = st[free]
+    q = d >= QUALIFIER
+    base = np.where(~q, 1, np.where(d < st[i], 2, np.where(d == st[i], 0, -2)))
+    bonus = rules.ante_bonus.odds(TcpHand(int(hand[i]))) or 0
+    return free, base + bonus
+
+
+@lru_cache(maxsize=8)
+def _solve(rules: ThreeCardPokerRules, k: int) -> tuple[Fraction, dict[tuple[str, str, str], int], int]:
+    """(player EV, changed decisions counted per (hand, fair, informed) over ``units`` equally likely
+    (player hand, seen cards) situations, units)."""
+    hands, _st, hand, _masks = _deck()
+    fair = tcpa.optimal_strategy(rules).plays
+    per = comb(49, k)  # seen sets per player hand
+    n = comb(49 - k, 3 - k)  # dealer completions per seen set
+    num = 0
+    changed: dict[tuple[str, str, str], int] = {}
+    for i, w in _classes():
+        rows, v = _values(rules, i)
+        if k == 0:
+            sums = np.array([int(v.sum())])
+        elif k == 3:
+            sums = v  # the dealer's hand is seen whole
+        else:
+            # every k-subset of each dealer hand is a seen set; sum the values of its completions
+            sub = list(combinations(range(3), k))
+            cards = hands[rows]
+            keys = np.zeros((len(rows), len(sub)), dtype=np.int64)
+            for j, s in enumerate(sub):
+                for t, col in enumerate(s):
+                    keys[:, j] += cards[:, col] * 52**t
+            flat = keys.ravel()
+            seen = np.bincount(flat, minlength=52**k) > 0
+            sums = np.bincount(flat, weights=np.repeat(v, len(sub)), minlength=52**k)[seen].astype(np.int64)
+        assert len(sums) == (per if k else 1)
+        best = np.maximum(sums, -n)  # fold: -1 per completion; an exact tie folds (the same value)
+        num += w * int(best.sum())
+        plays = sums > -n
+        f = bool(fair[i])
+        label = enum_key(TcpHand(int(hand[i])))
+        switched = int(np.count_nonzero(plays != f))
+        if switched:
+            key = (label, "play" if f else "fold", "fold" if f else "play")
+            changed[key] = changed.get(key, 0) + w * switched
+    units = tcpa.HANDS * per
+    return Fraction(num, units * n), changed, units
+
+
+def solve(rules: ThreeCardPokerRules, scenario: str) -> Exposure:
+    if scenario not in SEEN:
+        raise RuleError(f"unknown scenario {scenario!r}; choose {', '.join(s.name for s in SCENARIOS)}")
+    ev, changed, units = _solve(rules, SEEN[scenario])
+    return Exposure(ev, changes_from_counts(changed, units), True)
+
+
+def share(rules: ThreeCardPokerRules, k: int, *, sim_rounds: int, seed: int) -> Exposure:
+    """``share=k`` (k >= 2), simulated (see the module)."""
+    _hands, st, hand, masks = _deck()
+    fair = tcpa.optimal_strategy(rules).plays
+    bonus = np.array([rules.ante_bonus.odds(h) or 0 for h in TcpHand], dtype=np.int64)
+    rng = np.random.default_rng(seed)
+    gains = np.empty(sim_rounds)
+    changed: dict[tuple[str, str, str], int] = {}
+    for r in range(sim_rounds):
+        dealt = rng.permutation(52)[: 3 * k]
+        mine = colex_of(dealt[:3].tolist())
+        known = np.uint64(sum(1 << int(c) for c in dealt))
+        d = st[(masks & known) == 0]
+        q = d >= QUALIFIER
+        me = st[mine]
+        play = (
+            float(np.where(~q, 1, np.where(d < me, 2, np.where(d == me, 0, -2))).mean()) + bonus[hand[mine]]
+        )
+        informed = play > -1
+        f = bool(fair[mine])
+        gains[r] = max(play, -1.0) - (play if f else -1.0)
+        if informed != f:
+            key = (
+                enum_key(TcpHand(int(hand[mine]))),
+                "play" if f else "fold",
+                "play" if informed else "fold",
+            )
+            changed[key] = changed.get(key, 0) + 1
+    mean, lo, hi = mean_ci(gains)
+    fair_ev = float(tcpa.analyze(rules).expected_value)
+    return Exposure(
+        fair_ev + mean,
+        changes_from_counts(changed, sim_rounds),
+        False,
+        ci=(fair_ev + lo, fair_ev + hi),
+        rounds_simulated=sim_rounds,
+        notes=(
+            f"Simulated: {sim_rounds:,} seeded deals (seed {seed}), each decided exactly over the dealer hands "
+            "left; the EV is the exact fair EV plus the mean gain over the fair strategy on the same deals.",
+        ),
+    )
+
+
+def informed_action(rules: ThreeCardPokerRules, scenario: str) -> Callable[[Any, int], Action]:
+    """The scenario's optimal play at a live round: the seat's cards and the first K dealer cards seen
+    (``dealer-K``), or the other seats' cards (``share=K``)."""
+    k = SEEN.get(scenario, 0)
+    _hands, st, hand, _masks = _deck()
+    bonus = np.array([rules.ante_bonus.odds(h) or 0 for h in TcpHand], dtype=np.int64)
+
+    def act(rnd: Any, seat: int) -> Action:
+        mine = [int(c) for c in rnd.seats[seat].cards]
+        seen = [int(c) for c in rnd.dealer[:k]]
+        gone = set(mine) | set(seen)
+        if scenario.startswith("share="):
+            for other in rnd.active_seats:
+                if other.seat != seat:
+                    gone |= {int(c) for c in other.cards}
+        rest = [c for c in range(52) if c not in gone]
+        idx = np.array([colex_of([*seen, *more]) for more in combinations(rest, 3 - k)], dtype=np.int64)
+        me = st[colex_of(mine)]
+        d = st[idx]
+        q = d >= QUALIFIER
+        value = np.where(~q, 1, np.where(d < me, 2, np.where(d == me, 0, -2))) + bonus[hand[colex_of(mine)]]
+        return PLAY if int(value.sum()) > -len(idx) else FOLD
+
+    return act
+
+
+class ThreeCardPokerProtection(GameProtection):
+    rounds_per_hour = 60
+
+    def scenarios(self, rules: ThreeCardPokerRules) -> list[Scenario]:
+        return list(SCENARIOS)
+
+    def solve(self, rules: ThreeCardPokerRules, scenario: str, *, sim_rounds: int, seed: int) -> Exposure:
+        return solve(rules, scenario)
+
+    def share(self, rules: ThreeCardPokerRules, k: int, *, sim_rounds: int, seed: int) -> Exposure:
+        return share(rules, k, sim_rounds=sim_rounds, seed=seed)
+
+    def informed_action(self, rules: ThreeCardPokerRules, scenario: str) -> Callable[[Any, int], Action]:
+        return informed_action(rules, scenario)
+
+
+PROTECTION = ThreeCardPokerProtection()

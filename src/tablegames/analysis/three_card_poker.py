@@ -1,0 +1,401 @@
+"""Exact analysis of Three Card Poker (RULES.md §4): play or fold, the Ante/Play return, Pair Plus.
+
+Every player hand (22,100) meets every dealer hand of the 49 cards left (18,424 each): 407,170,400 equally
+likely deals, card removal included. For each player hand the dealer hands are counted once by how they end
+against it (the dealer does not qualify, or qualifies and is beaten, tied or better), with the rules' own
+ranking (:func:`~tablegames.rules.three_card_poker.strength_of`); those counts do not depend on the pay tables,
+so a changed Ante Bonus or Pair Plus table is re-solved from them at once.
+
+House edge is per unit of Ante with the Ante Bonus included, element of risk per average Ante plus Play
+(R-TCP-7); Pair Plus stands on its own.
+
+>>> from tablegames.cards import parse_cards
+>>> s = optimal_strategy(ThreeCardPokerRules())
+>>> s.best(parse_cards("Qh 6d 4c")), s.best(parse_cards("Qh 6d 3c"))
+('play', 'fold')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from functools import lru_cache
+from itertools import combinations
+from math import comb
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from tablegames.analysis.common import (
+    Analysis,
+    Analyzer,
+    ExampleSpec,
+    Outcome,
+    PaySchedule,
+    SideBet,
+    colex_of,
+    stacked_deck,
+)
+from tablegames.cards import CARDS, parse_cards
+from tablegames.rules.common import RuleError, enum_key
+from tablegames.rules.flow import Action
+from tablegames.rules.three_card_poker import (
+    QUALIFIER,
+    TcpDecision,
+    TcpHand,
+    ThreeCardPokerRules,
+    strength_of,
+    tcp_hand_of,
+)
+
+IntArray = npt.NDArray[np.int64]
+HANDS = comb(52, 3)
+DEALER_HANDS = comb(49, 3)
+DEALS = HANDS * DEALER_HANDS
+RESULTS = ("dealer does not qualify", "win", "push", "lose")
+
+
+@dataclass(frozen=True, eq=False)
+class _Counts:
+    """Per player hand (colex order of its three cards): its strength, its hand, and how many dealer hands of
+    the 49 cards left end in each of :data:`RESULTS` against it."""
+
+    strength: IntArray  # [HANDS]
+    hand: IntArray  # [HANDS] TcpHand value
+    ranks: IntArray  # [HANDS, 3] ranks high to low
+    flush: npt.NDArray[np.bool_]  # [HANDS]
+    results: IntArray  # [HANDS, 4]
+
+
+@lru_cache(maxsize=1)
+def _counts() -> _Counts:
+    cards = list(combinations(range(52), 3))  # colex order is not needed: rows are looked up by colex_of
+    order = np.array([colex_of(h) for h in cards], dtype=np.int64)
+    rank = np.array([[int(CARDS[c].rank) for c in h] for h in cards], dtype=np.int64)
+    flush = np.array([len({c % 4 for c in h}) == 1 for h in cards])
+    st = np.array([strength_of(list(r), bool(f)) for r, f in zip(rank, flush, strict=True)], dtype=np.int64)
+    hand = np.array(
+        [int(tcp_hand_of(list(r), bool(f))) for r, f in zip(rank, flush, strict=True)], dtype=np.int64
+    )
+    masks = np.array([(1 << a) | (1 << b) | (1 << c) for a, b, c in cards], dtype=np.uint64)
+    qual = st >= QUALIFIER
+    results = np.zeros((HANDS, 4), dtype=np.int64)
+    for i in range(HANDS):
+        free = (masks & masks[i]) == 0
+        s, q = st[free], qual[free]
+        win = int(np.count_nonzero(q & (s < st[i])))
+        tie = int(np.count_nonzero(q & (s == st[i])))
+        lose = int(np.count_nonzero(q & (s > st[i])))
+        results[i] = (DEALER_HANDS - win - tie - lose, win, tie, lose)
+    inv = np.empty(HANDS, dtype=np.int64)
+    inv[order] = np.arange(HANDS)
+    ranks = -np.sort(-rank, axis=1)
+    return _Counts(st[inv], hand[inv], ranks[inv], flush[inv], results[inv])
+
+
+def _odds_array(paytable: Any) -> IntArray:
+    """Odds by TcpHand value; -1 where the hand loses."""
+    out = np.full(len(TcpHand), -1, dtype=np.int64)
+    for h in TcpHand:
+        odds = paytable.odds(h)
+        if odds is not None:
+            out[int(h)] = odds
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class ThreeCardPokerStrategy:
+    """Play or fold for every hand, with the exact EV of both (per unit of Ante, Ante Bonus included)."""
+
+    rules: ThreeCardPokerRules
+    play_sum: IntArray = field(repr=False)  # [HANDS]: EV of playing x DEALER_HANDS
+    plays: npt.NDArray[np.bool_] = field(repr=False)  # [HANDS]
+
+    def options(self, cards: Sequence[int]) -> dict[str, Fraction]:
+        i = colex_of(cards)
+        return {"play": Fraction(int(self.play_sum[i]), DEALER_HANDS), "fold": Fraction(-1)}
+
+    def best(self, cards: Sequence[int]) -> str:
+        return "play" if self.plays[colex_of(cards)] else "fold"
+
+
+def _bonus(rules: ThreeCardPokerRules, c: _Counts) -> IntArray:
+    odds = _odds_array(rules.ante_bonus)[c.hand]
+    return np.where(odds > 0, odds, 0)
+
+
+@lru_cache(maxsize=8)
+def optimal_strategy(rules: ThreeCardPokerRules) -> ThreeCardPokerStrategy:
+    c = _counts()
+    nq, win, _tie, lose = c.results.T
+    play = nq * 1 + win * 2 - lose * 2 + _bonus(rules, c) * DEALER_HANDS
+    plays = play > -DEALER_HANDS  # cautious: fold on an exact tie
+    return ThreeCardPokerStrategy(rules, play, plays)
+
+
+def _rank_text(ranks: Sequence[int]) -> str:
+    return "-".join("??23456789TJQKA"[r] for r in ranks)
+
+
+def _strategy_summary(rules: ThreeCardPokerRules, s: ThreeCardPokerStrategy) -> list[str]:
+    c = _counts()
+    order = np.argsort(c.strength, kind="stable")
+    played = s.plays[order]
+    first = int(np.argmax(played))
+    lines: list[str] = []
+    if played[first:].all() and not played[:first].any():
+        weakest = order[first]
+        lines.append(f"Play {_rank_text(c.ranks[weakest])} or better, fold the rest.")
+    else:
+        lines.append("The play/fold choice depends on the exact cards (see the table).")
+    folded = int(np.count_nonzero(~s.plays))
+    lines.append(f"Fold {folded:,} of {HANDS:,} hands ({folded / HANDS:.4%}).")
+    return lines
+
+
+def _pair_plus(rules: ThreeCardPokerRules) -> SideBet:
+    c = _counts()
+    odds = _odds_array(rules.pair_plus)
+    outcomes = []
+    for h in sorted(TcpHand, reverse=True):
+        n = int(np.count_nonzero(c.hand == int(h)))
+        o = int(odds[int(h)])
+        outcomes.append(Outcome(enum_key(h), n, Fraction(o if o >= 0 else -1)))
+    return SideBet("pair-plus", HANDS, outcomes, notes=[f"pay table {rules.pair_plus.name} (R-TCP-6)"])
+
+
+def analyze(rules: ThreeCardPokerRules, full_strategy: bool = False) -> Analysis:
+    c = _counts()
+    s = optimal_strategy(rules)
+    bonus = _bonus(rules, c)
+    outcomes: list[Outcome] = [Outcome("fold", int(np.count_nonzero(~s.plays)) * DEALER_HANDS, Fraction(-1))]
+    base = (1, 2, 0, -2)
+    for h in sorted(TcpHand, reverse=True):
+        sel = s.plays & (c.hand == int(h))
+        if not sel.any():
+            continue
+        b = int(bonus[np.argmax(sel)])
+        for k, label in enumerate(RESULTS):
+            n = int(c.results[sel, k].sum())
+            if n:
+                name = f"play {enum_key(h)}: {label}" + (f" + ante bonus {b} to 1" if b else "")
+                outcomes.append(Outcome(name, n, Fraction(base[k] + b), wagered=Fraction(2)))
+    played = int(np.count_nonzero(s.plays))
+    analysis = Analysis(
+        game=rules.game,
+        rules=dict(rules.describe()),
+        total=DEALS,
+        outcomes=outcomes,
+        average_wager=Fraction(HANDS + played, HANDS),
+    )
+    ev = Fraction(int(np.where(s.plays, s.play_sum, -DEALER_HANDS).sum()), DEALS)
+    if ev != analysis.expected_value:
+        raise AssertionError("return table does not sum to the strategy's expected value")
+    ante_bonus = Fraction(int((bonus * s.plays).sum()), HANDS)
+    analysis.strategy_summary = _strategy_summary(rules, s)
+    strategy: dict[str, Any] = {"p_play": float(Fraction(played, HANDS))}
+    if full_strategy:
+        strategy["table"] = _strategy_table(s)
+    analysis.strategy = strategy
+    analysis.side_bets["pair-plus"] = _pair_plus(rules)
+    analysis.extra["ante_bonus"] = {
+        "paytable": rules.ante_bonus.name,
+        "expected_value_per_ante": float(ante_bonus),
+        "expected_value_per_ante_exact": str(ante_bonus),
+    }
+    analysis.notes.append(
+        "House edge per unit of Ante, Ante Bonus included (R-TCP-7); element of risk per average Ante + Play."
+    )
+    return analysis
+
+
+def _strategy_table(s: ThreeCardPokerStrategy) -> list[dict[str, Any]]:
+    """Every hand by ranks and suitedness: the exact EV of play (averaged over its suit patterns, with the
+    lowest and highest) and of fold, and the best choice."""
+    c = _counts()
+    groups: dict[tuple[tuple[int, ...], bool], list[int]] = {}
+    for i in range(HANDS):
+        groups.setdefault((tuple(int(r) for r in c.ranks[i]), bool(c.flush[i])), []).append(i)
+    rows = []
+    for (ranks, suited), idx in sorted(groups.items(), key=lambda kv: -int(c.strength[kv[1][0]])):
+        evs = [Fraction(int(s.play_sum[i]), DEALER_HANDS) for i in idx]
+        mean = sum(evs, Fraction(0)) / len(evs)
+        rows.append(
+            {
+                "hand": _rank_text(ranks) + (" suited" if suited else ""),
+                "combinations": len(idx),
+                "play": round(float(mean), 6),
+                "play_min": round(float(min(evs)), 6),
+                "play_max": round(float(max(evs)), 6),
+                "fold": -1.0,
+                "best": "play"
+                if all(s.plays[i] for i in idx)
+                else ("fold" if not any(s.plays[i] for i in idx) else "depends"),
+            }
+        )
+    return rows
+
+
+def _chart(s: ThreeCardPokerStrategy) -> dict[str, dict[str, str]]:
+    """High-card hands (every other hand plays): highest card -> second card -> "P" (play whatever the third
+    card), "F" (fold), or "n+" (play from a third card of rank n); "*" when suits change the choice."""
+    c = _counts()
+    high = (c.hand == int(TcpHand.HIGH_CARD)) | (c.hand == int(TcpHand.FLUSH))
+    votes: dict[tuple[int, int, int], list[int]] = {}
+    for i in np.flatnonzero(high & ~c.flush):
+        hi, mid, lo = (int(r) for r in c.ranks[i])
+        votes.setdefault((hi, mid, lo), [0, 0])[int(s.plays[i])] += 1
+    chart: dict[str, dict[str, str]] = {}
+    letters = "??23456789TJQKA"
+    for hi in range(14, 4, -1):
+        row: dict[str, str] = {}
+        for mid in range(hi - 1, 2, -1):
+            lows = [lo for lo in range(2, mid) if (hi, mid, lo) in votes]
+            if not lows:
+                continue
+            play = [lo for lo in lows if votes[(hi, mid, lo)][1] > votes[(hi, mid, lo)][0]]
+            mixed = any(all(votes[(hi, mid, lo)]) for lo in lows)
+            if len(play) == len(lows):
+                code = "P"
+            elif not play:
+                code = "F"
+            else:
+                code = f"{letters[min(play)]}+"
+            row[letters[mid]] = code + ("*" if mixed else "")
+        if row:
+            chart[letters[hi]] = row
+    return chart
+
+
+class ThreeCardPokerAnalyzer(Analyzer):
+    chart_axes = ("highest card (no pair, unsuited)", "second card")
+
+    def analyze(
+        self,
+        rules: ThreeCardPokerRules,
+        bet_cents: int | None,
+        meters: Mapping[str, int],
+        full_strategy: bool,
+    ) -> Analysis:
+        a = analyze(rules, full_strategy)
+        a.strategy["chart"] = _chart(optimal_strategy(rules))
+        return a
+
+    def optimal_strategy(
+        self, rules: ThreeCardPokerRules, bet_cents: int | None = None
+    ) -> ThreeCardPokerStrategy:
+        return optimal_strategy(rules)
+
+    def advise(self, strategy: ThreeCardPokerStrategy, context: TcpDecision) -> dict[Action, Fraction]:
+        return {Action(k): v for k, v in strategy.options(context.cards).items()}
+
+    def rules_summary(self, rules: ThreeCardPokerRules) -> list[str]:
+        return [
+            "One 52-card deck, shuffled before every round (R-0.1); one to seven players (R-0.2).",
+            "Before the deal a player places the Ante, the Pair Plus, or both; Pair Plus may be played alone. "
+            "Each player and the dealer get three cards face down (R-TCP-1).",
+            "A player with an Ante, having seen only their own three cards, folds (the Ante is lost) or plays by "
+            "placing a Play wager equal to the Ante (R-TCP-2). Here the Play is set aside beside the Ante when "
+            "it is placed and given back on a fold.",
+            "Hands, best first: straight flush, three of a kind, straight, flush, pair, high card; A-K-Q is the "
+            "highest straight, A-2-3 the lowest; suits never break ties (R-TCP-3).",
+            "The dealer qualifies with queen high or better. Not qualifying: the Ante pays 1 to 1, the Play "
+            "pushes. Qualifying: the higher hand wins Ante and Play 1 to 1, an equal hand pushes (R-TCP-4).",
+            "The Ante Bonus is paid on the Ante of a player who played, whatever the dealer holds (R-TCP-5); "
+            "Pair Plus pays on the player's three cards, whatever the dealer holds, played or folded (R-TCP-6).",
+        ]
+
+    def pay_schedules(self, rules: ThreeCardPokerRules) -> list[PaySchedule]:
+        def rows(table: Any) -> tuple[tuple[str, str], ...]:
+            return tuple((enum_key(h).replace("-", " "), f"{o} to 1") for h, o in table.pays.items())
+
+        return [
+            PaySchedule(
+                "Ante and Play (R-TCP-4)",
+                (
+                    ("dealer does not qualify", "Ante 1 to 1, Play pushes"),
+                    ("player's hand higher", "Ante and Play 1 to 1"),
+                    ("equal hands", "both push"),
+                    ("dealer's hand higher", "both lose"),
+                    ("fold", "the Ante loses"),
+                ),
+            ),
+            PaySchedule(f"Ante Bonus {rules.ante_bonus.name} (R-TCP-5)", rows(rules.ante_bonus)),
+            PaySchedule(f"Pair Plus {rules.pair_plus.name} (R-TCP-6)", rows(rules.pair_plus)),
+        ]
+
+    def worked_examples(self, rules: ThreeCardPokerRules) -> list[ExampleSpec]:
+        def deck(seat: str, dealer: str) -> tuple[int, ...]:
+            return stacked_deck(parse_cards(seat), parse_cards(dealer))
+
+        both = (("ante", 500, None), ("pair-plus", 100, None))
+        return [
+            ExampleSpec(
+                "A win: a pair of kings plays against the dealer's qualifying queen high; Pair Plus pays 1 to 1",
+                deck("Kh Kd 7c", "Qh 9d 8s"),
+                both,
+                {"ante": "win", "play": "win", "pair-plus": "win"},
+            ),
+            ExampleSpec(
+                "A fold: 9-6-3 is under Q-6-4; the Ante is lost, the Play given back, Pair Plus loses",
+                deck("9h 6d 3c", "Ah Kd 8s"),
+                both,
+                {"ante": "fold", "play": "returned", "pair-plus": "lose"},
+            ),
+            ExampleSpec(
+                "The dealer does not qualify: the Ante pays 1 to 1 and the Play pushes",
+                deck("Qh 7d 2c", "Jh 9d 8s"),
+                (("ante", 500, None),),
+                {"ante": "win", "play": "push"},
+            ),
+            ExampleSpec(
+                "An Ante Bonus: a straight loses to the dealer's trips but the bonus pays 1 to 1 on the Ante",
+                deck("4h 5d 6c", "9h 9d 9s"),
+                both,
+                {"ante": "lose", "play": "lose", "pair-plus": "win"},
+            ),
+            ExampleSpec(
+                "Pair Plus alone: no decision; a flush pays 4 to 1",
+                deck("2h 7h 9h", "Ah Kd 8s"),
+                (("pair-plus", 100, None),),
+                {"pair-plus": "win"},
+            ),
+        ]
+
+    def protection(self) -> Any:
+        from tablegames.analysis.protect_three_card_poker import PROTECTION
+
+        return PROTECTION
+
+    def tunable_hands(self, rules: ThreeCardPokerRules) -> list[str]:
+        return [f"pair-plus:{enum_key(h)}" for h in TcpHand if h != TcpHand.HIGH_CARD] + [
+            f"ante-bonus:{enum_key(h)}" for h in (TcpHand.STRAIGHT_FLUSH, TcpHand.TRIPS, TcpHand.STRAIGHT)
+        ]
+
+    def edge_function(
+        self, rules: ThreeCardPokerRules, hand: str, bet_cents: int | None
+    ) -> tuple[Callable[[int], Fraction], str]:
+        key = hand.strip().lower().replace("_", "-")
+        wager, _, name = key.partition(":")
+        found = {enum_key(h): h for h in TcpHand}.get(name)
+        if wager not in ("pair-plus", "ante-bonus") or found is None:
+            raise RuleError(f"unknown hand {hand!r}; choose {', '.join(self.tunable_hands(rules))}")
+        h = found
+        if wager == "pair-plus":
+            table = rules.pair_plus
+
+            def pair_plus_edge(odds: int) -> Fraction:
+                return _pair_plus(replace(rules, pair_plus=table.with_pay(h, odds))).house_edge
+
+            return pair_plus_edge, "pair plus"
+        bonus = rules.ante_bonus
+
+        def ante_edge(odds: int) -> Fraction:
+            return analyze(replace(rules, ante_bonus=bonus.with_pay(h, odds))).house_edge
+
+        return ante_edge, "ante/play"
+
+
+ANALYZER = ThreeCardPokerAnalyzer()
