@@ -48,12 +48,13 @@ def game_names() -> re.Pattern[str]:
 
 
 def own_files() -> set[Path]:
-    """A game's own modules (rules, analyzer, kernel, felt) and the registry."""
+    """A game's own modules (rules, analyzer and its ``<stem>_*`` parts, kernel, felt) and the registry."""
     out = {SRC / "rules" / "registry.py"}
     for d in registry.DEFINITIONS:
         stem = d.key.replace("-", "_")
         out |= {SRC / area / f"{stem}.py" for area in ("rules", "analysis", "simulation", "cli/felts")}
         out.add(SRC / "analysis" / f"protect_{stem}.py")  # the analyzer's exposure scenarios
+        out |= set((SRC / "analysis").glob(f"{stem}_*.py"))  # the analyzer's own parts (kernel, report)
     return out
 
 
