@@ -48,12 +48,13 @@ def game_names() -> re.Pattern[str]:
 
 
 def own_files() -> set[Path]:
-    """A game's own modules (rules, analyzer, kernel, felt) and the registry."""
+    """A game's own modules (rules, analyzer and its ``<stem>_*`` parts, kernel, felt) and the registry."""
     out = {SRC / "rules" / "registry.py"}
     for d in registry.DEFINITIONS:
         stem = d.key.replace("-", "_")
         out |= {SRC / area / f"{stem}.py" for area in ("rules", "analysis", "simulation", "cli/felts")}
         out.add(SRC / "analysis" / f"protect_{stem}.py")  # the analyzer's exposure scenarios
+        out |= set((SRC / "analysis").glob(f"{stem}_*.py"))  # the analyzer's own parts (kernel, report)
     return out
 
 
@@ -78,3 +79,39 @@ def test_the_engine_has_no_module_per_game() -> None:
     stems = {d.key.replace("-", "_") for d in registry.DEFINITIONS}
     assert not [p.name for p in (SRC / "engine").glob("*.py") if p.stem in stems]
     assert not [d.key for d in registry.DEFINITIONS if hasattr(d, "round_class")]
+
+
+MAX_PY_LINES = 600
+MAX_JS_LINES = 500
+STATIC = SRC / "server" / "static"
+
+
+def test_no_source_file_is_over_its_size() -> None:
+    """Issue 12, "files that are one thing each": no Python module over 600 lines, no page script over 500."""
+    long_py = [
+        f"{p.relative_to(SRC)}: {n}"
+        for p in sorted(SRC.rglob("*.py"))
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_PY_LINES
+    ]
+    long_js = [
+        f"{p.relative_to(SRC)}: {n}"
+        for p in sorted(STATIC.rglob("*.js"))
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_JS_LINES
+    ]
+    assert not long_py, long_py
+    assert not long_js, long_js
+
+
+def test_no_stylesheet_names_a_game() -> None:
+    """The page's styles are generic: a game's felt module (js/felt/<key>.js) sets classes such as
+    ``felt-compact``; no rule of the stylesheets is written for one game's key."""
+    keys = re.compile("|".join(re.escape(d.key) for d in registry.DEFINITIONS))
+    sheets = sorted((STATIC / "css").rglob("*.css"))
+    assert sheets
+    named = [
+        f"{p.relative_to(SRC)}:{i}"
+        for p in sheets
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if keys.search(line)
+    ]
+    assert not named, named

@@ -264,9 +264,10 @@ function renderMeters(parent, scene) {
   const names = Object.keys(meters);
   if (!names.length) return;
   const titles = Object.fromEntries((scene.game.meters || []).map((m) => [m.name, m.title]));
+  const big = new Set(scene.layout.bigMeters || []);
   const sign = div("meter-sign", parent);
   for (const name of names) {
-    const m = div("meter meter-" + name, sign);
+    const m = div("meter meter-" + name + (big.has(name) ? " meter-big" : ""), sign);
     m.dataset.meter = name;
     div("meter-name", m, escapeHtml(String(titles[name] || name).toUpperCase()));
     div("meter-value", m, escapeHtml(money(meters[name])));
@@ -278,7 +279,7 @@ export function renderTable(root, scene) {
   const game = scene.game || {};
   scene = { ...scene, game, layout: scene.layout || feltFor(game), results: scene.results || {} };
   root.replaceChildren();
-  root.className = `table-scene game-${game.key} seats-${scene.seatCount}`;
+  root.className = `table-scene game-${game.key} seats-${scene.seatCount} ${scene.layout.sceneClass || ""}`.trim();
   renderMeters(root, scene);
   const wrap = div("table-wrap", root);
   const rail = div("rail", wrap);

@@ -10,6 +10,8 @@
 //   handCardClass(i): an extra class for a seat's i-th card; wild: the card codes drawn marked wild;
 //   partUp(round, seat, part): whether a part of a multi-bet wager still holds chips;
 //   outLabel: what a seat that is out of the round shows when the view names no hand.
+//   sceneClass: an extra class on the table scene, e.g. "felt-compact" (the stylesheet's smaller spots, for a
+//       seat with many of them); bigMeters: the meter names drawn as the big prize ("meter-big").
 
 /** Spots for a game's wagers, in the order GET /games lists them: the main wager, then the side bets. */
 export function spotsFor(game) {
@@ -40,5 +42,7 @@ export function feltFor(game, layout = null) {
     wild: new Set(own.wild || []),
     partUp: own.partUp || (() => true),
     outLabel: own.outLabel || "OUT",
+    sceneClass: own.sceneClass || "",
+    bigMeters: own.bigMeters || [],
   };
 }

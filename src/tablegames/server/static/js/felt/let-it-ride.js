@@ -2,6 +2,8 @@
 // the dealer's place holds the two community cards (R-LIR-2/3: the dealer's first card is burned, never shown).
 
 export default {
+  sceneClass: "felt-compact", // five spots a seat: the smaller spots of the stylesheet
+  bigMeters: ["mega"],
   spots: [
     { key: "bet 1", wager: "bets", part: "1", label: "1", kind: "main", results: ["bet 1", "bets", "base"] },
     { key: "bet 2", wager: "bets", part: "2", label: "2", kind: "main", results: ["bet 2", "bets", "base"] },

@@ -5,6 +5,7 @@
 import { cardText } from "../cards.js";
 
 export default {
+  bigMeters: ["one-eyed-flush"],
   spots: [
     { key: "main", wager: "main", label: "BET", kind: "main" },
     { key: "flip", wager: "flip", label: "FLIP", kind: "side" },

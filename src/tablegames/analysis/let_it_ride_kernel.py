@@ -1,0 +1,289 @@
+"""The exact Let It Ride solver (RULES.md §1) behind :mod:`tablegames.analysis.let_it_ride`: lookup tables built
+from the rule functions, the two decisions solved over every 4-card set and 3-card hand, the strategy object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from itertools import combinations_with_replacement
+from math import comb
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from tablegames.analysis.common import (
+    colex_of,
+    combinations_array,
+)
+from tablegames.engine.actions import PULL, RIDE, Action
+from tablegames.rules.common import PayTable
+from tablegames.rules.indexing import build_pattern_tables, rank_weights
+from tablegames.rules.let_it_ride import (
+    LetItRideRules,
+    LirHand,
+    lir_hand_of,
+)
+
+if TYPE_CHECKING:
+    pass
+
+
+IntArray = npt.NDArray[np.int64]
+
+N3 = comb(52, 3)  # 22,100 player hands
+N4 = comb(52, 4)  # 270,725 player hand + first community card sets
+PER_HAND = 49 * 48  # ordered community cards per player hand
+TOTAL_DEALS = N3 * PER_HAND
+NH = len(LirHand)
+BET_SIZES = (100, 500, 1_000, 2_500, 5_000, 10_000, 50_000)  # cents per wager, for the cap table
+
+
+# --- lookup tables built from the rule functions -------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def five_card_tables() -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
+    """``LirHand`` by the rank index of the sorted ranks (``rules.indexing``), without and with a flush, from
+    ``lir_hand_of``: the pattern tables the simulation expands too."""
+    return build_pattern_tables(5, lir_hand_of)
+
+
+_RANK = (np.arange(52) // 4).astype(np.int32)
+_SUIT_BIT = (1 << (np.arange(52) % 4)).astype(np.uint8)
+
+
+def _ranks_suits(hands: npt.NDArray[np.int8]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.bool_]]:
+    """Rank indices (``rules.indexing.rank_index``) and flush flags of rows of increasing cards (rank order =
+    card order)."""
+    keys = np.zeros(len(hands), dtype=np.int32)
+    bits = np.full(len(hands), 15, dtype=np.uint8)
+    for i, weight in enumerate(rank_weights(hands.shape[1]).tolist()):
+        col = hands[:, i]
+        keys += _RANK[col] * weight
+        bits &= _SUIT_BIT[col]
+    return keys, bits != 0
+
+
+@lru_cache(maxsize=8)
+def combos(n: int, k: int) -> npt.NDArray[np.int8]:
+    """Cached :func:`combinations_array` (read-only)."""
+    out = combinations_array(n, k)
+    out.flags.writeable = False
+    return out
+
+
+@lru_cache(maxsize=1)
+def pattern_hist() -> npt.NDArray[np.int64]:
+    """``[13**4 * 2, 10]``: for a 4-card set with sorted ranks of base-13 key ``k`` and suited flag ``f`` (row
+    ``2k + f``), how many of its 48 completions make each base hand.
+
+    A completion of rank ``r`` is one of the ``4 - count(r)`` cards of that rank left; when the four cards are
+    suited, exactly one card of each rank not among them shares their suit and makes a flush-type hand.
+    """
+    plain, flush = five_card_tables()
+    out = np.zeros((13**4 * 2, NH), dtype=np.int64)
+    pats = np.array(list(combinations_with_replacement(range(13), 4)), dtype=np.int64)  # sorted rows
+    key4 = pats @ rank_weights(4)
+    distinct = (np.diff(pats, axis=1) > 0).all(axis=1)
+    for r in range(13):
+        left = 4 - (pats == r).sum(axis=1)
+        ok = left > 0
+        key5 = np.sort(np.concatenate([pats, np.full((len(pats), 1), r)], axis=1), axis=1) @ rank_weights(5)
+        cat_plain = plain[key5[ok]].astype(np.int64)
+        np.add.at(out, (2 * key4[ok], cat_plain), left[ok])
+        # suited four cards: the one completion of their suit is a flush-type hand (ranks not among them)
+        suited = ok & distinct
+        in_pattern = (pats == r).any(axis=1)
+        fl = suited & ~in_pattern
+        same = suited & in_pattern
+        np.add.at(out, (2 * key4[same] + 1, plain[key5[same]].astype(np.int64)), left[same])
+        np.add.at(out, (2 * key4[fl] + 1, plain[key5[fl]].astype(np.int64)), left[fl] - 1)
+        np.add.at(out, (2 * key4[fl] + 1, flush[key5[fl]].astype(np.int64)), 1)
+    return out
+
+
+@lru_cache(maxsize=1)
+def hist4() -> npt.NDArray[np.int64]:
+    """``[270725, 10]``: for each 4-card set (colex index), the base-hand classes over its 48 completions."""
+    keys, suited = _ranks_suits(combos(52, 4))
+    return pattern_hist()[keys.astype(np.int64) * 2 + suited]
+
+
+_COMB = [np.array([comb(c, i + 1) for c in range(52)], dtype=np.int32) for i in range(5)]
+
+
+def _drop_index(hands: npt.NDArray[np.int8], drop: int) -> npt.NDArray[np.int32]:
+    """Colex index of each row with column ``drop`` removed."""
+    cols = [j for j in range(hands.shape[1]) if j != drop]
+    out = np.zeros(len(hands), dtype=np.int32)
+    for i, j in enumerate(cols):
+        out += _COMB[i][hands[:, j]]
+    return out
+
+
+@lru_cache(maxsize=1)
+def three_of_four() -> IntArray:
+    """``[4, 270725]``: colex index of each 4-card set's 3-card subsets (dropping card j)."""
+    fours = combos(52, 4)
+    return np.stack([_drop_index(fours, d) for d in range(4)]).astype(np.int64)
+
+
+# --- the solution ----------------------------------------------------------------------------------
+
+
+def win_table(paytable: PayTable[LirHand], bet_cents: int, cap_cents: int | None) -> IntArray:
+    """``W[k, h]``: the base game's net result in cents with ``k`` wagers of ``bet_cents`` up and final hand
+    ``h`` (R-LIR-4), the win capped at ``cap_cents`` (R-LIR-5)."""
+    w = np.zeros((4, NH), dtype=np.int64)
+    for h in LirHand:
+        odds = paytable.odds(h)
+        for k in (1, 2, 3):
+            if odds is None:
+                w[k, h] = -k * bet_cents
+            else:
+                win = odds * k * bet_cents
+                w[k, h] = win if cap_cents is None else min(win, cap_cents)
+    return w
+
+
+def largest_base_win(rules: LetItRideRules, bet_cents: int) -> int:
+    """The largest base-game win of a hand at ``bet_cents`` a wager, before the cap: all three wagers up on the
+    best-paying hand (R-LIR-4)."""
+    return 3 * bet_cents * max(rules.main_paytable.pays.values(), default=0)
+
+
+def strategy_bet(rules: LetItRideRules, bet_cents: int | None) -> int | None:
+    """The bet size the optimal strategy at ``bet_cents`` depends on: ``bet_cents`` when the cap (R-LIR-5) can
+    reach it, else None.
+
+    The strategy depends on the bet only through the cap: when not even the largest win at that bet reaches the
+    cap, every win is ``bet_cents`` times the win of a unit wager, so the decisions and the EVs per unit are
+    those of the uncapped strategy, one strategy shared by all such bets. Above that (standard pay table: the
+    Royal Flush's 1000 to 1 on three wagers, so bets of $16.67 and more against the $50,000 cap) a three-up
+    Royal Flush is capped and the EVs change.
+
+    >>> rules = LetItRideRules()
+    >>> strategy_bet(rules, 1_666), strategy_bet(rules, 1_667), strategy_bet(rules, None)
+    (None, 1667, None)
+    """
+    if bet_cents is None or largest_base_win(rules, bet_cents) <= rules.cap_cents:
+        return None
+    return bet_cents
+
+
+@dataclass(frozen=True, eq=False)
+class _Solution:
+    unit: int  # cents of one wager (1 when the cap does not apply)
+    win: IntArray  # [4, NH]
+    sums4: IntArray  # [N4, 4]: sum over the 48 completions of W[k]
+    ride2: npt.NDArray[np.bool_]  # [2, N4]: ride wager 2, given wager 1 pulled (0) / up (1)
+    value3: IntArray  # [2, N3]: sum over the 49*48 community cards, wager 1 pulled (0) / ridden (1)
+    ride1: npt.NDArray[np.bool_]  # [N3]
+
+
+@lru_cache(maxsize=4)  # ~10 MB each: a few bet sizes the cap reaches (strategy_bet); the rest share one
+def _solve(rules: LetItRideRules, bet_cents: int | None) -> _Solution:
+    if strategy_bet(rules, bet_cents) != bet_cents:
+        # the cap cannot reach this bet: the uncapped solution (in units of one wager) is the same
+        return _solve(rules, None)
+    unit = 1 if bet_cents is None else bet_cents
+    cap = None if bet_cents is None else rules.cap_cents
+    w = win_table(rules.main_paytable, unit, cap)
+    sums4 = hist4() @ w.T  # [N4, 4]
+    ride2 = np.stack([sums4[:, s + 2] > sums4[:, s + 1] for s in (0, 1)])  # cautious: ride only if better
+    v4 = np.stack([np.where(ride2[s], sums4[:, s + 2], sums4[:, s + 1]) for s in (0, 1)])
+    idx3 = three_of_four()
+    value3 = np.zeros((2, N3), dtype=np.int64)
+    for s in (0, 1):
+        # float64 bincount is exact here: every partial sum is far below 2**53 (checked).
+        if np.abs(v4[s]).max() * PER_HAND >= 2**53:
+            raise OverflowError("bet too large for exact float64 accumulation")
+        value3[s] = np.rint(np.bincount(idx3.ravel(), weights=np.tile(v4[s], 4), minlength=N3)).astype(
+            np.int64
+        )
+    ride1 = value3[1] > value3[0]
+    return _Solution(unit, w, sums4, ride2, value3, ride1)
+
+
+@dataclass(frozen=True, eq=False)
+class LetItRideStrategy:
+    """The optimal strategy with the exact EV of both options at both decisions.
+
+    EVs are in units of one base wager and cover the whole remaining hand (all wagers still up, the ``$``
+    wager included). Cautious tie-break: on exactly equal EVs the wager is pulled. ``bet_cents`` is None for
+    the strategy without the cap, shared by every bet the cap cannot reach (:func:`strategy_bet`).
+    """
+
+    rules: LetItRideRules
+    bet_cents: int | None
+    _sol: _Solution = field(repr=False)
+
+    def first(self, cards3: Sequence[int]) -> dict[Action, Fraction]:
+        """EVs of pulling / riding wager 1 on the player's three cards (R-LIR-2)."""
+        idx = _index(cards3, 3)
+        d = PER_HAND * self._sol.unit
+        return {
+            PULL: Fraction(int(self._sol.value3[0, idx]), d),
+            RIDE: Fraction(int(self._sol.value3[1, idx]), d),
+        }
+
+    def second(self, cards4: Sequence[int], bet1_up: bool | None = None) -> dict[Action, Fraction]:
+        """EVs of pulling / riding wager 2 on the three cards plus the first community card (R-LIR-3).
+
+        ``bet1_up``: whether wager 1 rides; by default, what the optimal first decision on ``cards4[:3]`` did.
+        """
+        idx = _index(cards4, 4)
+        s = int(self.rides_first(cards4[:3]) if bet1_up is None else bet1_up)
+        d = 48 * self._sol.unit
+        sums = self._sol.sums4[idx]
+        return {PULL: Fraction(int(sums[s + 1]), d), RIDE: Fraction(int(sums[s + 2]), d)}
+
+    def rides_first(self, cards3: Sequence[int]) -> bool:
+        return bool(self._sol.ride1[_index(cards3, 3)])
+
+    def best(self, cards: Sequence[int], bet1_up: bool | None = None) -> Action:
+        """The optimal action for three cards (wager 1) or four cards (wager 2)."""
+        if len(cards) == 3:
+            return RIDE if self.rides_first(cards) else PULL
+        idx = _index(cards, 4)
+        s = int(self.rides_first(cards[:3]) if bet1_up is None else bet1_up)
+        return RIDE if self._sol.ride2[s, idx] else PULL
+
+
+def _index(cards: Sequence[int], n: int) -> int:
+    cs = [int(c) for c in cards]
+    if len(cs) != n or len(set(cs)) != n or not all(0 <= c < 52 for c in cs):
+        raise ValueError(f"need {n} distinct cards, got {cards!r}")
+    return colex_of(cs)
+
+
+def optimal_strategy(rules: LetItRideRules, bet_cents: int | None = None) -> LetItRideStrategy:
+    """The cached optimal strategy for ``rules`` (and, when given, the wager size that applies the cap): one
+    object for every bet the cap cannot reach (:func:`strategy_bet`), a few capped bet sizes kept (LRU)."""
+    return _strategy(rules, strategy_bet(rules, bet_cents))
+
+
+@lru_cache(maxsize=4)
+def _strategy(rules: LetItRideRules, bet_cents: int | None) -> LetItRideStrategy:
+    return LetItRideStrategy(rules, bet_cents, _solve(rules, bet_cents))
+
+
+# --- the analysis ------------------------------------------------------------------------------------
+
+
+def outcome_counts(sol: _Solution) -> IntArray:
+    """``[4, NH]``: ordered deals ending with ``k`` wagers up and base hand ``h`` under the strategy."""
+    h4 = hist4()
+    idx3 = three_of_four()
+    counts = np.zeros((4, NH), dtype=np.int64)
+    for j in range(4):
+        s = sol.ride1[idx3[j]].astype(np.int64)
+        r2 = np.where(s == 1, sol.ride2[1], sol.ride2[0]).astype(np.int64)
+        k = 1 + s + r2
+        for kk in (1, 2, 3):
+            counts[kk] += h4[k == kk].sum(axis=0)
+    return counts
