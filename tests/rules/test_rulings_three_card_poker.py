@@ -34,6 +34,7 @@ def play(hands: list[str], wagers: dict[int, dict[str, int]], actions: dict[int,
 
 
 def test_R_TCP_3_ranking_a_straight_beats_a_flush_and_a23_is_the_lowest_straight() -> None:
+    """R-TCP-3: straight over flush, A-2-3 the lowest straight, kickers decide pairs, suits never."""
     s = tcp.strength
     assert s(parse_cards("2h 3d 4c")) > s(parse_cards("Ah Kh 9h"))  # straight over flush
     assert s(parse_cards("Ah 2d 3c")) < s(parse_cards("2h 3d 4c")) < s(parse_cards("Qh Kd Ac"))
@@ -44,16 +45,19 @@ def test_R_TCP_3_ranking_a_straight_beats_a_flush_and_a23_is_the_lowest_straight
 
 
 def test_R_TCP_4_queen_high_qualifies() -> None:
+    """R-TCP-4: the dealer qualifies with queen high or better."""
     assert tcp.qualifies(parse_cards("Qh 3d 2c")) and not tcp.qualifies(parse_cards("Jh Td 8c"))
 
 
 def test_R_TCP_4_dealer_not_qualifying_pays_the_ante_and_pushes_the_play() -> None:
+    """R-TCP-4: not qualifying, the Ante pays 1 to 1 and the Play pushes."""
     # seat 1: 2-5-7 (plays, loses to nothing: the dealer's J-9-8 does not qualify)
     nets = play(["2h 5d 7c", "Jh 9d 8s"], {1: {"ante": 100}}, {1: "play"})
     assert nets == {1: 100}
 
 
 def test_R_TCP_4_qualifying_dealer_higher_hand_wins_ante_and_play() -> None:
+    """R-TCP-4: against a qualifying dealer the better hand wins both, an equal hand pushes both."""
     nets = play(["Kh Kd 7c", "Qh 9d 8s"], {1: {"ante": 100}}, {1: "play"})
     assert nets == {1: 200}
     nets = play(["Qh 9d 7c", "Qs 9c 8s"], {1: {"ante": 100}}, {1: "play"})
@@ -63,10 +67,12 @@ def test_R_TCP_4_qualifying_dealer_higher_hand_wins_ante_and_play() -> None:
 
 
 def test_R_TCP_2_fold_loses_the_ante_only() -> None:
+    """R-TCP-2: a fold loses the Ante; the Play set aside beside it comes back."""
     assert play(["2h 5d 7c", "Qh 9d 8s"], {1: {"ante": 100}}, {1: "fold"}) == {1: -100}
 
 
 def test_R_TCP_5_ante_bonus_is_paid_to_a_player_who_played_whatever_the_dealer_holds() -> None:
+    """R-TCP-5: the Ante Bonus (5-4-1) on a played Ante, whatever the dealer holds; none on a fold."""
     # a straight (1 to 1 bonus) losing to the dealer's trips: ante and play lost, the bonus paid
     nets = play(["4h 5d 6c", "9h 9d 9s"], {1: {"ante": 100}}, {1: "play"})
     assert nets == {1: -200 + 100}
@@ -78,6 +84,7 @@ def test_R_TCP_5_ante_bonus_is_paid_to_a_player_who_played_whatever_the_dealer_h
 
 
 def test_R_TCP_6_pair_plus_whether_played_or_folded_and_alone() -> None:
+    """R-TCP-6 (and R-TCP-1: Pair Plus alone): Pair Plus pays on the player's cards, played or folded."""
     # Pair Plus alone (R-TCP-1): no decision; a pair pays 1 to 1
     table = Table(RULES, seats=1)
     rnd = table.new_round(deck=deck("Th Td 2c", "Ah Kd 8s"))
@@ -94,6 +101,7 @@ def test_R_TCP_6_pair_plus_whether_played_or_folded_and_alone() -> None:
 
 
 def test_R_TCP_1_a_wager_is_needed_and_the_play_is_set_aside() -> None:
+    """R-TCP-1/R-TCP-2: an Ante costs twice its amount (the Play set aside beside it)."""
     table = Table(RULES, seats=1, bankrolls={1: 150})
     rnd = table.new_round()
     with pytest.raises(InsufficientFunds):
