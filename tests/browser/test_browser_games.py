@@ -8,14 +8,13 @@ A game registered later inherits this test. The server runs in this process and 
 from __future__ import annotations
 
 import itertools
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_browser_table import ADMIN, Player, _free_port, _http, cents, deal_in, expect_text, frames_of, money
+from test_browser_table import Player, _http, cents, deal_in, expect_text, frames_of, in_process_server, money
 
 from tablegames.randomness import SeededRandom
 from tablegames.rules import registry
@@ -34,42 +33,19 @@ def table_name(d: GameDefinition) -> str:
 
 @pytest.fixture(scope="module")
 def games_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The app (uvicorn in a thread) with one 1-seat table of every registered game, seeded decks."""
-    import uvicorn
-
-    from tablegames.server.app import create_app
-
+    """The app in this process with one 1-seat table of every registered game, seeded decks."""
     seeds = itertools.count(101)
-    app = create_app(
-        f"sqlite:///{tmp_path_factory.mktemp('games') / 'tg.sqlite3'}",
-        betting_seconds=30,
+    tables = [
+        {"game": d.key, "name": table_name(d), "seats": 1, "min_bet": 100, "max_bet": 10000}
+        for d in registry.DEFINITIONS
+    ]
+    with in_process_server(
+        tmp_path_factory.mktemp("games") / "tg.sqlite3",
+        tables,
         turn_seconds=60,
-        admin_token=ADMIN,
         source_factory=lambda: SeededRandom(next(seeds)),
-    )
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(200):
-            if server.started:
-                break
-            time.sleep(0.05)
-        else:
-            pytest.fail("in-process server did not start")
-        for d in registry.DEFINITIONS:
-            _http(
-                "POST",
-                url + "/tables",
-                {"game": d.key, "name": table_name(d), "seats": 1, "min_bet": 100, "max_bet": 10000},
-                {"X-Admin-Token": ADMIN},
-            )
+    ) as url:
         yield url
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
 
 
 def last_state(frames: list[dict[str, Any]]) -> dict[str, Any]:

@@ -483,26 +483,18 @@ def stacked(first: str) -> list[int]:
 TURN_SECONDS = 6  # short: seat 2 lets its turns time out in the stacked-deck test
 
 
-@pytest.fixture()
-def stacked_server(tmp_path: Path) -> Iterator[str]:
-    """The app in this process (uvicorn in a thread) dealing a fixed deck: deal order seat 1, seat 2, dealer.
-
-    Seat 1 gets A♥ K♥ Q♥ and the community cards are J♥ T♥ (R-LIR-2: the dealer's first card, 5♣, is burned).
-    """
+@contextlib.contextmanager
+def in_process_server(db: Path, tables: list[dict[str, Any]], **app_options: Any) -> Iterator[str]:
+    """The app in this process (uvicorn in a thread) on SQLite file ``db``, with ``tables`` created by the
+    operator (each a ``POST /tables`` body); yields its URL."""
     import threading
 
     import uvicorn
 
     from tablegames.server.app import create_app
 
-    deck = stacked("Ah 2c 5c Kh 3d Jh Qh 4s Th")
-    app = create_app(
-        f"sqlite:///{tmp_path / 'tg.sqlite3'}",
-        betting_seconds=30,
-        turn_seconds=TURN_SECONDS,
-        admin_token=ADMIN,
-        deck_factory=lambda table_id: deck,
-    )
+    app_options.setdefault("betting_seconds", 30)
+    app = create_app(f"sqlite:///{db}", admin_token=ADMIN, **app_options)
     port = _free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -515,16 +507,26 @@ def stacked_server(tmp_path: Path) -> Iterator[str]:
             time.sleep(0.05)
         else:
             pytest.fail("in-process server did not start")
-        _http(
-            "POST",
-            url + "/tables",
-            {"game": "let-it-ride", "name": "Ride 1", "seats": 2, "min_bet": 100, "max_bet": 10000},
-            {"X-Admin-Token": ADMIN},
-        )
+        for body in tables:
+            _http("POST", url + "/tables", body, {"X-Admin-Token": ADMIN})
         yield url
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+@pytest.fixture()
+def stacked_server(tmp_path: Path) -> Iterator[str]:
+    """The app in this process dealing a fixed deck: deal order seat 1, seat 2, dealer.
+
+    Seat 1 gets A♥ K♥ Q♥ and the community cards are J♥ T♥ (R-LIR-2: the dealer's first card, 5♣, is burned).
+    """
+    deck = stacked("Ah 2c 5c Kh 3d Jh Qh 4s Th")
+    table = {"game": "let-it-ride", "name": "Ride 1", "seats": 2, "min_bet": 100, "max_bet": 10000}
+    with in_process_server(
+        tmp_path / "tg.sqlite3", [table], turn_seconds=TURN_SECONDS, deck_factory=lambda table_id: deck
+    ) as url:
+        yield url
 
 
 def test_royal_flush_jackpot_and_envy_announced(

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,14 +13,12 @@ from typing import Any
 
 import pytest
 from test_browser_table import (
-    ADMIN,
     Player,
-    _free_port,
-    _http,
     check_history,
     check_settlement,
     deal_in,
     frames_of,
+    in_process_server,
     play_until_settled,
     seat_net,
     wait_dealt,
@@ -35,34 +32,15 @@ TABLE = "Poker 1"
 
 @pytest.fixture(scope="module")
 def tcp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    import uvicorn
-
-    from tablegames.server.app import create_app
-
     seeds = itertools.count(7)
-    app = create_app(
-        f"sqlite:///{tmp_path_factory.mktemp('tcp') / 'tg.sqlite3'}",
-        betting_seconds=30,
+    table = {"game": "three-card-poker", "name": TABLE, "seats": 3, "min_bet": 100, "max_bet": 10000}
+    with in_process_server(
+        tmp_path_factory.mktemp("tcp") / "tg.sqlite3",
+        [table],
         turn_seconds=60,
-        admin_token=ADMIN,
         source_factory=lambda: SeededRandom(next(seeds)),
-    )
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(200):
-            if server.started:
-                break
-            time.sleep(0.05)
-        body = {"game": "three-card-poker", "name": TABLE, "seats": 3, "min_bet": 100, "max_bet": 10000}
-        _http("POST", url + "/tables", body, {"X-Admin-Token": ADMIN})
+    ) as url:
         yield url
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
 
 
 def bet(pl: Player, ante: int | None, pair_plus: int | None) -> int:
