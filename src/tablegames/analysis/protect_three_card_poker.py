@@ -76,16 +76,21 @@ def _classes() -> list[tuple[int, int]]:
     return [(colex_of(k), n) for k, n in count.items()]
 
 
+def play_values(rules: ThreeCardPokerRules, i: int, dealer: IntArray) -> IntArray:
+    """What playing player hand ``i`` (colex) returns net against each dealer hand of rows ``dealer``: Ante and
+    Play (R-TCP-4) plus the Ante Bonus (R-TCP-5), in units of the Ante."""
+    _hands, st, hand, _masks = _deck()
+    d, me = st[dealer], st[i]
+    base = np.where(d < QUALIFIER, 1, np.where(d < me, 2, np.where(d == me, 0, -2)))
+    return base + (rules.ante_bonus.odds(TcpHand(int(hand[i]))) or 0)
+
+
 def _values(rules: ThreeCardPokerRules, i: int) -> tuple[IntArray, IntArray]:
     """For player hand ``i`` (colex): the dealer hands of the 49 cards left (their rows) and the value of
-    playing against each (Ante + Play + Ante Bonus, units of the Ante)."""
-    _hands, st, hand, masks = _deck()
+    playing against each."""
+    masks = _deck()[3]
     free = np.flatnonzero((masks & masks[i]) == 0)
-    d = st[free]
-    q = d >= QUALIFIER
-    base = np.where(~q, 1, np.where(d < st[i], 2, np.where(d == st[i], 0, -2)))
-    bonus = rules.ante_bonus.odds(TcpHand(int(hand[i]))) or 0
-    return free, base + bonus
+    return free, play_values(rules, i, free)
 
 
 @lru_cache(maxsize=8)
@@ -138,9 +143,8 @@ def solve(rules: ThreeCardPokerRules, scenario: str) -> Exposure:
 
 def share(rules: ThreeCardPokerRules, k: int, *, sim_rounds: int, seed: int) -> Exposure:
     """``share=k`` (k >= 2), simulated (see the module)."""
-    _hands, st, hand, masks = _deck()
+    _hands, _st, hand, masks = _deck()
     fair = tcpa.optimal_strategy(rules).plays
-    bonus = np.array([rules.ante_bonus.odds(h) or 0 for h in TcpHand], dtype=np.int64)
     rng = np.random.default_rng(seed)
     gains = np.empty(sim_rounds)
     changed: dict[tuple[str, str, str], int] = {}
@@ -148,12 +152,7 @@ def share(rules: ThreeCardPokerRules, k: int, *, sim_rounds: int, seed: int) -> 
         dealt = rng.permutation(52)[: 3 * k]
         mine = colex_of(dealt[:3].tolist())
         known = np.uint64(sum(1 << int(c) for c in dealt))
-        d = st[(masks & known) == 0]
-        q = d >= QUALIFIER
-        me = st[mine]
-        play = (
-            float(np.where(~q, 1, np.where(d < me, 2, np.where(d == me, 0, -2))).mean()) + bonus[hand[mine]]
-        )
+        play = float(play_values(rules, mine, np.flatnonzero((masks & known) == 0)).mean())
         informed = play > -1
         f = bool(fair[mine])
         gains[r] = max(play, -1.0) - (play if f else -1.0)
@@ -183,8 +182,6 @@ def informed_action(rules: ThreeCardPokerRules, scenario: str) -> Callable[[Any,
     """The scenario's optimal play at a live round: the seat's cards and the first K dealer cards seen
     (``dealer-K``), or the other seats' cards (``share=K``)."""
     k = SEEN.get(scenario, 0)
-    _hands, st, hand, _masks = _deck()
-    bonus = np.array([rules.ante_bonus.odds(h) or 0 for h in TcpHand], dtype=np.int64)
 
     def act(rnd: Any, seat: int) -> Action:
         mine = [int(c) for c in rnd.seats[seat].cards]
@@ -196,11 +193,7 @@ def informed_action(rules: ThreeCardPokerRules, scenario: str) -> Callable[[Any,
                     gone |= {int(c) for c in other.cards}
         rest = [c for c in range(52) if c not in gone]
         idx = np.array([colex_of([*seen, *more]) for more in combinations(rest, 3 - k)], dtype=np.int64)
-        me = st[colex_of(mine)]
-        d = st[idx]
-        q = d >= QUALIFIER
-        value = np.where(~q, 1, np.where(d < me, 2, np.where(d == me, 0, -2))) + bonus[hand[colex_of(mine)]]
-        return PLAY if int(value.sum()) > -len(idx) else FOLD
+        return PLAY if int(play_values(rules, colex_of(mine), idx).sum()) > -len(idx) else FOLD
 
     return act
 
