@@ -28,6 +28,7 @@ from tablegames.rules.common import RuleError, cents_for_share
 
 if TYPE_CHECKING:
     from tablegames.rules.flow import GameFlow
+    from tablegames.rules.parameters import Parameter
 
 
 class GameRules(Protocol):
@@ -146,7 +147,7 @@ class GameDefinition:
     title: str
     tagline: str
     rules_type: Any  # the frozen ``*Rules`` dataclass, with ``from_options(options, paytable)``
-    rule_options: tuple[RuleOption, ...]
+    rule_options: tuple[RuleOption, ...]  # the choice parameters, as GET /games and --help list them
     paytables: tuple[str, ...]  # named ``--paytable`` presets (besides a TOML file)
     wagers: tuple[Wager, ...]
     meters: Callable[[Any], tuple[Meter, ...]]  # rules -> the table's meters
@@ -161,6 +162,7 @@ class GameDefinition:
     felt: str | None = None  # the page's felt layout module, under ``server/static/js`` (may not exist yet)
     terminal: str | None = None  # "module:attr" of the terminal's felt (``cli.felts.TerminalFelt``)
     hand_total: Callable[[Any, Sequence[int | None]], int | None] | None = None  # rules, cards -> a count
+    parameters: tuple[Parameter, ...] = ()  # every number and choice of the rules (rules.parameters)
 
     def __post_init__(self) -> None:
         mains = [w for w in self.wagers if w.main]
@@ -192,6 +194,19 @@ class GameDefinition:
 
     def make_rules(self, options: Mapping[str, str] | None = None, paytable: str | None = None) -> Any:
         return self.rules_type.from_options(options, paytable)
+
+    def parameter(self, name: str) -> Parameter:
+        """The parameter called ``name``; a RuleError listing the known ones otherwise."""
+        from tablegames.rules.parameters import find
+
+        return find(self.parameters, name)
+
+    def rule_set(self, rules: Any) -> dict[str, str]:
+        """The complete rule set of ``rules``: every listed parameter's value as text (what a game file and
+        a table's record hold); ``make_rules(rule_set(r)) == r``."""
+        from tablegames.rules.parameters import describe_values
+
+        return describe_values(self.parameters, rules)
 
     def new_flow(self, rules: Any) -> GameFlow:
         """The game's steps for one new round at a table with these rules."""

@@ -18,9 +18,9 @@ from enum import Enum
 from typing import ClassVar
 
 from tablegames.cards import CARDS
-from tablegames.rules.common import check_known_options, choose
 from tablegames.rules.definition import Decision, DecisionContext, GameDefinition, Meter, RuleOption, Wager
 from tablegames.rules.flow import DEALER, PUBLIC, Action, BaseFlow, RoundOps, SeatOps, seat_name
+from tablegames.rules.parameters import apply_options, choice, describe_values
 
 GAME = "final-count"
 
@@ -28,9 +28,6 @@ GAME = "final-count"
 class FaceValue(Enum):
     TEN = "10"
     ZERO = "0"
-
-
-_FACE = {f.value: f for f in FaceValue}
 
 
 @dataclass(frozen=True)
@@ -43,9 +40,7 @@ class FinalCountRules:
     def from_options(
         cls, options: Mapping[str, str] | None = None, paytable: str | None = None
     ) -> FinalCountRules:
-        options = dict(options or {})
-        check_known_options(GAME, options, [o.name for o in DEFINITION.rule_options])
-        return cls(face_value=choose("face-value", options.get("face-value", "10"), _FACE))
+        return apply_options(DEFINITION.parameters, cls(), options)  # type: ignore[no-any-return]
 
     def value(self, card: int) -> int:
         """R-FC-1: A = 1, 2-10 pip value, J/Q/K = 10 (or 0 with ``face-value=0``)."""
@@ -60,7 +55,7 @@ class FinalCountRules:
         return sum(self.value(c) for c in cards)
 
     def describe(self) -> dict[str, str]:
-        return {"face-value": self.face_value.value}
+        return describe_values(DEFINITION.parameters, self)
 
 
 def must_turn(two_card_total: int) -> bool:
@@ -251,4 +246,5 @@ DEFINITION = GameDefinition(
     kernel="tablegames.simulation.final_count:KERNEL",
     felt="felt/final-count.js",
     terminal="tablegames.cli.felts.final_count:FELT",
+    parameters=(choice("face-value", "face_value", FaceValue, "J/Q/K count 10 or 0", ruling="R-FC-1"),),
 )
