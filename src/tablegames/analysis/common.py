@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from tablegames.rules import registry
+
 if TYPE_CHECKING:
     from tablegames.analysis.protect import GameProtection
 
@@ -301,6 +303,22 @@ class Analyzer:
     def edge_function(self, rules: Any, hand: str, bet_cents: int | None) -> tuple[Any, str]:
         """(payout -> house edge, the wager's name) for tuning ``hand``."""
         raise NotImplementedError
+
+    def tie_wagers(self, rules: Any, bet_cents: int) -> tuple[tuple[str, int, str | None], ...]:
+        """The wagers (name, amount in cents, option) one seat places in the analysis-engine tie test
+        (``deal_value``): the main wager at ``bet_cents`` and every side bet the analysis settles."""
+        main = registry.of(rules).main_wager.name
+        return ((main, bet_cents, None),)
+
+    def deal_value(
+        self, rules: Any, deck: Sequence[int], wagers: Sequence[tuple[str, int, str | None]]
+    ) -> dict[str, int] | None:
+        """The analysis' own settlement of one heads-up round dealt from the stacked ``deck`` (deal order,
+        R-0.2), the seat placing ``wagers`` and playing the optimal strategy: the net in cents of each wager
+        (a multi-bet wager's parts summed), computed from the analysis' tables and strategy, not by the engine.
+        The generic test (tests/analysis/test_analysis_engine_tie_registry.py) plays the same deck through
+        the engine and requires the same nets. None: not implemented."""
+        return None
 
     def protection(self) -> GameProtection | None:
         """The game's exposure scenarios (an ``analysis.protect.GameProtection``, kept in the game's own
