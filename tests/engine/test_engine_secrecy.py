@@ -1,4 +1,4 @@
-"""Secrecy at the source (issue 11 defect 9): at every point of rounds of all three games, what
+"""Secrecy at the source (issue 11 defect 9): at every point of rounds of every registered game (its variants' choices included), what
 ``Round.view(seat)`` and ``Round.visible_history(seat)`` give a seat (or an onlooker) holds no card it may not see
 yet, and no text derived from one either: another hand's description, total or category (a One Eyed Flush bust was
 told to every seat as ``"No Pair (28)"`` while its cards were face down)."""
@@ -10,53 +10,35 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from secrecy import allowed, leaked_texts, strings_in
 from tablegames.engine import Table
 from tablegames.engine.base import Round
 from tablegames.randomness import SeededRandom
-from tablegames.rules import make_rules
+from tablegames.rules import GAMES, make_rules, registry
+from tablegames.rules.parameters import Parameter
 
-WAGERS: dict[str, dict[str, int]] = {
-    "let-it-ride": {"bets": 200, "bonus": 100, "progressive": 100},
-    "one-eyed-flush": {"main": 300, "jackpot": 100},
-    "final-count": {"main": 300},
-}
-RULES: dict[str, list[dict[str, str]]] = {
-    "let-it-ride": [{}],
-    "one-eyed-flush": [{}, {"bust": "always"}],  # R-OEF-6 and its variant: more busts mid-round
-    "final-count": [{}],
-}
-NOT_DERIVED = {"rules", "source", "wager_specs", "game"}
+NOT_DERIVED = frozenset({"rules", "source", "wager_specs", "game"})
 
 
-def strings_in(obj: Any) -> set[str]:
-    if isinstance(obj, str):
-        return {obj}
-    if isinstance(obj, dict):
-        values = [v for k, v in obj.items() if k not in NOT_DERIVED]
-        return set().union(*(strings_in(v) for v in values)) if values else set()
-    if isinstance(obj, list):
-        return set().union(*(strings_in(v) for v in obj)) if obj else set()
-    return set()
-
-
-def visible_cards(events: list[dict[str, Any]], seat: int | None) -> set[str]:
-    me = f"seat {seat}" if seat is not None else None
-    out: set[str] = set()
-    for e in events:
-        if e["type"] in ("card_dealt", "card_discarded") and e["visible_to"] in ("all", me):
-            out.add(e["card"])
-        elif e["type"] == "cards_revealed":
-            out.update(e["cards"])
+def every_wager(game: str) -> list[tuple[str, int, str | None]]:
+    """The game's main wager and every side bet (fixed amount or 100 cents; an option's default), from its
+    definition: every game of the registry, a game added later included."""
+    d = registry.get(game)
+    rules = d.make_rules()
+    out: list[tuple[str, int, str | None]] = []
+    for w in d.wagers:
+        fixed = w.fixed_cents(rules)
+        amount = 300 if w.main else fixed if fixed is not None else 100
+        out.append((w.name, amount, (w.option.default or w.option.choices[0]) if w.option else None))
     return out
 
 
-def derived_texts(events: list[dict[str, Any]], owner: str) -> set[str]:
-    out: set[str] = set()
-    for e in events:
-        if e["type"] == "settled" and f"seat {e['seat']}" == owner and e["detail"]:
-            out.add(e["detail"])
-        elif e["type"] == "hand" and e["owner"] == owner:
-            out.add(e["hand"])
+def variants(game: str) -> list[dict[str, str]]:
+    """The default rules and each other choice of every choice parameter (e.g. R-OEF-6's ``bust=always``)."""
+    out: list[dict[str, str]] = [{}]
+    params: list[Parameter] = [p for p in registry.get(game).parameters if p.kind == "choice" and p.listed]
+    for p in params:
+        out += [{p.name: c} for c in p.choices if c != p.value(make_rules(game))]
     return out
 
 
@@ -65,31 +47,21 @@ def check_viewer(rnd: Round, full: list[dict[str, Any]], seat: int | None) -> No
     if rnd.is_over:
         return
     now = len(rnd.history)
-    ok = visible_cards(full[:now], seat)
+    ok = allowed(full, seat, now)
     view = rnd.view(seat)
     # its own hand, described to it (view "hands"), is its own: it may contain another hand's words by chance
-    own = strings_in(view["hands"].get(str(seat), {})) if seat is not None else set()
-    shown = (strings_in(view) - own) | strings_in(rnd.visible_history(seat))
+    own = strings_in(view["hands"].get(str(seat), {}), NOT_DERIVED) if seat is not None else set()
+    shown = (strings_in(view, NOT_DERIVED) - own) | strings_in(rnd.visible_history(seat), NOT_DERIVED)
     cards = {s for s in shown if len(s) == 2 and s[0] in "23456789TJQKA" and s[1] in "cdhs"}
     assert cards <= ok, (seat, now, cards - ok)
-    owners = {e["to"] for e in full if e["type"] == "card_dealt" and e["to"].startswith("seat ")}
-    hidden, known = set(), set()
-    for owner in owners:
-        hand = {e["card"] for e in full if e["type"] == "card_dealt" and e["to"] == owner}
-        if owner == f"seat {seat}" or hand <= ok:
-            known |= derived_texts(full, owner)
-        else:
-            hidden.add(owner)
-    for owner in hidden:
-        for text in derived_texts(full, owner) - known:
-            told = [s for s in shown if s == text or (len(text) >= 6 and text in s)]
-            assert not told, f"{seat} was told {text!r} of {owner} at event {now}: {told}"
+    told = leaked_texts(full, seat, now, shown)
+    assert not told, f"{seat} was told {told} of another hand at event {now}"
 
 
 @settings(max_examples=60, deadline=None)
 @given(
-    game=st.sampled_from(sorted(WAGERS)),
-    variant=st.integers(0, 1),
+    game=st.sampled_from(GAMES),
+    variant=st.integers(0, 10),
     seats=st.integers(2, 5),
     seed=st.integers(0, 10**6),
     choices=st.randoms(use_true_random=False),
@@ -97,12 +69,12 @@ def check_viewer(rnd: Round, full: list[dict[str, Any]], seat: int | None) -> No
 def test_no_view_or_history_tells_a_seat_of_cards_it_cannot_see(
     game: str, variant: int, seats: int, seed: int, choices: Any
 ) -> None:
-    rules = RULES[game][variant % len(RULES[game])]
+    rules = variants(game)[variant % len(variants(game))]
     table = Table(make_rules(game, rules), seats=seats, source=SeededRandom(seed))
     rnd = table.new_round()
     for s in range(1, seats + 1):
-        for name, amount in WAGERS[game].items():
-            rnd.place_wager(s, name, amount)
+        for name, amount, option in every_wager(game):
+            rnd.place_wager(s, name, amount, option)
     rnd.deal()
     steps = [len(rnd.history)]
     actions: list[tuple[int, str]] = []
@@ -117,8 +89,8 @@ def test_no_view_or_history_tells_a_seat_of_cards_it_cannot_see(
     # the same round again, checked for every viewer after the deal and after every decision
     again = Table(make_rules(game, rules), seats=seats, source=SeededRandom(seed)).new_round()
     for s in range(1, seats + 1):
-        for name, amount in WAGERS[game].items():
-            again.place_wager(s, name, amount)
+        for name, amount, option in every_wager(game):
+            again.place_wager(s, name, amount, option)
     again.deal()
     for viewer in [None, *range(1, seats + 1)]:
         check_viewer(again, full, viewer)

@@ -1,4 +1,4 @@
-"""Secrecy: over a whole multi-round session at tables of all three games (several seats, an onlooker, a
+"""Secrecy: over a whole multi-round session at a table of every registered game (several seats, an onlooker, a
 reconnect), every message each client received is checked against the engine's full history of the round: no
 card reached a client before that client was allowed to see it (never the deck order, the dealer's face-down
 cards, or another player's face-down cards), and no text derived from a card either (a hand's description,
@@ -7,106 +7,33 @@ total or category: issue 11 defect 9, a One Eyed Flush bust told every seat ``"N
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from test_server_support import play_round, rigged_deck
+from test_server_support import every_wager, play_round, rigged_deck
 
+from secrecy import allowed, cards_in, leaked_texts, strings_in
 from server_harness import WS, Harness
+from tablegames.rules import GAMES, registry
 
 pytestmark = pytest.mark.timeout(180)
 
-CARD = re.compile(r"^[2-9TJQKA][cdhs]$")
-
-CHOICES: dict[str, dict[int, str]] = {
-    "let-it-ride": {1: "ride", 3: "pull", 4: "ride"},
-    "one-eyed-flush": {1: "discard 0", 3: "stand", 4: "discard 2"},
-    "final-count": {1: "turn", 3: "stand", 4: "turn"},
-}
-WAGERS: dict[str, dict[str, int]] = {
-    "let-it-ride": {"bets": 200, "bonus": 100, "progressive": 100},
-    "one-eyed-flush": {"main": 300, "jackpot": 100},
-    "final-count": {"main": 300},
-}
+NOT_DERIVED = frozenset({"rules", "paytable", "name", "message", "player", "occupants", "table", "source"})
 
 
-def cards_in(obj: Any) -> set[str]:
-    """Every card string anywhere in a message."""
-    if isinstance(obj, str):
-        return {obj} if CARD.match(obj) else set()
-    if isinstance(obj, dict):
-        return set().union(*(cards_in(v) for v in obj.values())) if obj else set()
-    if isinstance(obj, list):
-        return set().union(*(cards_in(v) for v in obj)) if obj else set()
-    return set()
+def choose_for(seat: int, st: dict[str, Any]) -> str:
+    """Seats 1, 3 and 4 take the last, the first and a middle legal action: every decision gets taken."""
+    legal: list[str] = st["round"]["legal_actions"]
+    return {1: legal[-1], 3: legal[0]}.get(seat, legal[len(legal) // 2])
 
 
-def allowed(events: list[dict[str, Any]], seat: int | None, k: int) -> set[str]:
-    """Cards ``seat`` may have seen after the first ``k`` events (all of them once the round is over)."""
-    if k >= len(events):
-        return cards_in(events)
-    me = f"seat {seat}" if seat is not None else None
-    out: set[str] = set()
-    for e in events[:k]:
-        if e["type"] in ("card_dealt", "card_discarded") and e["visible_to"] in ("all", me):
-            out.add(e["card"])
-        elif e["type"] == "cards_revealed":
-            out.update(e["cards"])
-    return out
-
-
-NOT_DERIVED = {"rules", "paytable", "name", "message", "player", "occupants", "table", "source"}
-
-
-def strings_in(obj: Any) -> set[str]:
-    """Every string anywhere in a message (keys, and values that are not about cards, excepted)."""
-    if isinstance(obj, str):
-        return {obj}
-    if isinstance(obj, dict):
-        values = [v for k, v in obj.items() if k not in NOT_DERIVED]
-        return set().union(*(strings_in(v) for v in values)) if values else set()
-    if isinstance(obj, list):
-        return set().union(*(strings_in(v) for v in obj)) if obj else set()
-    return set()
-
-
-def derived_texts(events: list[dict[str, Any]], owner: str) -> set[str]:
-    """The texts the round derives from ``owner``'s cards ("seat 2"): its settlement details and hand names."""
-    out: set[str] = set()
-    for e in events:
-        if e["type"] == "settled" and f"seat {e['seat']}" == owner and e["detail"]:
-            out.add(e["detail"])
-        elif e["type"] == "hand" and e["owner"] == owner:
-            out.add(e["hand"])
-    return out
-
-
-def leaked_texts(events: list[dict[str, Any]], seat: int | None, k: int, message: Any) -> set[str]:
-    """Texts derived from another seat's cards found in ``message`` while ``seat`` could not see them all yet
-    (after the first ``k`` events). A short text (a total like ``"14"``) counts only as a whole string."""
-    if k >= len(events):
-        return set()
-    ok = allowed(events, seat, k)
-    shown = strings_in(message)
+def leaks(events: list[dict[str, Any]], seat: int | None, k: int, message: Any) -> set[str]:
+    """Texts derived from another seat's cards in ``message`` while ``seat`` could not see them yet."""
+    shown = strings_in(message, NOT_DERIVED)
     if isinstance(message, dict) and seat is not None and message.get("round"):  # its own hand is its own
-        shown -= strings_in((message["round"].get("hands") or {}).get(str(seat), {}))
-    owners = {e["to"] for e in events if e["type"] == "card_dealt" and e["to"].startswith("seat ")}
-    hidden: set[str] = set()
-    known: set[str] = set()  # texts of hands the viewer may know (its own, those it sees whole): may repeat
-    for owner in owners:
-        cards = {e["card"] for e in events if e["type"] == "card_dealt" and e["to"] == owner}
-        if owner == f"seat {seat}" or cards <= ok:
-            known |= derived_texts(events, owner)
-        else:
-            hidden.add(owner)
-    leaked: set[str] = set()
-    for owner in hidden:
-        for text in derived_texts(events, owner) - known:
-            if any(t == text or (len(text) >= 6 and text in t) for t in shown):
-                leaked.add(text)
-    return leaked
+        shown -= strings_in((message["round"].get("hands") or {}).get(str(seat), {}), NOT_DERIVED)
+    return leaked_texts(events, seat, k, shown)
 
 
 def check_log(h: Harness, log: list[dict[str, Any]], histories: dict[int, list[dict[str, Any]]]) -> int:
@@ -120,7 +47,7 @@ def check_log(h: Harness, log: list[dict[str, Any]], histories: dict[int, list[d
                 round_id = m["round_id"]
                 if round_id not in histories:
                     histories[round_id] = h.client.get(f"/rounds/{round_id}").json()["events"]
-                told = leaked_texts(histories[round_id], m["seat"], m["seq"], m)
+                told = leaks(histories[round_id], m["seat"], m["seq"], m)
                 assert not told, f"seat {m['seat']} was told {told} at event {m['seq']} of round {round_id}"
         found = cards_in(m)
         if not found:
@@ -142,8 +69,9 @@ def test_no_card_reaches_a_client_before_it_may_see_it(make_server: Callable[...
     h = make_server()
     logs: list[list[dict[str, Any]]] = []
     seen_own_hidden = 0
-    for game in ("let-it-ride", "one-eyed-flush", "final-count"):
+    for game in GAMES:
         table = h.table(game)
+        wagers, options, _ = every_wager(registry.get(game), 300)
         socks: dict[int, WS] = {}
         tokens: dict[int, str] = {}
         for seat in (1, 3, 4):
@@ -162,15 +90,8 @@ def test_no_card_reaches_a_client_before_it_may_see_it(make_server: Callable[...
                 socks[3] = h.ws(tokens[3], table)
                 assert socks[3].log[0]["type"] == "welcome" and socks[3].log[0]["seat"] == 3
                 socks[3].request(type="hints", on=True)
-            choices = CHOICES[game]
             results = play_round(
-                socks,
-                dict.fromkeys(socks, WAGERS[game]),
-                choose=lambda seat, st, choices=choices: (
-                    choices[seat]
-                    if choices[seat] in st["round"]["legal_actions"]
-                    else st["round"]["legal_actions"][0]
-                ),
+                socks, dict.fromkeys(socks, wagers), dict.fromkeys(socks, options), choose=choose_for
             )
             assert len(results[1]["results"]) == 3
         for ws in socks.values():
@@ -188,9 +109,8 @@ def test_no_card_reaches_a_client_before_it_may_see_it(make_server: Callable[...
             if m["type"] == "state" and m["round"] and m["round"]["phase"] == "deciding" and m["seat"]:
                 own = next(s for s in m["round"]["seats"] if s["seat"] == m["seat"])
                 others = [s for s in m["round"]["seats"] if s["seat"] != m["seat"] and s["cards"]]
-                if m["round"]["game"] != "final-count" and any(own["cards"]):
-                    seen_own_hidden += 1
-                    assert others and all(c is None for s in others for c in s["cards"])
+                if any(own["cards"]) and any(c is None for s in others for c in s["cards"]):
+                    seen_own_hidden += 1  # it sees its own cards while another's are hidden from it
     assert seen_own_hidden > 10
 
 
