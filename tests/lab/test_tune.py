@@ -184,6 +184,26 @@ def test_let_it_ride_main_pay_table_several_payouts_exactly() -> None:
         assert set(c.changes) <= {"main.straight", "main.flush", "main.full-house"}
 
 
+def test_a_side_bet_is_tuned_by_its_own_edge() -> None:
+    """``wager``: Let It Ride's 3-Card Bonus pay table (parameters built here) tuned to a 6% edge of the bonus
+    itself (straight 6 -> 5 to 1: 6.0090%); the figures are the side bet's, the main wager's edge does not move."""
+    from tablegames.rules.let_it_ride import BonusHand
+
+    rules = make_rules("let-it-ride")
+    params = paytable("bonus", "bonus_paytable", list(BonusHand), "3-card bonus")
+    solve = [p.name for p in params if p.kind == "odds" and p.get(rules) is not None][:3]
+    rep = tune_parameters(rules, Fraction(6, 100), solve, parameters=params, wager="3-card-bonus", top=2)
+    assert abs(rep.best.figures.house_edge - Fraction(6, 100)) < Fraction(1, 1000)
+    assert rep.best.changes == {"bonus.straight": ("6", "5")}
+    assert rep.base.wager.startswith("3-card-bonus")
+    assert rep.base.house_edge == analyze_game(rules).side_bets["3-card-bonus seed"].house_edge
+    for c in rep.candidates:
+        a = analyze_game(c.rules)
+        bonus = a.side_bets[f"3-card-bonus {c.rules.bonus_paytable.name}"]
+        assert c.figures.house_edge == bonus.house_edge
+        assert a.house_edge == analyze_game(rules).house_edge
+
+
 def _need(game: str, *names: str) -> list[Parameter]:
     d = registry.get(game)
     known = {p.name for p in d.parameters}

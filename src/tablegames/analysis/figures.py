@@ -60,13 +60,15 @@ def side_figures(name: str, bet: SideBet) -> Figures:
     return Figures(bet.house_edge, bet.house_edge, hit, math.sqrt(max(0.0, float(second - ev * ev))), name)
 
 
-def find_side_bet(a: Analysis, wager: str) -> str:
-    """The side bet of ``a`` called ``wager`` (its exact name, or the first one whose name starts with it)."""
+def find_side_bet(a: Analysis, wager: str, rules: Any = None) -> str:
+    """The side bet of ``a`` called ``wager``: its exact name, or one whose name starts with it; of several
+    (an analysis listing the bet under every pay table), the one named after a value of ``rules``."""
     if wager in a.side_bets:
         return wager
-    for name in a.side_bets:
-        if name.startswith(wager):
-            return name
+    found = [name for name in a.side_bets if name.startswith(wager)]
+    if found:
+        values = set(rules.describe().values()) if rules is not None else set()
+        return next((n for n in found if n[len(wager) :].strip() in values), found[0])
     known = ", ".join(a.side_bets) or "none"
     raise RuleError(f"unknown wager {wager!r}; the main wager or a side bet: {known}")
 
@@ -80,7 +82,7 @@ def evaluator(wager: str | None = None, bet_cents: int | None = None) -> Evaluat
         main = registry.of(rules).main_wager.name
         if wager is None or wager == main:
             return main_figures(a, main)
-        name = find_side_bet(a, wager)
+        name = find_side_bet(a, wager, rules)
         return side_figures(name, a.side_bets[name])
 
     return evaluate

@@ -147,6 +147,8 @@ def sweep(
     if total > MAX_POINTS:
         raise RuleError(f"{total} points; at most {MAX_POINTS} (use a larger :STEP)")
     figure_of = evaluate or evaluator(wager, bet_cents)
+    if wager is not None:
+        figure_of(rules)  # an unknown wager is the request's error, not every point's
     points = []
     grid = itertools.product(*(zip(a.values, a.labels, strict=True) for a in axes))
     for done, combo in enumerate(grid, 1):

@@ -404,9 +404,8 @@ def tune_parameters(
     if top < 1:
         raise RuleError("--top must be at least 1")
     tuner = _Tuner(rules, params, evaluate or evaluator(wager, bet_cents), target, parsed, progress)
-    base = tuner.figures(rules)
-    if base is None:
-        raise RuleError("the starting rules cannot be analysed")
+    base = tuner.evaluate(rules)  # errors in the request itself (an unknown wager) surface here
+    tuner.cache[tuner.key(rules)] = base
     enumerated = [p for p in chosen if _enumerable(p)]
     searched = [p for p in chosen if not _enumerable(p)]
     values: dict[str, list[Any]] = {}
