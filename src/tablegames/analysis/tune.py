@@ -52,6 +52,7 @@ from tablegames.rules.parameters import Parameter, describe_values, find
 
 NUMERIC = ("int", "money", "odds")
 MAX_VALUES = 200  # values of one enumerated parameter
+NARROW = 32  # a searched whole number with at most this many values is also tried value by value
 Progress = Callable[[int, int], None]  # (evaluations done, estimated total)
 
 
@@ -360,6 +361,34 @@ class _Tuner:
                 x, rules, fig = trial, r2, f2
         return self.candidate(rules, fig)
 
+    def descend(self, start: Candidate, params: Sequence[Parameter], sweeps: int = 2) -> Candidate:
+        """Coordinate descent from ``start``: each narrow whole number in turn tried at every value of its
+        range (the others held), the nearest allowed rule set kept; for the structural numbers, whose effect
+        on the edge is far from linear (card values, thresholds)."""
+        best = start
+        for _ in range(sweeps):
+            improved = False
+            for p in params:
+                lo, hi = self.domain(p, self.base)
+                self.estimate = self.evaluations + (hi - lo + 1)
+                for v in range(lo, hi + 1):
+                    try:
+                        r = self.put(p, best.rules, v)
+                    except RuleError:
+                        continue
+                    if not self.allowed(r):
+                        continue
+                    f = self.figures(r)
+                    if f is not None and abs(f.house_edge - self.target) < best.distance(self.target):
+                        best, improved = self.candidate(r, f), True
+            if not improved:
+                break
+        return best
+
+
+def _span(domain: tuple[int, int]) -> tuple[int, int]:
+    return domain[0], domain[1] + 1
+
 
 def _values(p: Parameter, tuner: _Tuner) -> list[Any] | None:
     """The values to enumerate (None: too many, search it instead)."""
@@ -448,10 +477,16 @@ def tune_parameters(
         if tuner.allowed(r):
             found.append(tuner.candidate(r, f))
     if searched:
-        starts.sort(key=lambda s: abs(s[1].house_edge - target))
+        starts.sort(key=lambda s: (not tuner.allowed(s[0]), abs(s[1].house_edge - target)))
         tuner.estimate = tuner.evaluations + min(beam, len(starts)) * (len(searched) + 3 * proposals)
         for r, f in starts[:beam]:
             found += tuner.search(r, f, searched, proposals)
+        narrow = [
+            p for p in chosen if p.kind == "int" and len(range(*_span(tuner.domain(p, rules)))) <= NARROW
+        ]
+        if any(p in searched for p in narrow):
+            for c in sorted(found, key=lambda c: (c.distance(target), len(c.changes)))[:3]:
+                found.append(tuner.descend(c, narrow))
     unique: dict[tuple[tuple[str, str], ...], Candidate] = {}
     for c in found:
         unique.setdefault(tuple(sorted((k, v[1]) for k, v in c.changes.items())), c)
