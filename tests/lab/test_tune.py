@@ -250,3 +250,19 @@ def test_final_count_face_value_is_enumerated() -> None:
         analyze_game(rules).house_edge,
     ]
     assert d.rule_set(rep.best.rules) == d.rule_set(make_rules("final-count", {"face-value": "0"}))
+
+
+@pytest.mark.parametrize("target", [Fraction(k, 100) for k in (14, 17, 21, 25)])
+def test_a_structural_number_searched_instead_of_enumerated_still_finds_the_best(target: Fraction) -> None:
+    """With too many combinations to enumerate, ``limit`` (whose effect peaks at 10: far from linear) is
+    searched, then tried value by value: the answer is the brute-force best."""
+    rep = tune_parameters(
+        Toy(), target, ["limit", "pays.flush"], parameters=PARAMS, evaluate=toy_figures, max_combinations=1
+    )
+    assert any("limit searched" in n for n in rep.notes)
+    brute = min(
+        abs(toy_figures(Toy(limit=v, table=Toy().table.with_pay(Hand.FLUSH, f))).house_edge - target)
+        for v in range(5, 16)
+        for f in range(3, 51)
+    )
+    assert rep.best.distance(target) <= brute + Fraction(1, 100)

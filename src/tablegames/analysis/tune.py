@@ -13,7 +13,10 @@ are enumerated over their (bounded) range. The search:
    a higher hand never pays less than a lower one that paid no more before), the bounds and the constraints
    is re-solved exactly (the optimal strategy changes with the payouts) and corrected by its finest
    parameter (secant steps) until it stops getting closer;
-4. the candidates are ranked by |edge - target|, then by the number of values changed.
+4. a searched whole number with a narrow range (at most ``NARROW`` values: card values, thresholds, whose
+   effect is far from linear) is then tried value by value from the three best candidates (coordinate
+   descent, the other narrow numbers too), and the payouts searched again from there;
+5. the candidates are ranked by |edge - target|, then by the number of values changed.
 
 Constraints are ``NAME<=N``, ``NAME>=N``, ``NAME<N``, ``NAME>N``, ``NAME=N``, ``NAME!=N`` and the same
 between two parameters (``A<=B``).
@@ -485,8 +488,12 @@ def tune_parameters(
             p for p in chosen if p.kind == "int" and len(range(*_span(tuner.domain(p, rules)))) <= NARROW
         ]
         if any(p in searched for p in narrow):
+            others = [p for p in searched if p not in narrow]
             for c in sorted(found, key=lambda c: (c.distance(target), len(c.changes)))[:3]:
-                found.append(tuner.descend(c, narrow))
+                moved = tuner.descend(c, narrow)
+                found.append(moved)
+                if others:  # then the payouts again, from there
+                    found += tuner.search(moved.rules, moved.figures, others, proposals)
     unique: dict[tuple[tuple[str, str], ...], Candidate] = {}
     for c in found:
         unique.setdefault(tuple(sorted((k, v[1]) for k, v in c.changes.items())), c)
