@@ -8,6 +8,7 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
+import jsonschema
 import pytest
 from typer.testing import CliRunner
 
@@ -40,6 +41,9 @@ def test_analyze_reads_the_file_and_shows_its_name(here: Path) -> None:
     assert code == 0, out
     data = json.loads(out)
     assert data["game"] == "final-count" and data["rule_set"] == NAME
+    schema = json.loads((Path(__file__).parents[2] / "schemas" / "analysis.schema.json").read_text())
+    jsonschema.validate(data, schema)
+    assert "rule_set" in schema["properties"]
     assert Fraction(data["house_edge_exact"]) == analyze_game(ZERO).house_edge == Fraction(60647, 1347255)
     code, out = run("analyze", "final-count", "--game-file", "fc.toml")
     assert code == 0 and f"rule set: {NAME} (final-count)" in out and "4.5015%" in out
