@@ -16,7 +16,9 @@ are enumerated over their (bounded) range. The search:
 4. a searched whole number with a narrow range (at most ``NARROW`` values: card values, thresholds, whose
    effect is far from linear) is then tried value by value from the three best candidates (coordinate
    descent, the other narrow numbers too), and the payouts searched again from there;
-5. the candidates are ranked by |edge - target|, then by the number of values changed.
+5. the candidates within ``tolerance`` of the target (0.05 point) come first, the smallest change first
+   (the sum of |ln((new+1)/(old+1))| over the numbers changed, 1 for a choice), then the others by
+   |edge - target|.
 
 Constraints are ``NAME<=N``, ``NAME>=N``, ``NAME<N``, ``NAME>N``, ``NAME=N``, ``NAME!=N`` and the same
 between two parameters (``A<=B``).
@@ -146,9 +148,15 @@ class Candidate:
     rules: Any
     figures: Figures
     changes: dict[str, tuple[str, str]]
+    size: float = 0.0  # how far the rules moved: |ln((new+1)/(old+1))| a number, 1 a choice, summed
 
     def distance(self, target: Fraction) -> Fraction:
         return abs(self.figures.house_edge - target)
+
+    def rank(self, target: Fraction, tolerance: Fraction) -> tuple[Any, ...]:
+        """Within ``tolerance`` of the target, the smallest change first; beyond it, the nearest."""
+        near = self.distance(target) <= tolerance
+        return (not near, self.size if near else 0.0, self.distance(target), len(self.changes))
 
 
 @dataclass
@@ -191,6 +199,7 @@ class _Tuner:
     ) -> None:
         self.base, self.parameters, self.evaluate = base, tuple(parameters), evaluate
         self.target, self.constraints, self.progress = target, tuple(constraints), progress
+        self.tolerance = Fraction(1, 2000)
         self.cache: dict[tuple[str, ...], Figures | None] = {}
         self.evaluations = 0
         self.estimate = 1
@@ -235,7 +244,16 @@ class _Tuner:
         new = describe_values(self.parameters, rules)
         kinds = {p.name: p.kind for p in self.parameters}
         changes = {k: (old[k], v) for k, v in new.items() if old.get(k) != v and kinds[k] != "text"}
-        return Candidate(rules, figures, changes)
+        size = 0.0
+        for p in self.parameters:
+            if p.name not in changes:
+                continue
+            if p.kind in NUMERIC:
+                a, b = (max(float(number(p, r)), 0.0) for r in (self.base, rules))
+                size += abs(math.log((b + 1.0) / (a + 1.0)))
+            else:
+                size += 1.0
+        return Candidate(rules, figures, changes, size)
 
     # --- searched parameters: sensitivity, a linear model, exact re-solves ----------------------------
 
@@ -297,13 +315,26 @@ class _Tuner:
             subsets.append(tuple(active))
         for s in subsets:
             finest = min(s, key=lambda i: abs(slopes[i]))
-            d = {i: round(delta / (len(s) * slopes[i])) for i in s if i != finest}
-            if any(v == 0 for v in d.values()):
-                continue
-            rest = (delta - sum(slopes[i] * v for i, v in d.items())) / slopes[finest]
-            for v in {math.floor(rest), math.ceil(rest)}:
-                if v != 0:
-                    propose({**d, finest: v})
+            shares = {i: delta / (len(s) * slopes[i]) for i in s if i != finest}
+            for d in (
+                {i: round(v) for i, v in shares.items()},  # an equal share each
+                {i: round(v) or (1 if v > 0 else -1) for i, v in shares.items()},  # at least one step each
+            ):
+                rest = (delta - sum(slopes[i] * v for i, v in d.items())) / slopes[finest]
+                if any(v == 0 for v in d.values()) or rest * delta / slopes[finest] < 0:
+                    continue  # a smaller subset covers it; or the others overshoot
+                for v in {math.floor(rest), math.ceil(rest)}:
+                    if v != 0:
+                        propose({**d, finest: v})
+        for s in subsets:  # filled in turn, coarse first or fine first, each up to its bound
+            for order in (sorted(s, key=lambda i: -abs(slopes[i])), sorted(s, key=lambda i: abs(slopes[i]))):
+                d, res = {}, delta
+                for i in order[:-1]:
+                    v = clip(i, x0[i] + math.trunc(res / slopes[i])) - x0[i]
+                    d[i], res = v, res - slopes[i] * v
+                last = order[-1]
+                for v in {math.floor(res / slopes[last]), math.ceil(res / slopes[last])}:
+                    propose({**d, last: v})
         for i, j in itertools.permutations(active, 2):  # a split between a coarse and a fine parameter
             if abs(slopes[i]) <= abs(slopes[j]):
                 continue
@@ -317,9 +348,11 @@ class _Tuner:
         for x, err in model.items():
             rules = self.build(start, params, x)
             if rules is not None and self.allowed(rules):
-                changed = sum(1 for a, b in zip(x, x0, strict=True) if a != b)
-                size = sum(Fraction(abs(a - b), max(1, abs(b))) for a, b in zip(x, x0, strict=True))
-                ranked.append((err, changed, size, x))
+                size = sum(
+                    abs(math.log((max(a, 0) + 1) / (max(b, 0) + 1))) for a, b in zip(x, x0, strict=True)
+                )
+                near = err <= self.tolerance
+                ranked.append((not near, size if near else 0.0, err, x))
         ranked.sort()
         self.estimate = self.evaluations + 3 * min(proposals, len(ranked))
         out = []
@@ -342,26 +375,34 @@ class _Tuner:
         fig = None if rules is None else self.figures(rules)
         if rules is None or fig is None:
             return None
-        changed = [i for i in range(len(x)) if x[i] != x0[i] and slopes[i] != 0]
-        if changed:
-            f = min(changed, key=lambda i: abs(slopes[i]))
-            slope = slopes[f]
-            for _ in range(3):
-                err = fig.house_edge - self.target
-                step = round(-err / slope)
+        local = dict(enumerate(slopes))  # secant-updated slopes of the changed parameters
+        for _ in range(5):
+            err = fig.house_edge - self.target
+            if err == 0:
+                break
+            moved = False
+            changed = sorted(
+                (i for i in range(len(x)) if x[i] != x0[i] and local[i] != 0), key=lambda i: abs(local[i])
+            )
+            for f in changed:  # the finest that can still move toward the target
+                step = round(-err / local[f])
                 nxt = min(max(x[f] + step, doms[f][0]), doms[f][1])
-                if err == 0 or nxt == x[f]:
-                    break
+                if step == 0 and f == changed[0]:
+                    break  # within the finest parameter's step of the target
+                if nxt == x[f]:
+                    continue  # at its bound: the next one takes over
                 trial = [*x[:f], nxt, *x[f + 1 :]]
                 r2 = self.build(start, params, trial)
                 f2 = None if r2 is None or not self.allowed(r2) else self.figures(r2)
                 if r2 is None or f2 is None:
-                    break
+                    continue
                 if f2.house_edge != fig.house_edge:
-                    slope = (f2.house_edge - fig.house_edge) / (nxt - x[f])
-                if abs(f2.house_edge - self.target) >= abs(err):
+                    local[f] = (f2.house_edge - fig.house_edge) / (nxt - x[f])
+                if abs(f2.house_edge - self.target) < abs(err):
+                    x, rules, fig, moved = trial, r2, f2, True
                     break
-                x, rules, fig = trial, r2, f2
+            if not moved:
+                break
         return self.candidate(rules, fig)
 
     def descend(self, start: Candidate, params: Sequence[Parameter], sweeps: int = 2) -> Candidate:
@@ -411,6 +452,7 @@ def tune_parameters(
     beam: int = 3,
     proposals: int = 8,
     max_combinations: int = 64,
+    tolerance: Fraction = Fraction(1, 2000),
     wager: str | None = None,
     bet_cents: int | None = None,
     parameters: Sequence[Parameter] | None = None,
@@ -419,7 +461,9 @@ def tune_parameters(
 ) -> TuneReport:
     """The ``top`` rule sets nearest ``target`` (house edge of the main wager, or of the side bet ``wager``)
     changing only the parameters named in ``solve``, within their bounds, the pay tables' order and
-    ``constraints``. ``parameters`` and ``evaluate`` default to the game's definition and exact analysis."""
+    ``constraints``: those within ``tolerance`` of the target first, the smallest change first among them,
+    then the rest by distance. ``parameters`` and ``evaluate`` default to the game's definition and exact
+    analysis."""
     params = tuple(registry.of(rules).parameters if parameters is None else parameters)
     if not solve:
         raise RuleError("name the parameters to solve for (--solve A,B,...)")
@@ -436,6 +480,7 @@ def tune_parameters(
     if top < 1:
         raise RuleError("--top must be at least 1")
     tuner = _Tuner(rules, params, evaluate or evaluator(wager, bet_cents), target, parsed, progress)
+    tuner.tolerance = tolerance
     base = tuner.evaluate(rules)  # errors in the request itself (an unknown wager) surface here
     tuner.cache[tuner.key(rules)] = base
     enumerated = [p for p in chosen if _enumerable(p)]
@@ -497,7 +542,7 @@ def tune_parameters(
     unique: dict[tuple[tuple[str, str], ...], Candidate] = {}
     for c in found:
         unique.setdefault(tuple(sorted((k, v[1]) for k, v in c.changes.items())), c)
-    ranked = sorted(unique.values(), key=lambda c: (c.distance(target), len(c.changes)))
+    ranked = sorted(unique.values(), key=lambda c: c.rank(target, tolerance))
     return TuneReport(
         target,
         base,

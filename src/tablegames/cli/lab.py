@@ -47,15 +47,15 @@ FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="output format
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")]
 
 
-def parse_target(text: str) -> Fraction:
+def parse_target(text: str, option: str = "--target-house-edge") -> Fraction:
     """``0.02`` or ``2%`` -> 1/50, or exit 2."""
     t = text.strip()
     try:
         target = Fraction(t.rstrip("%")) / (100 if t.endswith("%") else 1)
     except (ValueError, ZeroDivisionError):
-        fail(f"--target-house-edge must be a number like 0.02 or 2%, got {text!r}")
+        fail(f"{option} must be a number like 0.02 or 2%, got {text!r}")
     if not -1 < target < 1:
-        fail("--target-house-edge must be a fraction between -1 and 1 (e.g. 0.02 for 2%)")
+        fail(f"{option} must be a fraction between -1 and 1 (e.g. 0.02 for 2%)")
     return target
 
 
@@ -114,6 +114,12 @@ def tune(
     beam: Annotated[
         int, typer.Option("--beam", help="structural combinations whose payouts are searched")
     ] = 3,
+    tolerance: Annotated[
+        str,
+        typer.Option(
+            "--tolerance", help="candidates this near the target come first, the smallest change first"
+        ),
+    ] = "0.05%",
     quiet: QuietOpt = False,
 ) -> None:
     """Bring a wager's house edge to a target by changing several parameters at once: the best candidates
@@ -122,6 +128,7 @@ def tune(
 
     rules, name = rules_and_name(game, rule, paytable, game_file)
     target = parse_target(target_house_edge)
+    near = parse_target(tolerance, "--tolerance")
     definition = registry.of(rules)
     items = [s.strip() for s in solve.split(",") if s.strip()]
     known = {p.name for p in definition.parameters}
@@ -139,6 +146,7 @@ def tune(
                 constraint or (),
                 top=top,
                 beam=beam,
+                tolerance=abs(near),
                 wager=wager,
                 bet_cents=bet,
                 progress=bar,
