@@ -56,11 +56,12 @@ def _timed(rules: Any) -> float:
 
 
 def payout_parameter(definition: Any, rules: Any) -> Any:
-    """The first payout a designer would edit: an ``odds`` entry that pays, or a non-structural number."""
-    for p in definition.parameters:
-        payout = p.kind in ("odds", "int", "money") and not p.structural and p.get(rules) is not None
-        if payout and (p.high is None or p.get(rules) + 3 <= p.high):
-            return p
+    """The first payout a designer would edit: an ``odds`` entry that pays, else a non-structural number."""
+    for kinds in (("odds",), ("int", "money")):
+        for p in definition.parameters:
+            payout = p.kind in kinds and not p.structural and p.get(rules) is not None
+            if payout and (p.high is None or p.get(rules) + 3 <= p.high):
+                return p
     return None
 
 
