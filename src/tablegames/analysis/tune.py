@@ -318,11 +318,11 @@ class _Tuner:
             shares = {i: delta / (len(s) * slopes[i]) for i in s if i != finest}
             for d in (
                 {i: round(v) for i, v in shares.items()},  # an equal share each
-                {i: round(v) or (1 if v > 0 else -1) for i, v in shares.items()},  # at least one step each
+                {i: round(v) or (1 if v > 0 else -1) for i, v in shares.items()},  # one step each at least
             ):
                 rest = (delta - sum(slopes[i] * v for i, v in d.items())) / slopes[finest]
-                if any(v == 0 for v in d.values()) or rest * delta / slopes[finest] < 0:
-                    continue  # a smaller subset covers it; or the others overshoot
+                if any(v == 0 for v in d.values()):
+                    continue  # a smaller subset covers it
                 for v in {math.floor(rest), math.ceil(rest)}:
                     if v != 0:
                         propose({**d, finest: v})
@@ -357,9 +357,7 @@ class _Tuner:
         self.estimate = self.evaluations + 3 * min(proposals, len(ranked))
         out = []
         for _, _, _, x in ranked[:proposals]:
-            found = self.refine(start, params, list(x), x0, slopes, doms)
-            if found is not None:
-                out.append(found)
+            out += self.refine(start, params, list(x), x0, slopes, doms)
         return out
 
     def refine(
@@ -370,11 +368,13 @@ class _Tuner:
         x0: list[int],
         slopes: list[Fraction],
         doms: list[tuple[int, int]],
-    ) -> Candidate | None:
+    ) -> list[Candidate]:
+        """The proposal ``x`` solved exactly, and where its correction got closer, the corrected one."""
         rules = self.build(start, params, x)
         fig = None if rules is None else self.figures(rules)
         if rules is None or fig is None:
-            return None
+            return []
+        first = self.candidate(rules, fig)
         local = dict(enumerate(slopes))  # secant-updated slopes of the changed parameters
         for _ in range(5):
             err = fig.house_edge - self.target
@@ -403,7 +403,8 @@ class _Tuner:
                     break
             if not moved:
                 break
-        return self.candidate(rules, fig)
+        last = self.candidate(rules, fig)
+        return [first] if last.changes == first.changes else [first, last]
 
     def descend(self, start: Candidate, params: Sequence[Parameter], sweeps: int = 2) -> Candidate:
         """Coordinate descent from ``start``: each narrow whole number in turn tried at every value of its
