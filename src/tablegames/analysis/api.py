@@ -6,13 +6,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 from tablegames.analysis.common import Analysis, Analyzer
 from tablegames.rules import GameRules, registry
 from tablegames.rules.common import RuleError
+
+if TYPE_CHECKING:
+    from tablegames.analysis.sweep import Sweep
+    from tablegames.analysis.tune import TuneReport
 
 
 def parse_money(text: str) -> int:
@@ -138,3 +143,23 @@ def tune(
         best = min((lo, hi), key=lambda o: (abs(e(o) - target), o))
     neighbours = tuple((o, cache[o]) for o in sorted(cache) if abs(o - best) <= 1)
     return TuneResult(hand, best, e(best), target, neighbours, wager)
+
+
+# --- the lab: several parameters at once, sweeps (issue 15) ---------------------------------------------
+
+
+def tune_rules(
+    rules: GameRules, target: Fraction, solve: Sequence[str], constraints: Sequence[str] = (), **options: Any
+) -> TuneReport:
+    """The rule sets nearest ``target`` changing the parameters ``solve`` (``analysis.tune.tune_parameters``:
+    ``top``, ``beam``, ``wager``, ``bet_cents``, ``progress`` ...)."""
+    from tablegames.analysis.tune import tune_parameters
+
+    return tune_parameters(rules, target, solve, constraints, **options)
+
+
+def sweep_rules(rules: GameRules, vary: Sequence[str], **options: Any) -> Sweep:
+    """The figures over one or two parameters (``analysis.sweep.sweep``: ``wager``, ``bet_cents`` ...)."""
+    from tablegames.analysis.sweep import sweep
+
+    return sweep(rules, vary, **options)

@@ -1,4 +1,5 @@
-"""``tablegames analyze``, ``tablegames tune`` and ``tablegames report``: the exact math of each game."""
+"""``tablegames analyze`` and ``tablegames report``: the exact math of each game (``tune`` and ``sweep``:
+:mod:`tablegames.cli.lab`)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,13 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
-from fractions import Fraction
 from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from tablegames.cli.common import fail, games_help, rules_from_cli
+from tablegames.cli.common import GameFileOpt, fail, games_help, rule_set_line, rules_and_name
 
 
 class Format(StrEnum):
@@ -23,7 +23,9 @@ class Format(StrEnum):
     markdown = "markdown"
 
 
-GameArg = Annotated[str, typer.Argument(help=games_help())]
+GameArg = Annotated[
+    str | None, typer.Argument(help=f"{games_help()} (optional with --game-file)", show_default=False)
+]
 RuleOpt = Annotated[
     list[str] | None, typer.Option("--rule", "-r", help="rule variant NAME=VALUE (repeatable), see RULES.md")
 ]
@@ -46,8 +48,9 @@ def _command_line() -> str:
 
 
 def analyze(
-    game: GameArg,
+    game: GameArg = None,
     rule: RuleOpt = None,
+    game_file: GameFileOpt = None,
     paytable: PaytableOpt = None,
     bet: BetOpt = None,
     meter: MeterOpt = None,
@@ -61,73 +64,39 @@ def analyze(
     from tablegames.analysis.api import analyze_game, parse_meters
     from tablegames.rules import RuleError
 
-    rules = rules_from_cli(game, rule, paytable)
+    rules, name = rules_and_name(game, rule, paytable, game_file)
     try:
         a = analyze_game(rules, bet, parse_meters(meter), full_strategy=fmt == Format.json and full_strategy)
     except RuleError as exc:
         fail(str(exc))
+    if name is not None:
+        a.extra["rule_set"] = name
     if fmt == Format.json:
         sys.stdout.write(json.dumps(a.to_json()) + "\n")
     elif fmt == Format.markdown:
         from tablegames.analysis.render import to_markdown
 
-        sys.stdout.write(to_markdown(a, command=_command_line()) + "\n")
+        head = f"**{rule_set_line(rules.game, name)}**\n\n" if name else ""
+        sys.stdout.write(head + to_markdown(a, command=_command_line()) + "\n")
     else:
         from rich.console import Console
 
         from tablegames.analysis.render import rich_renderables
 
         console = Console()
+        if name:
+            console.print(f"[bold]{rule_set_line(rules.game, name)}[/]")
         for r in rich_renderables(a):
             console.print(r)
 
 
-def tune(
-    game: GameArg,
-    target_house_edge: Annotated[
-        str, typer.Option("--target-house-edge", help="target edge as a fraction, e.g. 0.02 (or 2%)")
-    ],
-    solve: Annotated[str, typer.Option("--solve", help="the hand whose payout to solve for, e.g. flush")],
-    rule: RuleOpt = None,
-    paytable: PaytableOpt = None,
-    bet: BetOpt = None,
-) -> None:
-    """The whole-number payout for one hand that brings the wager's house edge closest to a target."""
-    from rich.console import Console
-
-    from tablegames.analysis.api import tunable_hands, tune
-    from tablegames.rules import RuleError
-
-    rules = rules_from_cli(game, rule, paytable)
-    try:
-        text = target_house_edge.strip()
-        target = Fraction(text.rstrip("%")) / (100 if text.endswith("%") else 1)
-    except (ValueError, ZeroDivisionError):
-        fail(f"--target-house-edge must be a number like 0.02 or 2%, got {target_house_edge!r}")
-    if not -1 < target < 1:
-        fail("--target-house-edge must be a fraction between -1 and 1 (e.g. 0.02 for 2%)")
-    if not tunable_hands(rules):
-        fail(f"{game} has no pay table to tune (every win pays 1 to 1)")
-    try:
-        result = tune(rules, target, solve, bet)
-    except RuleError as exc:
-        fail(str(exc))
-    console = Console()
-    console.print(
-        f"{game} {result.wager} wager: pay [bold]{result.hand} {result.odds} to 1[/] -> house edge "
-        f"[bold]{100 * float(result.house_edge):.4f}%[/] (target {100 * float(target):.4f}%)"
-    )
-    for odds, edge in result.neighbours:
-        if odds != result.odds:
-            console.print(f"  {result.hand} {odds} to 1 -> {100 * float(edge):.4f}%")
-
-
 def report(
-    game: GameArg,
     out: Annotated[
         Path, typer.Option("--out", "-o", help="directory for report.md/.html/.pdf, the JSON files and PNGs")
     ],
+    game: GameArg = None,
     rule: RuleOpt = None,
+    game_file: GameFileOpt = None,
     paytable: PaytableOpt = None,
     bet: BetOpt = None,
     meter: MeterOpt = None,
@@ -156,7 +125,7 @@ def report(
     from tablegames.rules import RuleError
     from tablegames.simulation.verify import simulate_summary
 
-    rules = rules_from_cli(game, rule, paytable)
+    rules, name = rules_and_name(game, rule, paytable, game_file)
     if verify_rounds < 0:
         fail(f"--verify-rounds must be >= 0, got {verify_rounds}")
     if average_bet <= 0:
@@ -168,6 +137,8 @@ def report(
     console = Console(stderr=True)
     try:
         a = analyze_game(rules, bet, parse_meters(meter), full_strategy=True)
+        if name is not None:
+            a.extra["rule_set"] = name
         with _progress(console, quiet) as start:
             sub = build(
                 a,
@@ -185,6 +156,8 @@ def report(
         paths = write_report(a, rules, out, bet, _command_line(), sub)
     except OSError as exc:
         fail(f"cannot write the report to {out}: {exc}")
+    if name:
+        Console().print(rule_set_line(rules.game, name))
     Console().print(f"house edge {100 * float(a.house_edge):.4f}%; wrote:")
     for p in paths:
         Console().print(f"  {p}")
@@ -216,5 +189,4 @@ def _progress(console: Any, quiet: bool) -> Iterator[Callable[[str, int], Callab
 def register(app: typer.Typer) -> None:
     """Add this module's commands to ``app``."""
     app.command("analyze")(analyze)
-    app.command("tune")(tune)
     app.command("report")(report)

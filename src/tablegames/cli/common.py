@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -13,6 +13,15 @@ from tablegames.rules.definition import Wager
 from tablegames.rules.registry import DEFINITIONS, GAMES
 
 err_console = Console(stderr=True)
+
+GameFileOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--game-file",
+        help="a game file (TOML: the game, its name and complete rule set); GAME may be left out; "
+        "--rule NAME=VALUE applies on top",
+    ),
+]
 
 
 def games_help() -> str:
@@ -54,3 +63,22 @@ def rules_from_cli(game: str, rule: list[str] | None, paytable: str | None = Non
         return make_rules(game, parse_rule_options(rule), paytable)
     except RuleError as exc:
         fail(str(exc))
+
+
+def rules_and_name(
+    game: str | None, rule: list[str] | None, paytable: str | None = None, game_file: str | None = None
+) -> tuple[Any, str | None]:
+    """The rules a command runs (a ``--game-file``, if any, with ``--rule`` on top; else ``GAME`` with its
+    options) and the rule set's name (the file's, or None), or exit 2 with the error (for a bad file: the
+    file and the field)."""
+    from tablegames.rules.gamefile import rules_with
+
+    try:
+        return rules_with(game, parse_rule_options(rule), paytable, game_file)
+    except RuleError as exc:
+        fail(str(exc))
+
+
+def rule_set_line(game: str, name: str | None) -> str:
+    """``rule set: NAME (game)`` for a command's output ("" without a game file)."""
+    return f"rule set: {name} ({game})" if name else ""

@@ -500,7 +500,9 @@ class TerminalGame:
 
 
 def play(
-    game: str = typer.Argument(..., help=games_help()),
+    game: str | None = typer.Argument(
+        None, help=f"{games_help()} (optional with --game-file)", show_default=False
+    ),
     seats: int = typer.Option(2, "--seats", "-n", help="seats at the table, 1-7: you at seat 1, bots after"),
     seed: str | None = typer.Option(
         None, "--seed", help="replay seed (same seed, same cards); default: live OS random"
@@ -513,15 +515,18 @@ def play(
     ),
     rule: list[str] | None = typer.Option(None, "--rule", help="a rule variant NAME=VALUE (repeatable)"),
     paytable: str | None = typer.Option(None, "--paytable", help="a pay-table preset name or TOML file"),
+    game_file: str | None = typer.Option(
+        None, "--game-file", help="a game file (TOML): the game and its complete rule set; --rule on top"
+    ),
 ) -> None:
     """Play a game in the terminal: you at seat 1, bots at the other seats."""
     from rich.console import Console
 
-    from tablegames.cli.common import fail, rules_from_cli
+    from tablegames.cli.common import fail, rule_set_line, rules_and_name
     from tablegames.engine import MAX_SEATS, Table
     from tablegames.randomness import LiveRandom, RandomSource, SeededRandom
 
-    rules = rules_from_cli(game, rule, paytable)
+    rules, name = rules_and_name(game, rule, paytable, game_file)
     if not 1 <= seats <= MAX_SEATS:
         fail(f"--seats must be 1-{MAX_SEATS}, got {seats}")
     try:
@@ -536,6 +541,8 @@ def play(
     source: RandomSource = SeededRandom(parse_seed(seed)) if seed is not None else LiveRandom()
     table = Table(rules, seats=seats, source=source, bankrolls={s: bank for s in range(1, seats + 1)})
     console = Console(highlight=False)
+    if name:
+        console.print(rule_set_line(rules.game, name), style="bold")
     TerminalGame(table, console, default_bet).run()
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tablegames.cli.common import fail, games_help, rules_from_cli
+from tablegames.cli.common import GameFileOpt, fail, games_help, rule_set_line, rules_and_name
 
 if TYPE_CHECKING:
     from tablegames.analysis.protect import ProtectionResult, Scenario
@@ -26,7 +26,9 @@ def _money(cents: float) -> str:
 
 
 def protect(
-    game: Annotated[str, typer.Argument(help=games_help())],
+    game: Annotated[
+        str | None, typer.Argument(help=f"{games_help()} (optional with --game-file)", show_default=False)
+    ] = None,
     scenario: Annotated[
         str | None,
         typer.Option("--scenario", "-s", help="the exposure, e.g. community-2 or share=3 (see --list)"),
@@ -49,6 +51,7 @@ def protect(
     rounds: Annotated[int, typer.Option("--rounds", help="simulated deals, where not enumerated")] = 20_000,
     seed: Annotated[int, typer.Option("--seed", help="seed of a simulated scenario")] = 1,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="output format")] = Format.table,
+    game_file: GameFileOpt = None,
 ) -> None:
     """The player's exact EV with the optimal strategy when hidden cards are seen, against fair play."""
     from tablegames.analysis.api import parse_money
@@ -56,7 +59,7 @@ def protect(
     from tablegames.analysis.protect import scenarios
     from tablegames.rules import RuleError
 
-    rules = rules_from_cli(game, rule, paytable)
+    rules, name = rules_and_name(game, rule, paytable, game_file)
     try:
         known = scenarios(rules, template=True)
     except RuleError as exc:
@@ -79,8 +82,13 @@ def protect(
     except RuleError as exc:
         fail(str(exc))
     if fmt == Format.json:
-        sys.stdout.write(json.dumps(result.to_dict()) + "\n")
+        out = result.to_dict()
+        if name is not None:
+            out["rule_set"] = name
+        sys.stdout.write(json.dumps(out) + "\n")
         return
+    if name:
+        print(rule_set_line(rules.game, name))
     _table(result)
 
 

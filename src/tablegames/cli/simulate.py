@@ -13,7 +13,7 @@ from typing import Any
 
 import typer
 
-from tablegames.cli.common import fail, games_help, rules_from_cli, side_bets_help
+from tablegames.cli.common import GameFileOpt, fail, games_help, rule_set_line, rules_and_name, side_bets_help
 
 GAME_HELP = games_help()
 
@@ -32,7 +32,9 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def simulate(
-        game: str = typer.Argument(..., help=GAME_HELP),
+        game: str | None = typer.Argument(
+            None, help=f"{GAME_HELP} (optional with --game-file)", show_default=False
+        ),
         rounds: int = typer.Option(1_000_000, "--rounds", "-n", help="Rounds to play."),
         seats: int = typer.Option(1, "--seats", "-k", help="Seats at the table (1-7), all playing."),
         side_bets: list[str] = typer.Option(
@@ -64,13 +66,14 @@ def register(app: typer.Typer) -> None:
         session: int | None = typer.Option(None, "--session", help="Rounds per session (with --bankroll)."),
         plot: str | None = typer.Option(None, "--plot", help="Write percentile bankroll paths to this PNG."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+        game_file: GameFileOpt = None,
     ) -> None:
         """Simulate whole rounds at a table: return and house edge per wager with 95% CIs, outcome frequencies,
         jackpot hits, per-seat results, and (with --bankroll/--session) risk of ruin."""
         from tablegames.rules import RuleError
         from tablegames.simulation import make_job, parse_side_bets
 
-        rules = rules_from_cli(game, rule, paytable)
+        rules, name = rules_and_name(game, rule, paytable, game_file)
         if fmt not in ("table", "json"):
             fail(f"unknown --format {fmt!r}; choose table or json")
         if rounds <= 0:
@@ -83,7 +86,7 @@ def register(app: typer.Typer) -> None:
             fail(f"--plot writes a PNG: give a file name ending in .png, got {plot!r}")
         bet_cents = _dollars(bet)
         try:
-            wagers = parse_side_bets(game, side_bets, rules, bet_cents, amount=_dollars)
+            wagers = parse_side_bets(rules.game, side_bets, rules, bet_cents, amount=_dollars)
             job = make_job(rules, rounds, seats=seats, wagers=wagers, strategy=strategy, seed=seed)
         except RuleError as exc:
             fail(str(exc))
@@ -102,9 +105,13 @@ def register(app: typer.Typer) -> None:
         report["rounds_per_second"] = round(rounds / elapsed) if elapsed > 0 else None
         report["workers"] = workers if cluster is None else None
         report["cluster"] = cluster
+        if name is not None:
+            report["rule_set"] = name
         if plot is not None and tally.bankroll is not None:
             try:
-                tally.bankroll.plot(plot, f"{game}: seat 1, {seats} seat(s), strategy {strategy}")
+                tally.bankroll.plot(
+                    plot, f"{name or rules.game}: seat 1, {seats} seat(s), strategy {strategy}"
+                )
             except (OSError, ValueError) as exc:
                 fail(f"cannot write the plot {plot}: {exc}")
             report["bankroll"]["plot"] = plot
@@ -158,6 +165,8 @@ def render_report(report: dict[str, Any]) -> None:
     from rich.table import Table
 
     console = Console()
+    if report.get("rule_set"):
+        console.print(rule_set_line(report["game"], report["rule_set"]))
     rules = ", ".join(f"{k}={v}" for k, v in report["rules"].items())
     wagers = ", ".join(
         f"{k} {_money(v) if isinstance(v, int) else v}" for k, v in report["wagers_cents"].items()
