@@ -311,10 +311,14 @@ def _chart(s: ThreeCardPokerStrategy) -> dict[str, dict[str, str]]:
     card), "F" (fold), or "n+" (play from a third card of rank n); "*" when suits change the choice."""
     c = _hands()
     high = (c.hand == int(TcpHand.HIGH_CARD)) | (c.hand == int(TcpHand.FLUSH))
-    votes: dict[tuple[int, int, int], list[int]] = {}
-    for i in np.flatnonzero(high & ~c.flush):
-        hi, mid, lo = (int(r) for r in c.ranks[i])
-        votes.setdefault((hi, mid, lo), [0, 0])[int(s.plays[i])] += 1
+    sel = np.flatnonzero(high & ~c.flush)
+    key = (c.ranks[sel, 0] * 16 + c.ranks[sel, 1]) * 16 + c.ranks[sel, 2]
+    n_play = np.bincount(key, weights=s.plays[sel], minlength=16**3)
+    n_all = np.bincount(key, minlength=16**3)
+    votes: dict[tuple[int, int, int], list[int]] = {
+        (k >> 8, (k >> 4) & 15, k & 15): [int(n_all[k] - n_play[k]), int(n_play[k])]
+        for k in np.flatnonzero(n_all).tolist()
+    }
     chart: dict[str, dict[str, str]] = {}
     letters = "??23456789TJQKA"
     for hi in range(14, 4, -1):
