@@ -44,6 +44,7 @@ from tablegames.rules.common import RuleError, enum_key
 from tablegames.rules.flow import Action
 from tablegames.rules.three_card_poker import (
     ANTE,
+    PAID_HANDS,
     PAIR_PLUS,
     QUALIFIER,
     TcpDecision,
@@ -341,6 +342,25 @@ def _chart(s: ThreeCardPokerStrategy) -> dict[str, dict[str, str]]:
     return chart
 
 
+def _showdown_summary(rules: ThreeCardPokerRules) -> str:
+    """R-TCP-4 in words, with the rules' qualifier and payouts."""
+
+    def pays(odds: int) -> str:
+        return {-1: "loses", 0: "pushes"}.get(odds, f"pays {odds} to 1")
+
+    (nqa, nqp), (wa, wp), (ta, _tp), _lose = rules.result_odds
+    qualifier = {"none": "always qualifies", "pair": "qualifies with a pair or better"}.get(
+        rules.qualifier.value, f"qualifies with {rules.qualifier.value.replace('-', ' ')} or better"
+    )
+    not_qualifying = (
+        f" Not qualifying: the Ante {pays(nqa)}, the Play {pays(nqp)}." if rules.qualifying_strength else ""
+    )
+    return (
+        f"The dealer {qualifier}.{not_qualifying} Qualifying: the higher hand wins (the Ante {pays(wa)}, the "
+        f"Play {pays(wp)}), an equal hand {'pushes' if ta == 0 else 'loses'} both (R-TCP-4)."
+    )
+
+
 class ThreeCardPokerAnalyzer(Analyzer):
     chart_axes = ("highest card (no pair, unsuited)", "second card")
 
@@ -401,8 +421,7 @@ class ThreeCardPokerAnalyzer(Analyzer):
             "it is placed and given back on a fold.",
             "Hands, best first: straight flush, three of a kind, straight, flush, pair, high card; A-K-Q is the "
             "highest straight, A-2-3 the lowest; suits never break ties (R-TCP-3).",
-            "The dealer qualifies with queen high or better. Not qualifying: the Ante pays 1 to 1, the Play "
-            "pushes. Qualifying: the higher hand wins Ante and Play 1 to 1, an equal hand pushes (R-TCP-4).",
+            _showdown_summary(rules),
             "The Ante Bonus is paid on the Ante of a player who played, whatever the dealer holds (R-TCP-5); "
             "Pair Plus pays on the player's three cards, whatever the dealer holds, played or folded (R-TCP-6).",
         ]
@@ -474,9 +493,8 @@ class ThreeCardPokerAnalyzer(Analyzer):
         return PROTECTION
 
     def tunable_hands(self, rules: ThreeCardPokerRules) -> list[str]:
-        return [f"pair-plus:{enum_key(h)}" for h in TcpHand if h != TcpHand.HIGH_CARD] + [
-            f"ante-bonus:{enum_key(h)}" for h in (TcpHand.STRAIGHT_FLUSH, TcpHand.TRIPS, TcpHand.STRAIGHT)
-        ]
+        paid = sorted(PAID_HANDS, reverse=True)
+        return [f"pair-plus:{enum_key(h)}" for h in paid] + [f"ante-bonus:{enum_key(h)}" for h in paid]
 
     def edge_function(
         self, rules: ThreeCardPokerRules, hand: str, bet_cents: int | None
