@@ -1,10 +1,13 @@
 """Exact analysis of Three Card Poker (RULES.md §4): play or fold, the Ante/Play return, Pair Plus.
 
 Every player hand (22,100) meets every dealer hand of the 49 cards left (18,424 each): 407,170,400 equally
-likely deals, card removal included. For each player hand the dealer hands are counted once by how they end
-against it (the dealer does not qualify, or qualifies and is beaten, tied or better), with the rules' own
-ranking (:func:`~tablegames.rules.three_card_poker.strength_of`); those counts do not depend on the pay tables,
-so a changed Ante Bonus or Pair Plus table is re-solved from them at once.
+likely deals, card removal included. Once per process, for each player hand up to suits (1,755 classes) the
+dealer hands of the 49 cards left are counted by strength (the rules' own ranking,
+:func:`~tablegames.rules.three_card_poker.strength_of`; no parameter changes it). How the dealer hands end
+against a player hand (the dealer does not qualify, or qualifies and is beaten, tied or better) is then read
+from those counts for any ``qualifier`` (the one structural parameter) in a few array operations, and every
+payout (``ante-pays``, ``play-pays``, ``no-qualify-*``, ``ties``, the Ante Bonus and Pair Plus tables) is
+re-solved from the same counts: a changed rule set is solved in milliseconds.
 
 House edge is per unit of Ante with the Ante Bonus included, element of risk per average Ante plus Play
 (R-TCP-7); Pair Plus stands on its own.
