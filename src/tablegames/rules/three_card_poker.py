@@ -2,7 +2,9 @@
 
 Data plus pure functions: the hand ranking on the three-card evaluator the 3-Card Bonus uses
 (:func:`~tablegames.rules.poker.three_card_category_of`), the dealer's qualifier, the Ante/Play showdown, the
-Ante Bonus and Pair Plus pay tables (named presets or a TOML file), and the published strategy.
+Ante Bonus and Pair Plus pay tables (named presets or a TOML file), and the published strategy. Every number
+and choice of RULES.md §4 is a parameter (``DEFINITION.parameters``, issue 15): the qualifier, the Ante and Play
+payouts, the tie rule and every entry of both pay tables; RULES.md's values are the defaults.
 
 >>> from tablegames.cards import parse_cards
 >>> tcp_hand(parse_cards("Qs Ks As")).name, tcp_hand(parse_cards("Ah 2d 3c")).name
