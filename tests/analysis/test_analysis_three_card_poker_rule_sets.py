@@ -142,3 +142,18 @@ def test_a_payout_change_reuses_the_counts() -> None:
     ):
         analyze_game(make_rules(GAME, options))
     assert tcpa._counts.cache_info().misses == before
+
+
+@settings(max_examples=10, deadline=None)
+@given(options=rule_sets())
+def test_the_worked_examples_hold_under_random_rule_sets(options: dict[str, str]) -> None:
+    """The report's worked examples take their expected outcomes from the rule set (the engine checks them):
+    a stricter qualifier that plays every hand, or other payouts, still build every example."""
+    from tablegames.analysis.examples import play_example
+
+    rules = make_rules(GAME, options)
+    examples = analyzer(rules).worked_examples(rules)
+    assert len(examples) == 5
+    for spec in examples:
+        played = play_example(rules, spec)  # raises ExampleError when the engine settles otherwise
+        assert {s.wager for s in played.settlements if s.seat == 1} >= set(spec.expect)

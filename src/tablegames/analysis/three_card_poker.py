@@ -49,6 +49,7 @@ from tablegames.rules.three_card_poker import (
     ANTE,
     PAID_HANDS,
     PAIR_PLUS,
+    PLAY_WAGER,
     QUALIFIER,
     TcpDecision,
     TcpHand,
@@ -364,6 +365,56 @@ def _showdown_summary(rules: ThreeCardPokerRules) -> str:
     )
 
 
+def _outcome(odds: int, bonus: int = 0) -> str:
+    """A wager's outcome as the engine names it: a win when it returns more than its stake (the Ante Bonus
+    included), a push when the showdown gave its stake back, otherwise a loss."""
+    return "win" if odds + bonus > 0 else ("push" if odds == 0 else "lose")
+
+
+VERB = {"win": "wins", "push": "pushes", "lose": "loses"}
+
+
+def _example(
+    rules: ThreeCardPokerRules,
+    theme: str,
+    seat: str,
+    dealer: str,
+    wagers: tuple[tuple[str, int, str | None], ...],
+) -> ExampleSpec:
+    """A worked example whose title and expected outcomes come from the rules (any qualifier and payouts):
+    the analysis' strategy plays or folds, R-TCP-4..6 settle (the report checks them against the engine)."""
+    t = _hands()
+    mine, theirs = parse_cards(seat), parse_cards(dealer)
+    i = colex_of(mine)
+    hand = TcpHand(int(t.hand[i]))
+    d_hand = TcpHand(int(t.hand[colex_of(theirs)]))
+    expect: dict[str, str] = {}
+    words: list[str] = []
+    if any(w == ANTE for w, _, _ in wagers):
+        if not optimal_strategy(rules).plays[i]:
+            expect |= {ANTE: "fold", PLAY_WAGER: "returned"}
+            words.append("folds: the Ante is lost, the Play given back")
+        else:
+            res = rules.result(int(t.strength[i]), int(t.strength[colex_of(theirs)]))
+            a, p = rules.result_odds[res]
+            bonus = rules.ante_bonus.odds(hand) or 0
+            expect |= {ANTE: _outcome(a, bonus), PLAY_WAGER: _outcome(p)}
+            extra = f" (with the Ante Bonus {bonus} to 1)" if bonus else ""
+            words.append(
+                f"plays, {rules.result_name(res)}: the Ante {VERB[expect[ANTE]]}{extra}, "
+                f"the Play {VERB[expect[PLAY_WAGER]]}"
+            )
+    if any(w == PAIR_PLUS for w, _, _ in wagers):
+        odds = rules.pair_plus.odds(hand)
+        expect[PAIR_PLUS] = "win" if odds is not None else "lose"
+        words.append("Pair Plus " + ("loses" if odds is None else f"pays {odds} to 1"))
+    title = (
+        f"{theme}: {seat} ({enum_key(hand).replace('-', ' ')}) against the dealer's {dealer} "
+        f"({enum_key(d_hand).replace('-', ' ')}); " + "; ".join(words)
+    )
+    return ExampleSpec(title, stacked_deck(mine, theirs), wagers, expect)
+
+
 class ThreeCardPokerAnalyzer(Analyzer):
     chart_axes = ("highest card (no pair, unsuited)", "second card")
 
@@ -453,40 +504,14 @@ class ThreeCardPokerAnalyzer(Analyzer):
         ]
 
     def worked_examples(self, rules: ThreeCardPokerRules) -> list[ExampleSpec]:
-        def deck(seat: str, dealer: str) -> tuple[int, ...]:
-            return stacked_deck(parse_cards(seat), parse_cards(dealer))
-
-        both = (("ante", 500, None), ("pair-plus", 100, None))
+        both = ((ANTE, 500, None), (PAIR_PLUS, 100, None))
         return [
-            ExampleSpec(
-                "A win: a pair of kings plays against the dealer's qualifying queen high; Pair Plus pays 1 to 1",
-                deck("Kh Kd 7c", "Qh 9d 8s"),
-                both,
-                {"ante": "win", "play": "win", "pair-plus": "win"},
-            ),
-            ExampleSpec(
-                "A fold: 9-6-3 is under Q-6-4; the Ante is lost, the Play given back, Pair Plus loses",
-                deck("9h 6d 3c", "Ah Kd 8s"),
-                both,
-                {"ante": "fold", "play": "returned", "pair-plus": "lose"},
-            ),
-            ExampleSpec(
-                "The dealer does not qualify: the Ante pays 1 to 1 and the Play pushes",
-                deck("Qh 7d 2c", "Jh 9d 8s"),
-                (("ante", 500, None),),
-                {"ante": "win", "play": "push"},
-            ),
-            ExampleSpec(
-                "An Ante Bonus: a straight loses to the dealer's trips but the bonus pays 1 to 1 on the Ante",
-                deck("4h 5d 6c", "9h 9d 9s"),
-                both,
-                {"ante": "lose", "play": "lose", "pair-plus": "win"},
-            ),
-            ExampleSpec(
-                "Pair Plus alone: no decision; a flush pays 4 to 1",
-                deck("2h 7h 9h", "Ah Kd 8s"),
-                (("pair-plus", 100, None),),
-                {"pair-plus": "win"},
+            _example(rules, "A pair against a queen high", "Kh Kd 7c", "Qh 9d 8s", both),
+            _example(rules, "A weak high card", "9h 6d 3c", "Ah Kd 8s", both),
+            _example(rules, "The dealer's jack high", "Qh 7d 2c", "Jh 9d 8s", ((ANTE, 500, None),)),
+            _example(rules, "An Ante Bonus hand against trips", "4h 5d 6c", "9h 9d 9s", both),
+            _example(
+                rules, "Pair Plus alone, no decision", "2h 7h 9h", "Ah Kd 8s", ((PAIR_PLUS, 100, None),)
             ),
         ]
 
