@@ -46,3 +46,21 @@ def test_share_2_is_simulated_and_says_so() -> None:
     assert not r.exact and r.ci is not None and r.rounds_simulated == 2_000
     lo, hi = r.ci
     assert lo <= float(r.player_ev) <= hi and lo < float(r.fair_player_ev) + 0.01
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"qualifier": "king-high", "ties": "dealer-wins"},
+        {"qualifier": "jack-high", "ante-bonus.trips": "7", "no-qualify-ante": "0", "play-pays": "2"},
+    ],
+    ids=["king-high,dealer-wins", "jack-high,payouts"],
+)
+def test_the_protection_reads_the_rule_set(options: dict[str, str]) -> None:
+    """Issue 15: the protection's own enumeration takes the rules' qualifier and payouts: nothing seen is
+    the fair analysis of the same rules exactly (not RULES.md's), and more seen is worth more."""
+    rules = make_rules("three-card-poker", options)
+    fair = analyze_game(rules).expected_value
+    assert fair != analyze_game(RULES).expected_value
+    assert solve(rules, "none").player_ev == fair
+    assert fair < solve(rules, "dealer-3").player_ev

@@ -31,10 +31,25 @@ import numpy.typing as npt
 
 from tablegames.analysis import three_card_poker as tcpa
 from tablegames.analysis.common import colex_of
-from tablegames.analysis.protect import Exposure, GameProtection, Scenario, changes_from_counts, mean_ci
+from tablegames.analysis.protect import (
+    Exposure,
+    GameProtection,
+    Scenario,
+    changes_from_counts,
+    simulate_share,
+)
 from tablegames.rules.common import RuleError, enum_key
 from tablegames.rules.flow import Action
-from tablegames.rules.three_card_poker import FOLD, PLAY, QUALIFIER, TcpHand, ThreeCardPokerRules
+from tablegames.rules.three_card_poker import (
+    FOLD,
+    LOSE,
+    NO_QUALIFY,
+    PLAY,
+    TIE,
+    WIN,
+    TcpHand,
+    ThreeCardPokerRules,
+)
 
 IntArray = npt.NDArray[np.int64]
 
@@ -48,41 +63,28 @@ SCENARIOS = (
 SEEN = {"none": 0, "dealer-1": 1, "dealer-2": 2, "dealer-3": 3}
 
 
-@lru_cache(maxsize=1)
 def _deck() -> tuple[IntArray, IntArray, IntArray, npt.NDArray[np.uint64]]:
-    """Every three-card hand in colex order: its cards, strength, hand, and card mask."""
-    hands = np.array(sorted(combinations(range(52), 3), key=colex_of), dtype=np.int64)
-    c = tcpa._counts()
-    masks = (np.uint64(1) << hands.astype(np.uint64)).sum(axis=1, dtype=np.uint64)
-    return hands, c.strength, c.hand, masks
+    """Every three-card hand in colex order: its cards, strength, hand, and card mask (the analysis' tables)."""
+    t = tcpa._hands()
+    return t.cards, t.strength, t.hand, t.masks
 
 
-def _canonical(cards: tuple[int, ...]) -> tuple[int, ...]:
-    """One representative of a three-card hand up to suit relabelling: the cards by rank, high first, suits
-    renamed in order of first appearance (equal ranks only ever differ by suit, so the set is the same)."""
-    order = sorted(cards, key=lambda x: (-(x >> 2), x & 3))
-    names: dict[int, int] = {}
-    return tuple(sorted((x >> 2) * 4 + names.setdefault(x & 3, len(names)) for x in order))
-
-
-@lru_cache(maxsize=1)
 def _classes() -> list[tuple[int, int]]:
-    """(colex index of a representative, number of hands it stands for), every player hand once."""
-    hands, *_ = _deck()
-    count: dict[tuple[int, ...], int] = {}
-    for h in hands.tolist():
-        key = _canonical(tuple(h))
-        count[key] = count.get(key, 0) + 1
-    return [(colex_of(k), n) for k, n in count.items()]
+    """(colex index of a representative, number of hands it stands for): every player hand up to suit
+    relabelling, once (the analysis' classes)."""
+    t = tcpa._hands()
+    return list(zip(t.rep.tolist(), t.weight.tolist(), strict=True))
 
 
 def play_values(rules: ThreeCardPokerRules, i: int, dealer: IntArray) -> IntArray:
     """What playing player hand ``i`` (colex) returns net against each dealer hand of rows ``dealer``: Ante and
-    Play (R-TCP-4) plus the Ante Bonus (R-TCP-5), in units of the Ante."""
+    Play (R-TCP-4) plus the Ante Bonus (R-TCP-5), in units of the Ante, by the rules' qualifier and payouts."""
     _hands, st, hand, _masks = _deck()
     d, me = st[dealer], st[i]
-    base = np.where(d < QUALIFIER, 1, np.where(d < me, 2, np.where(d == me, 0, -2)))
-    return base + (rules.ante_bonus.odds(TcpHand(int(hand[i]))) or 0)
+    res = np.where(
+        d < rules.qualifying_strength, NO_QUALIFY, np.where(d < me, WIN, np.where(d == me, TIE, LOSE))
+    )
+    return tcpa._result_values(rules)[res] + (rules.ante_bonus.odds(TcpHand(int(hand[i]))) or 0)
 
 
 def _values(rules: ThreeCardPokerRules, i: int) -> tuple[IntArray, IntArray]:
@@ -145,36 +147,25 @@ def share(rules: ThreeCardPokerRules, k: int, *, sim_rounds: int, seed: int) -> 
     """``share=k`` (k >= 2), simulated (see the module)."""
     _hands, _st, hand, masks = _deck()
     fair = tcpa.optimal_strategy(rules).plays
-    rng = np.random.default_rng(seed)
-    gains = np.empty(sim_rounds)
-    changed: dict[tuple[str, str, str], int] = {}
-    for r in range(sim_rounds):
-        dealt = rng.permutation(52)[: 3 * k]
-        mine = colex_of(dealt[:3].tolist())
-        known = np.uint64(sum(1 << int(c) for c in dealt))
-        play = float(play_values(rules, mine, np.flatnonzero((masks & known) == 0)).mean())
-        informed = play > -1
-        f = bool(fair[mine])
-        gains[r] = max(play, -1.0) - (play if f else -1.0)
-        if informed != f:
-            key = (
-                enum_key(TcpHand(int(hand[mine]))),
-                "play" if f else "fold",
-                "play" if informed else "fold",
-            )
-            changed[key] = changed.get(key, 0) + 1
-    mean, lo, hi = mean_ci(gains)
+
+    def batch(decks: IntArray) -> tuple[npt.NDArray[np.float64], list[tuple[str, str, str]]]:
+        gains = np.empty(len(decks))
+        changed: list[tuple[str, str, str]] = []
+        for r, deck in enumerate(decks):
+            dealt = deck[: 3 * k]
+            mine = colex_of(dealt[:3].tolist())
+            known = np.uint64(sum(1 << int(c) for c in dealt))
+            play = float(play_values(rules, mine, np.flatnonzero((masks & known) == 0)).mean())
+            informed, f = play > -1, bool(fair[mine])
+            gains[r] = max(play, -1.0) - (play if f else -1.0)
+            if informed != f:
+                label = enum_key(TcpHand(int(hand[mine])))
+                changed.append((label, "play" if f else "fold", "play" if informed else "fold"))
+        return gains, changed
+
     fair_ev = float(tcpa.analyze(rules).expected_value)
-    return Exposure(
-        fair_ev + mean,
-        changes_from_counts(changed, sim_rounds),
-        False,
-        ci=(fair_ev + lo, fair_ev + hi),
-        rounds_simulated=sim_rounds,
-        notes=(
-            f"Simulated: {sim_rounds:,} seeded deals (seed {seed}), each decided exactly over the dealer hands "
-            "left; the EV is the exact fair EV plus the mean gain over the fair strategy on the same deals.",
-        ),
+    return simulate_share(
+        sim_rounds, seed, fair_ev, batch, how="decided exactly over the dealer hands left", batch_size=5_000
     )
 
 

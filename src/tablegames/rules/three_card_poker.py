@@ -2,7 +2,9 @@
 
 Data plus pure functions: the hand ranking on the three-card evaluator the 3-Card Bonus uses
 (:func:`~tablegames.rules.poker.three_card_category_of`), the dealer's qualifier, the Ante/Play showdown, the
-Ante Bonus and Pair Plus pay tables (named presets or a TOML file), and the published strategy.
+Ante Bonus and Pair Plus pay tables (named presets or a TOML file), and the published strategy. Every number
+and choice of RULES.md §4 is a parameter (``DEFINITION.parameters``, issue 15): the qualifier, the Ante and Play
+payouts, the tie rule and every entry of both pay tables; RULES.md's values are the defaults.
 
 >>> from tablegames.cards import parse_cards
 >>> tcp_hand(parse_cards("Qs Ks As")).name, tcp_hand(parse_cards("Ah 2d 3c")).name
@@ -18,23 +20,17 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from enum import IntEnum
+from enum import Enum, IntEnum
 from pathlib import Path
 from typing import Any, ClassVar
 
-from tablegames.rules.common import (
-    PayTable,
-    RuleError,
-    check_known_options,
-    choose,
-    enum_key,
-    load_toml,
-    paytable_from_mapping,
-)
+from tablegames.rules.common import PayTable, RuleError, enum_key, load_toml, paytable_from_mapping
 from tablegames.rules.definition import Decision, DecisionContext, GameDefinition, Meter, RuleOption, Wager
 from tablegames.rules.flow import DEALER, Action, BaseFlow, CardsView, RoundOps, SeatOps, seat_name
+from tablegames.rules.parameters import apply_options, choice, describe_values, integer, paytable, preset
 from tablegames.rules.poker import ThreeCardCategory, ranks_and_flush, three_card_category_of
 
 GAME = "three-card-poker"
@@ -95,12 +91,47 @@ def strength(cards: Sequence[int]) -> int:
     return strength_of(*ranks_and_flush(cards))
 
 
+class Qualifier(Enum):
+    """What the dealer needs to qualify (R-TCP-4: queen high or better; ``qualifier=…`` for the others)."""
+
+    QUEEN = "queen-high"
+    JACK = "jack-high"
+    KING = "king-high"
+    ACE = "ace-high"
+    PAIR = "pair"
+    NONE = "none"  # the dealer always qualifies
+
+
+QUALIFYING_HAND: Mapping[Qualifier, tuple[list[int], bool] | None] = {
+    Qualifier.QUEEN: ([12, 3, 2], False),  # the weakest hand of each qualifier
+    Qualifier.JACK: ([11, 3, 2], False),
+    Qualifier.KING: ([13, 3, 2], False),
+    Qualifier.ACE: ([14, 4, 2], False),  # A-3-2 is a straight
+    Qualifier.PAIR: ([2, 2, 3], False),
+    Qualifier.NONE: None,
+}
+
+
+def qualifier_strength(qualifier: Qualifier) -> int:
+    """The weakest strength that qualifies (0: every hand).
+
+    >>> qualifier_strength(Qualifier.QUEEN) == QUALIFIER, qualifier_strength(Qualifier.NONE)
+    (True, 0)
+    """
+    hand = QUALIFYING_HAND[qualifier]
+    return 0 if hand is None else strength_of(*hand)
+
+
 QUALIFIER = strength_of([12, 3, 2], False)
-"""R-TCP-4: the dealer qualifies with Queen high or better (the weakest such hand is Q-3-2)."""
+"""R-TCP-4: the dealer qualifies with Queen high or better (the weakest such hand is Q-3-2); the default of
+``qualifier``."""
 
 
-def qualifies(cards: Sequence[int]) -> bool:
-    return strength(cards) >= QUALIFIER
+class Ties(Enum):
+    """An equal hand against a qualifying dealer (R-TCP-4: both push)."""
+
+    PUSH = "push"
+    DEALER = "dealer-wins"  # both lose
 
 
 def showdown(player: int, dealer: int) -> int:
@@ -108,24 +139,9 @@ def showdown(player: int, dealer: int) -> int:
     return (player > dealer) - (player < dealer)
 
 
-def ante_play_returns(player: int, dealer: int, ante: int, play: int) -> tuple[int, int, str]:
-    """What the Ante and the Play wagers return (stake included) when the player plays, and the outcome:
-    the dealer not qualifying pays the Ante 1 to 1 and pushes the Play; otherwise the better hand wins both
-    1 to 1 and an equal hand pushes both (R-TCP-4). The Ante Bonus is paid apart (R-TCP-5).
-
-    >>> ante_play_returns(strength_of([2, 3, 5], False), strength_of([11, 9, 8], False), 100, 100)
-    (200, 100, 'dealer does not qualify')
-    >>> ante_play_returns(strength_of([12, 5, 4], False), strength_of([12, 6, 4], False), 100, 100)
-    (0, 0, 'lose')
-    """
-    if dealer < QUALIFIER:
-        return 2 * ante, play, "dealer does not qualify"
-    r = showdown(player, dealer)
-    if r > 0:
-        return 2 * ante, 2 * play, "win"
-    if r == 0:
-        return ante, play, "push"
-    return 0, 0, "lose"
+NO_QUALIFY, WIN, TIE, LOSE = range(4)
+"""How a played hand ends against the dealer (the rows of :meth:`ThreeCardPokerRules.result_odds`)."""
+RESULT_NAMES = ("dealer does not qualify", "win", "push", "lose")
 
 
 # --- pay tables --------------------------------------------------------------------------------
@@ -152,28 +168,50 @@ ANTE_BONUS_PAYTABLES: Mapping[str, PayTable[TcpHand]] = {
 }
 """R-TCP-5."""
 
+PAID_HANDS = (TcpHand.PAIR, TcpHand.FLUSH, TcpHand.STRAIGHT, TcpHand.TRIPS, TcpHand.STRAIGHT_FLUSH)
+"""The hands a pay table entry names, lowest first (a high card never pays)."""
+
+MAX_ODDS = 100_000
+
 
 @dataclass(frozen=True)
 class ThreeCardPokerRules:
+    """Every number and choice of RULES.md §4 (its values the defaults; ``DEFINITION.parameters`` names them).
+
+    ``result_odds`` (R-TCP-4) says what a played Ante and Play pay, X to 1 (-1: the wager loses), by how the
+    hand ends; the Ante Bonus (R-TCP-5) is paid on top, Pair Plus (R-TCP-6) apart.
+
+    >>> ThreeCardPokerRules().result_odds
+    ((1, 0), (1, 1), (0, 0), (-1, -1))
+    >>> ThreeCardPokerRules(ties=Ties.DEALER, no_qualify_ante=0).result_odds
+    ((0, 0), (1, 1), (-1, -1), (-1, -1))
+    """
+
     pair_plus: PayTable[TcpHand] = PAIR_PLUS_PAYTABLES["40-30-6-4-1"]
     ante_bonus: PayTable[TcpHand] = ANTE_BONUS_PAYTABLES["5-4-1"]
+    qualifier: Qualifier = Qualifier.QUEEN  # R-TCP-4
+    ante_pays: int = 1  # R-TCP-4: against a qualifying dealer, a higher hand wins Ante and Play 1 to 1
+    play_pays: int = 1
+    no_qualify_ante: int = 1  # R-TCP-4: the dealer not qualifying pays the Ante 1 to 1 (0: a push)
+    no_qualify_play: int = 0  # ... and pushes the Play
+    ties: Ties = Ties.PUSH  # R-TCP-4: an equal hand pushes both
 
     game = GAME
+
+    def __post_init__(self) -> None:
+        for name in ("ante_pays", "play_pays", "no_qualify_ante", "no_qualify_play"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_ODDS:
+                raise RuleError(f"{name.replace('_', '-')} must be a whole number from 0 to {MAX_ODDS}")
 
     @classmethod
     def from_options(
         cls, options: Mapping[str, str] | None = None, paytable: str | None = None
     ) -> ThreeCardPokerRules:
-        """Rules from ``--rule pair-plus=…`` / ``ante-bonus=…`` and an optional ``--paytable`` TOML file."""
-        options = dict(options or {})
-        check_known_options(GAME, options, list(RULE_OPTIONS))
-        rules = cls(
-            pair_plus=choose("pair-plus", options.get("pair-plus", "40-30-6-4-1"), PAIR_PLUS_PAYTABLES),
-            ante_bonus=choose("ante-bonus", options.get("ante-bonus", "5-4-1"), ANTE_BONUS_PAYTABLES),
-        )
-        if paytable is not None:
-            rules = rules.with_paytable_file(paytable)
-        return rules
+        """Rules from ``--rule NAME=VALUE`` (every parameter of ``DEFINITION``; ``pair-plus=…`` and
+        ``ante-bonus=…`` name a preset table) on top of an optional ``--paytable`` TOML file."""
+        rules = cls() if paytable is None else cls().with_paytable_file(paytable)
+        return apply_options(DEFINITION.parameters, rules, options)  # type: ignore[no-any-return]
 
     def with_paytable_file(self, path: str | Path) -> ThreeCardPokerRules:
         """Replace pay tables from a TOML file with ``[pair-plus]`` and/or ``[ante-bonus]`` tables of hand = odds.
@@ -199,17 +237,102 @@ class ThreeCardPokerRules:
             pair_plus = paytable_from_mapping(name, TcpHand, data["pair-plus"])  # type: ignore[arg-type]
         if isinstance(data.get("ante-bonus"), dict):
             ante_bonus = paytable_from_mapping(name, TcpHand, data["ante-bonus"])  # type: ignore[arg-type]
-        return ThreeCardPokerRules(pair_plus, ante_bonus)
+        return dataclasses.replace(self, pair_plus=pair_plus, ante_bonus=ante_bonus)
 
     def describe(self) -> dict[str, str]:
-        return {"pair-plus": self.pair_plus.name, "ante-bonus": self.ante_bonus.name}
+        return describe_values(DEFINITION.parameters, self)
 
+    @property
+    def qualifying_strength(self) -> int:
+        """The weakest dealer hand's strength that qualifies (R-TCP-4, ``qualifier``)."""
+        return qualifier_strength(self.qualifier)
+
+    def qualifies(self, cards: Sequence[int]) -> bool:
+        return strength(cards) >= self.qualifying_strength
+
+    @property
+    def result_odds(self) -> tuple[tuple[int, int], ...]:
+        """(Ante, Play) "X to 1" (-1: loses) for a played hand, by :data:`NO_QUALIFY`, :data:`WIN`,
+        :data:`TIE`, :data:`LOSE` (R-TCP-4, with ``ante-pays``, ``play-pays``, ``no-qualify-*``, ``ties``)."""
+        tie = (0, 0) if self.ties == Ties.PUSH else (-1, -1)
+        return (self.no_qualify_ante, self.no_qualify_play), (self.ante_pays, self.play_pays), tie, (-1, -1)
+
+    def result(self, player: int, dealer: int) -> int:
+        """How a played hand of strength ``player`` ends against the dealer's (R-TCP-4)."""
+        if dealer < self.qualifying_strength:
+            return NO_QUALIFY
+        return (TIE, WIN, LOSE)[showdown(player, dealer)]
+
+    def result_name(self, result: int) -> str:
+        if result == TIE and self.ties == Ties.DEALER:
+            return "tie (the dealer wins ties)"
+        return RESULT_NAMES[result]
+
+    def ante_play_returns(self, player: int, dealer: int, ante: int, play: int) -> tuple[int, int, str]:
+        """What the Ante and the Play return (stake included) when the player plays, and the outcome (R-TCP-4;
+        by default: the dealer not qualifying pays the Ante 1 to 1 and pushes the Play, otherwise the better
+        hand wins both 1 to 1 and an equal hand pushes both). The Ante Bonus is paid apart (R-TCP-5)."""
+        res = self.result(player, dealer)
+        a, p = self.result_odds[res]
+        return ante * (1 + a), play * (1 + p), "lose" if res == LOSE else self.result_name(res)
+
+
+def qualifies(cards: Sequence[int], rules: ThreeCardPokerRules | None = None) -> bool:
+    """Does the dealer qualify with these cards (R-TCP-4: queen high or better, or the rules' ``qualifier``)?"""
+    return (rules or ThreeCardPokerRules()).qualifies(cards)
+
+
+def ante_play_returns(
+    player: int, dealer: int, ante: int, play: int, rules: ThreeCardPokerRules | None = None
+) -> tuple[int, int, str]:
+    """:meth:`ThreeCardPokerRules.ante_play_returns` (RULES.md's rules unless ``rules`` is given).
+
+    >>> ante_play_returns(strength_of([2, 3, 5], False), strength_of([11, 9, 8], False), 100, 100)
+    (200, 100, 'dealer does not qualify')
+    >>> ante_play_returns(strength_of([12, 5, 4], False), strength_of([12, 6, 4], False), 100, 100)
+    (0, 0, 'lose')
+    >>> king = ThreeCardPokerRules(qualifier=Qualifier.KING)
+    >>> ante_play_returns(strength_of([2, 3, 5], False), strength_of([12, 9, 8], False), 100, 100, king)
+    (200, 100, 'dealer does not qualify')
+    """
+    return (rules or ThreeCardPokerRules()).ante_play_returns(player, dealer, ante, play)
+
+
+def _payout(name: str, path: str, help: str) -> Any:
+    return integer(name, path, 0, MAX_ODDS, help, ruling="R-TCP-4", group="ante and play", structural=False)
+
+
+PARAMETERS = (
+    choice("qualifier", "qualifier", Qualifier, "what the dealer needs to qualify", ruling="R-TCP-4"),
+    _payout("ante-pays", "ante_pays", "a higher hand than a qualifying dealer's: the Ante pays X to 1"),
+    _payout("play-pays", "play_pays", "a higher hand than a qualifying dealer's: the Play pays X to 1"),
+    _payout(
+        "no-qualify-ante", "no_qualify_ante", "the dealer does not qualify: the Ante pays X to 1 (0: push)"
+    ),
+    _payout(
+        "no-qualify-play", "no_qualify_play", "the dealer does not qualify: the Play pays X to 1 (0: push)"
+    ),
+    dataclasses.replace(
+        choice("ties", "ties", Ties, "an equal hand against a qualifying dealer", ruling="R-TCP-4"),
+        group="ante and play",
+        structural=False,
+    ),
+    preset(
+        "ante-bonus", "ante_bonus", ANTE_BONUS_PAYTABLES, "Ante Bonus pay table (R-TCP-5)", group="Ante Bonus"
+    ),
+    *paytable("ante-bonus", "ante_bonus", PAID_HANDS, "Ante Bonus", ruling="R-TCP-5", high=MAX_ODDS),
+    preset("pair-plus", "pair_plus", PAIR_PLUS_PAYTABLES, "Pair Plus pay table (R-TCP-6)", group="Pair Plus"),
+    *paytable("pair-plus", "pair_plus", PAID_HANDS, "Pair Plus", ruling="R-TCP-6", high=MAX_ODDS),
+)
+"""Every number and choice of RULES.md §4 (issue 15): the qualifier is structural (the analysis recounts the
+dealer hands against each player hand), the rest are payouts re-solved from the same counts."""
 
 RULE_OPTIONS = {
     "pair-plus": "Pair Plus pay table (R-TCP-6)",
     "ante-bonus": "Ante Bonus pay table (R-TCP-5)",
+    "qualifier": "what the dealer needs to qualify (R-TCP-4)",
+    "ties": "an equal hand against a qualifying dealer: both push, or the dealer wins (R-TCP-4)",
 }
-
 
 # --- the published strategy -----------------------------------------------------------------------
 
@@ -294,7 +417,8 @@ class ThreeCardPokerFlow(BaseFlow):
     def dealer_play(self, r: RoundOps) -> None:
         r.reveal(DEALER, tuple(r.dealer))
         r.hand_result(
-            DEALER, describe_hand(self.rules, r.dealer) + ("" if qualifies(r.dealer) else ", no qualify")
+            DEALER,
+            describe_hand(self.rules, r.dealer) + ("" if self.rules.qualifies(r.dealer) else ", no qualify"),
         )
 
     def settle_all(self, r: RoundOps) -> None:
@@ -305,14 +429,16 @@ class ThreeCardPokerFlow(BaseFlow):
             r.hand_result(seat_name(s.seat), enum_key(hand))
             if ANTE in s.wagers and not s.out:
                 ante = s.wagers[ANTE]
-                ante_ret, play_ret, outcome = ante_play_returns(strength(s.cards), dealer, ante, ante)
+                ante_ret, play_ret, outcome = self.rules.ante_play_returns(
+                    strength(s.cards), dealer, ante, ante
+                )
                 bonus = self.rules.ante_bonus.odds(hand) or 0  # R-TCP-5: whatever the dealer holds
                 detail = outcome + (f"; ante bonus {enum_key(hand)} {bonus} to 1" if bonus else "")
                 ante_outcome = (
                     "win" if ante_ret + ante * bonus > ante else ("push" if ante_ret == ante else "lose")
                 )
                 r.settle(s, ANTE, ante, ante_ret + ante * bonus, ante_outcome, detail)
-                play_outcome = {2 * ante: "win", ante: "push", 0: "lose"}[play_ret]
+                play_outcome = "win" if play_ret > ante else ("push" if play_ret == ante else "lose")
                 r.settle(s, PLAY_WAGER, ante, play_ret, play_outcome, outcome)
             if PAIR_PLUS in s.wagers:  # R-TCP-6: whatever the dealer holds, played or folded
                 stake = s.wagers[PAIR_PLUS]
@@ -339,6 +465,8 @@ DEFINITION = GameDefinition(
     rule_options=(
         RuleOption("pair-plus", tuple(PAIR_PLUS_PAYTABLES), RULE_OPTIONS["pair-plus"]),
         RuleOption("ante-bonus", tuple(ANTE_BONUS_PAYTABLES), RULE_OPTIONS["ante-bonus"]),
+        RuleOption("qualifier", tuple(q.value for q in Qualifier), RULE_OPTIONS["qualifier"]),
+        RuleOption("ties", tuple(t.value for t in Ties), RULE_OPTIONS["ties"]),
     ),
     paytables=(),
     wagers=(
@@ -354,7 +482,7 @@ DEFINITION = GameDefinition(
     meters=meters,
     decisions=(
         Decision("play", "plays", prompt="[p]lay"),
-        Decision("fold", "folds", prompt="[f]old"),
+        Decision("fold", "folds", prompt="[f]old", cautious=True),  # an exact tie folds
     ),
     default_action="fold",  # R-TCP-2: the server's timeout folds
     context_type=TcpDecision,
@@ -365,4 +493,5 @@ DEFINITION = GameDefinition(
     kernel="tablegames.simulation.three_card_poker:KERNEL",
     felt="felt/three-card-poker.js",
     terminal="tablegames.cli.felts.three_card_poker:FELT",
+    parameters=PARAMETERS,
 )

@@ -44,6 +44,7 @@ def tcp_run(  # type: ignore[no-untyped-def]
     bonus_odds,
     pp_odds,
     qualifier,
+    result_odds,
     wager_acc,
     seat_acc,
     hist,
@@ -52,7 +53,9 @@ def tcp_run(  # type: ignore[no-untyped-def]
 ):
     """Three Card Poker rounds (R-TCP-1..6). Wager rows: 0 ante (Ante, Play and Ante Bonus together, per unit
     of Ante), 1 pair plus. ``hist``: [folded, dealer does not qualify, win, push, lose] then the player's hand
-    (6, seats with an Ante or Pair Plus), then the dealer qualifying."""
+    (6, seats with an Ante or Pair Plus), then the dealer qualifying. The rules' values are arguments: the
+    qualifying strength, ``result_odds[result] = (Ante, Play)`` "X to 1" (-1 loses) by result (no qualify,
+    win, tie, lose: R-TCP-4), the Ante Bonus and Pair Plus odds by hand (R-TCP-5/6)."""
     S = nseats
     k = 3 * (S + 1)
     cards = np.empty(k, dtype=np.int64)
@@ -90,17 +93,16 @@ def tcp_run(  # type: ignore[no-untyped-def]
                 if plays[i3] == 1:
                     played = 1
                     mine = strength[i3]
-                    if not qualifies:  # R-TCP-4: the Ante pays 1 to 1, the Play pushes
-                        returned = 2 * u + u
-                        hist[1] += 1
+                    if not qualifies:  # R-TCP-4 (default: the Ante pays 1 to 1, the Play pushes)
+                        res = 0
                     elif mine > dealer:
-                        returned = 4 * u
-                        hist[2] += 1
+                        res = 1
                     elif mine == dealer:
-                        returned = 2 * u
-                        hist[3] += 1
+                        res = 2
                     else:
-                        hist[4] += 1
+                        res = 3
+                    hist[1 + res] += 1
+                    returned = u * (1 + result_odds[res, 0]) + u * (1 + result_odds[res, 1])
                     if bonus_odds[h] > 0:  # R-TCP-5: whatever the dealer holds
                         returned += u * bonus_odds[h]
                 else:
@@ -151,8 +153,9 @@ def _triples() -> list[tuple[int, int, int]]:
     return [(a, b, c) for a, b, c in itertools.product(range(13), repeat=3)]
 
 
-@lru_cache(maxsize=8)
-def tcp_tables(rules: tcp.ThreeCardPokerRules) -> TcpTables:
+@lru_cache(maxsize=1)
+def _pattern_tables() -> tuple[I64, I64]:
+    """Strength and hand by rank pattern (no parameter changes them: R-TCP-3)."""
     strength = np.full(2 * R3, -1, dtype=np.int64)
     hand = np.zeros(2 * R3, dtype=np.int64)
     for r0, r1, r2 in _triples():
@@ -161,6 +164,13 @@ def tcp_tables(rules: tcp.ThreeCardPokerRules) -> TcpTables:
         for flush in (False, True) if len({r0, r1, r2}) == 3 else (False,):
             strength[int(flush) * R3 + i] = tcp.strength_of(ranks, flush)
             hand[int(flush) * R3 + i] = int(tcp.tcp_hand_of(ranks, flush))
+    return strength, hand
+
+
+@lru_cache(maxsize=8)
+def tcp_tables(rules: tcp.ThreeCardPokerRules) -> TcpTables:
+    """The rules' tables: the rank-pattern tables and the Ante Bonus and Pair Plus odds by hand."""
+    strength, hand = _pattern_tables()
     bonus = np.array([rules.ante_bonus.odds(h) or 0 for h in tcp.TcpHand], dtype=np.int64)
     pp = np.array([-1 if rules.pair_plus.odds(h) is None else rules.pair_plus.odds(h) for h in tcp.TcpHand])
     return TcpTables(strength, hand, bonus, pp.astype(np.int64))
@@ -185,7 +195,8 @@ class ThreeCardPokerKernel(Kernel):
             st.tcp_play,
             t.bonus_odds,
             t.pp_odds,
-            np.int64(tcp.QUALIFIER),
+            np.int64(rules.qualifying_strength),
+            np.array(rules.result_odds, dtype=np.int64),
         )
         return KernelJob(
             deal_cards=3 * (seats + 1), wager_rows=(tcp.ANTE, tcp.PAIR_PLUS), hist_size=12, args=args
