@@ -13,12 +13,14 @@ from __future__ import annotations
 import functools
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 from fastapi import APIRouter
 from pydantic import BaseModel
 
 from tablegames.rules import registry
 from tablegames.rules.definition import GameDefinition
+from tablegames.rules.parameters import Parameter
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 
@@ -77,6 +79,7 @@ class ParameterOut(BaseModel):
     structural: bool  # False for a payout (the analyzers re-solve it without rebuilding their tables)
     listed: bool  # part of the complete rule set (a preset is not: its entries are)
     ruling: str  # the RULES.md ruling its default comes from
+    writes: list[str]  # a preset: the parameters it sets (a form forgets their edits when it is chosen)
 
 
 class GameOut(BaseModel):
@@ -98,6 +101,19 @@ def _bound(value: int | Fraction | None) -> int | str | None:
     return str(value)
 
 
+def preset_writes(d: GameDefinition, p: Parameter, rules: Any) -> list[str]:
+    """The listed parameters a preset sets: those whose value some choice of it changes."""
+    if p.kind != "preset":
+        return []
+    listed = [q for q in d.parameters if q.listed]
+    base = {q.name: q.value(rules) for q in listed}
+    written: set[str] = set()
+    for c in p.choices:
+        after = p.put(rules, p.parse(c))
+        written |= {q.name for q in listed if q.value(after) != base[q.name]}
+    return [q.name for q in listed if q.name in written]
+
+
 def parameters_out(d: GameDefinition) -> list[ParameterOut]:
     rules = d.make_rules()
     return [
@@ -115,6 +131,7 @@ def parameters_out(d: GameDefinition) -> list[ParameterOut]:
             structural=p.structural,
             listed=p.listed,
             ruling=p.ruling,
+            writes=preset_writes(d, p, rules),
         )
         for p in d.parameters
     ]
