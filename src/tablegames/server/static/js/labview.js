@@ -78,14 +78,18 @@ function drawSideBets(box, res) {
 
 function drawStrategy(box, strategy) {
   box.replaceChildren();
+  const c = strategy.chart;
+  if (c) box.appendChild(chartTable(c));
   if (strategy.summary.length) {
     const pre = document.createElement("pre");
     pre.className = "lab-summary";
     pre.textContent = strategy.summary.join("\n");
     box.appendChild(pre);
   }
-  const c = strategy.chart;
-  if (!c) return;
+}
+
+/** The strategy chart: rows by columns of the server's action codes, one colour per code. */
+function chartTable(c) {
   const t = document.createElement("table");
   t.className = "lab-chart";
   t.dataset.testid = "lab-chart";
@@ -110,7 +114,7 @@ function drawStrategy(box, strategy) {
     body.appendChild(tr);
   }
   t.appendChild(body);
-  box.appendChild(t);
+  return t;
 }
 
 /** Draw every part of an analysis. */
