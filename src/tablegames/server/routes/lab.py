@@ -1,5 +1,5 @@
 """The Math lab (issue 15): ``GET /lab`` (the page), ``POST /lab/analyze`` (a rule set's exact figures) and
-``POST /lab/game-file`` (a rule set as a game file to download). Generic over the registry.
+``POST /lab/game-file`` (a rule set as a game file's text, to save). Generic over the registry.
 
 A rule set is read as a table's is (:mod:`tablegames.server.rulesets`: ``{name: value}`` options, a game file's
 text, or both; a refused value names its field). The figures are ``analysis.api.analyze_game``'s, solved on
@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse
 from pydantic import BaseModel, Field, StrictInt
 
 from tablegames.analysis.api import analyze_game, analyzer
@@ -287,16 +287,17 @@ def file_name(name: str) -> str:
     return f"{slug or 'rules'}.toml"
 
 
-@router.post(
-    "/lab/game-file", response_class=Response, responses={200: {"content": {"application/toml": {}}}}
-)
-async def game_file(body: GameFileBody) -> Response:
-    """The rule set as a game file (``rules.gamefile.dumps``: every parameter), to download."""
+class GameFileOut(Out):
+    game: str
+    name: str
+    file_name: str  # a download's name for it ("<name>.toml")
+    text: str  # the game file (TOML): ``rules.gamefile.dumps``
+
+
+@router.post("/lab/game-file", response_model=GameFileOut)
+async def game_file(body: GameFileBody) -> GameFileOut:
+    """The rule set as a game file (``rules.gamefile.dumps``: every parameter), to save."""
     got = _resolve(body)
     name = got.name or "custom"
     text = gamefile.dumps(gamefile.GameFile(got.definition.key, name, got.rules, body.description))
-    return Response(
-        text,
-        media_type="application/toml",
-        headers={"Content-Disposition": f'attachment; filename="{file_name(name)}"'},
-    )
+    return GameFileOut(game=got.definition.key, name=name, file_name=file_name(name), text=text)

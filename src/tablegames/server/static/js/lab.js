@@ -31,8 +31,8 @@ class LabError extends Error {
   }
 }
 
-/** POST a JSON body; the answer's JSON (or its text with ``text``), or a LabError with the server's field. */
-async function post(path, payload, { signal, headers = {}, text = false } = {}) {
+/** POST a JSON body; the answer's JSON, or a LabError with the server's field. */
+async function post(path, payload, { signal, headers = {} } = {}) {
   const res = await fetch(path, {
     method: "POST",
     headers: { "Content-Type": "application/json", Accept: "application/json", ...headers },
@@ -49,7 +49,6 @@ async function post(path, payload, { signal, headers = {}, text = false } = {}) 
     }
     throw new LabError(res.status, error);
   }
-  if (text) return { text: raw, disposition: res.headers.get("Content-Disposition") || "" };
   return JSON.parse(raw);
 }
 
@@ -134,18 +133,18 @@ async function openFile(ev) {
   ev.target.value = "";
 }
 
+/** The rule set as a game file: ``{game, name, file_name, text}``. */
 async function gameFile() {
-  return post("/lab/game-file", { ...request(), description: $("lab-description").value }, { text: true });
+  return post("/lab/game-file", { ...request(), description: $("lab-description").value });
 }
 
 async function save(ev) {
   ev.preventDefault();
   try {
-    const { text, disposition } = await gameFile();
-    const m = /filename="([^"]+)"/.exec(disposition);
+    const file = await gameFile();
     const a = document.createElement("a");
-    a.href = URL.createObjectURL(new Blob([text], { type: "application/toml" }));
-    a.download = m ? m[1] : "rules.toml";
+    a.href = URL.createObjectURL(new Blob([file.text], { type: "application/toml" }));
+    a.download = file.file_name;
     document.body.appendChild(a);
     a.click();
     setTimeout(() => {
