@@ -159,6 +159,7 @@ def create_app(
         finally:
             server.stop()
             app.state.rest_threads.shutdown(wait=False, cancel_futures=True)
+            lab.stop(app)
 
     app = FastAPI(
         title="tablegames table server",

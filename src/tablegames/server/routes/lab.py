@@ -257,6 +257,14 @@ def solver_of(request: Request) -> LabSolver:
     return solver
 
 
+def stop(app: Any) -> None:
+    """(The app's shutdown.) Solves not started are dropped; the lab's threads end after the one in progress."""
+    solver: LabSolver | None = getattr(app.state, "lab", None)
+    if solver is not None:
+        solver.pool.shutdown(wait=False, cancel_futures=True)
+        app.state.lab = None
+
+
 def _resolve(body: LabBody) -> Resolved:
     return resolve(body.game, body.rules, body.paytable, body.game_file, body.name)
 
