@@ -13,7 +13,18 @@ from fastapi.testclient import TestClient
 from tablegames.rules import registry
 from tablegames.server.app import STATIC_DIR, create_app
 
-GAME_KEYS = {"key", "title", "tagline", "felt", "wagers", "decisions", "meters", "rule_options", "paytables"}
+GAME_KEYS = {
+    "key",
+    "title",
+    "tagline",
+    "felt",
+    "wagers",
+    "decisions",
+    "meters",
+    "rule_options",
+    "paytables",
+    "parameters",
+}
 WAGER_KEYS = {"name", "title", "main", "cost_multiple", "fixed_cents", "requires", "option"}
 
 

@@ -178,30 +178,43 @@ def register(app: typer.Typer) -> None:
 
     @tables_app.command("create")
     def tables_create(
-        game: Annotated[str, typer.Argument(help=games_help())],
+        game: Annotated[
+            str | None, typer.Argument(help=games_help() + " (may be omitted with --game-file)")
+        ] = None,
         name: Annotated[str | None, typer.Option(help="table name")] = None,
         seats: Annotated[int, typer.Option(help="1-7 seats")] = 5,
         min_bet: Annotated[int, typer.Option(help="minimum main wager, cents")] = 100,
         max_bet: Annotated[int, typer.Option(help="maximum wager, cents")] = 10_000,
         rule: Annotated[list[str] | None, typer.Option("--rule", help="rule option NAME=VALUE")] = None,
         paytable: Annotated[str | None, typer.Option(help="pay table preset")] = None,
+        game_file: Annotated[
+            Path | None, typer.Option("--game-file", help="a game file (TOML): the table's complete rule set")
+        ] = None,
         database: DatabaseOpt = None,
         data_dir: DataDirOpt = Path(DEFAULT_DATA_DIR),
     ) -> None:
-        """Create a table (a running server opens it on the next request; or use POST /tables)."""
+        """Create a table (a running server opens it on the next request; or use POST /tables). The table
+        stores its complete rule set: a game file's (with --rule options on top) or the game's."""
         from tablegames.rules import RuleError
         from tablegames.rules.common import parse_rule_options
         from tablegames.server.db import create_schema
         from tablegames.server.errors import ApiError
         from tablegames.server.service import Server, new_table_row, table_info
 
+        text = None
+        if game_file is not None:
+            try:
+                text = game_file.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                fail(f"game file {game_file} cannot be read: {exc}")
+        elif game is None:
+            fail("name a game or a --game-file")
         try:
             options = parse_rule_options(rule)
-            row = new_table_row(
-                game, name or game.replace("-", " ").title(), seats, min_bet, max_bet, options, paytable
-            )
+            title = name or (game or (game_file.stem if game_file else "table")).replace("-", " ").title()
+            row = new_table_row(game, title, seats, min_bet, max_bet, options, paytable, text)
         except (ApiError, RuleError) as exc:
-            fail(str(exc))
+            fail(f"{game_file}: {exc}" if game_file is not None else str(exc))
         server = Server(database_url(database, data_dir))
         try:
             create_schema(server.engine)
@@ -211,8 +224,9 @@ def register(app: typer.Typer) -> None:
             info = table_info(row)
         finally:
             server.engine.dispose()
+        named = f" '{info['rule_set']}'" if info["rule_set"] else ""
         print(f"created table {info['table_id']}: {info['name']} ({info['game']}, {info['seats']} seats, "
-              f"{_money(info['min_bet'])}-{_money(info['max_bet'])}, rules {info['rules']})")  # fmt: skip
+              f"{_money(info['min_bet'])}-{_money(info['max_bet'])}, rules{named} {info['rules']})")  # fmt: skip
 
     @tables_app.command("list")
     def tables_list(database: DatabaseOpt = None, data_dir: DataDirOpt = Path(DEFAULT_DATA_DIR)) -> None:

@@ -26,7 +26,7 @@ from tablegames.rules import registry
 from tablegames.server.connections import ConnectionLimits, bounded_http_protocol
 from tablegames.server.errors import ApiError
 from tablegames.server.limits import HardeningMiddleware, Limits
-from tablegames.server.routes import games, jackpots, play, players, rounds, tables, wallet
+from tablegames.server.routes import games, jackpots, lab, play, players, rounds, tables, wallet
 from tablegames.server.routes.deps import COMMON_ERRORS, Out
 from tablegames.server.service import (
     MAX_TABLE_THREADS,
@@ -96,6 +96,7 @@ ROUTERS = (
     jackpots.router,
     rounds.router,
     play.router,
+    lab.router,
 )
 
 
@@ -158,6 +159,7 @@ def create_app(
         finally:
             server.stop()
             app.state.rest_threads.shutdown(wait=False, cancel_futures=True)
+            lab.stop(app)
 
     app = FastAPI(
         title="tablegames table server",

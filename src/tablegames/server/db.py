@@ -117,6 +117,7 @@ class GameTable(Base):
     max_bet: Mapped[int] = mapped_column(BigInteger)
     rules: Mapped[dict[str, str]] = mapped_column(JSON, default=dict)
     paytable: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    rule_set: Mapped[str | None] = mapped_column(String(80), nullable=True)  # the rule set's name (issue 15)
     created_at: Mapped[float] = mapped_column(Float, default=now)
 
 
@@ -285,3 +286,6 @@ def upgrade_schema(engine: Engine) -> None:
                 taken.add(key)
                 conn.execute(update(Player).where(Player.id == pid).values(name_key=key))
         conn.execute(text("CREATE UNIQUE INDEX IF NOT EXISTS players_look_alike_key ON players (name_key)"))
+    if "rule_set" not in {c["name"] for c in inspect(engine).get_columns("tables")}:  # issue 15
+        with engine.begin() as conn:
+            conn.execute(text("ALTER TABLE tables ADD COLUMN rule_set VARCHAR(80)"))

@@ -24,3 +24,15 @@ def from_engine(exc: IllegalAction) -> ApiError:
     """The engine's typed error as an ApiError (its ``.code``; a wrong seat is ``not_your_turn``)."""
     code = "not_your_turn" if isinstance(exc, WrongSeat) else exc.code
     return ApiError(code, str(exc), 409 if code in {"wrong_phase", "not_your_turn"} else 400)
+
+
+class FieldError(ApiError):
+    """A refused rule value: the error body also names the ``field`` (the parameter) it is about, so a form can
+    show the message next to it (``{"error": {"code": "bad_rules", "message": ..., "field": "NAME"}}``)."""
+
+    def __init__(self, message: str, field: str | None, code: str = "bad_rules", status: int = 400) -> None:
+        super().__init__(code, message, status)
+        self.field = field
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**super().to_dict(), "field": self.field}

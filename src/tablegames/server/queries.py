@@ -45,7 +45,9 @@ def _players_of(
     return out
 
 
-def _summary(row: RoundRow, table_name: str, players: list[dict[str, Any]]) -> dict[str, Any]:
+def _summary(
+    row: RoundRow, table_name: str, players: list[dict[str, Any]], rule_set: str | None = None
+) -> dict[str, Any]:
     return {
         "round_id": row.id,
         "table_id": row.table_id,
@@ -53,6 +55,7 @@ def _summary(row: RoundRow, table_name: str, players: list[dict[str, Any]]) -> d
         "game": row.game,
         "round_no": row.round_no,
         "rules": row.rules,
+        "rule_set": rule_set,  # the name of the table's rule set (issue 15)
         "status": row.status,
         "started": iso(row.started_at),
         "settled_at": iso(row.settled_at),
@@ -101,7 +104,7 @@ def history(
     those of ``table_id``, only rounds with an id below ``before`` (the next page). Balances per
     ``show_balances`` (:data:`ALL_BALANCES`, a player id, or None)."""
     q = (
-        select(RoundRow, GameTable.name)
+        select(RoundRow, GameTable.name, GameTable.rule_set)
         .options(_SUMMARY_COLUMNS)
         .join(GameTable, GameTable.id == RoundRow.table_id)
         .where(RoundRow.status == SETTLED)
@@ -116,8 +119,8 @@ def history(
     if before is not None:
         q = q.where(RoundRow.id < before)
     rows = session.execute(q).all()
-    players = _players_of(session, [r.id for r, _ in rows], show_balances)
-    return [_summary(r, t, players[r.id]) for r, t in rows]
+    players = _players_of(session, [r.id for r, _, _ in rows], show_balances)
+    return [_summary(r, t, players[r.id], n) for r, t, n in rows]
 
 
 def round_recall(session: Session, round_id: int, show_balances: int | None = ALL_BALANCES) -> dict[str, Any]:
@@ -129,7 +132,8 @@ def round_recall(session: Session, round_id: int, show_balances: int | None = AL
     if row.status != SETTLED:
         raise ApiError("round_in_progress", f"round {round_id} is not finished yet ({row.status})", 409)
     table = session.get(GameTable, row.table_id)
-    out = _summary(row, table.name if table else "", _players_of(session, [row.id], show_balances)[row.id])
+    players = _players_of(session, [row.id], show_balances)[row.id]
+    out = _summary(row, table.name if table else "", players, table.rule_set if table else None)
     seated = sorted({int(v) for v in (row.seat_players or {}).values()})
     names = (
         dict(session.execute(select(Player.id, Player.name).where(Player.id.in_(seated))).all())

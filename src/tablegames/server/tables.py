@@ -2,19 +2,34 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from tablegames.rules import GAMES, RuleError, make_rules
+from tablegames.rules import GAMES, registry
 from tablegames.server.checks import check_amount
 from tablegames.server.db import (
     GameTable,
     Seating,
 )
 from tablegames.server.errors import ApiError
+from tablegames.server.rulesets import resolve, rule_set_of
 from tablegames.server.wallet import Wallet
+
+
+def shown_rules(game: str, options: dict[str, str], paytable: str | None) -> dict[str, str]:
+    """A table's complete rule set as it shows it (made once per stored options: a state push shows it too)."""
+    return dict(_shown(game, tuple(sorted(options.items())), paytable))
+
+
+@functools.lru_cache(maxsize=256)
+def _shown(
+    game: str, options: tuple[tuple[str, str], ...], paytable: str | None
+) -> tuple[tuple[str, str], ...]:
+    definition = registry.get(game)
+    return tuple(rule_set_of(definition, definition.make_rules(dict(options), paytable)).items())
 
 
 def table_info(row: GameTable, occupants: dict[int, str] | None = None) -> dict[str, Any]:
@@ -25,8 +40,9 @@ def table_info(row: GameTable, occupants: dict[int, str] | None = None) -> dict[
         "seats": row.seats,
         "min_bet": row.min_bet,
         "max_bet": row.max_bet,
-        "rules": dict(make_rules(row.game, row.rules, row.paytable).describe()),
+        "rules": shown_rules(row.game, row.rules, row.paytable),
         "paytable": row.paytable,
+        "rule_set": row.rule_set,
         "occupied": {str(k): v for k, v in sorted((occupants or {}).items())},
     }
 
@@ -41,10 +57,12 @@ class Tables(Wallet):
         max_bet: object = 10_000,
         rules: object = None,
         paytable: object = None,
+        game_file: object = None,
+        rule_set: object = None,
     ) -> dict[str, Any]:
         from tablegames.server.runner import TableRunner
 
-        row = new_table_row(game, name, seats, min_bet, max_bet, rules, paytable)
+        row = new_table_row(game, name, seats, min_bet, max_bet, rules, paytable, game_file, rule_set)
         with self._tables_lock:  # (REST threads) one runner per table, even if sync_tables runs meanwhile
             with self.tx() as s:
                 s.add(row)
@@ -100,9 +118,14 @@ def new_table_row(
     max_bet: object,
     rules: object,
     paytable: object,
+    game_file: object = None,
+    rule_set: object = None,
 ) -> GameTable:
-    """Validate a table's settings (``bad_rules`` / ``bad_message``) and build its row."""
-    if not isinstance(game, str) or game not in GAMES:
+    """Validate a table's settings (``bad_rules`` / ``bad_message``) and build its row. The rules: ``rules``
+    (a full or partial ``{name: value}`` rule set) on top of a game file's text ``game_file`` (then ``game`` may
+    be omitted) or of RULES.md's; the row stores the complete rule set and its name (``rule_set``, default the
+    game file's), issue 15; a refused value names its field (``FieldError``)."""
+    if game_file is None and (not isinstance(game, str) or game not in GAMES):
         raise ApiError("bad_rules", f"unknown game {game!r}; choose {', '.join(GAMES)}")
     if not isinstance(name, str) or not 1 <= len(name.strip()) <= 80:
         raise ApiError("bad_message", "a table name is 1-80 characters")
@@ -112,21 +135,16 @@ def new_table_row(
     hi = check_amount(max_bet, "max_bet")
     if hi < lo:
         raise ApiError("bad_message", f"max_bet {hi} is below min_bet {lo}")
-    opts = rules or {}
-    if not isinstance(opts, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in opts.items()
-    ):
-        raise ApiError("bad_rules", "rules must be an object of NAME: VALUE strings")
-    if paytable is not None and (
-        not isinstance(paytable, str) or "/" in paytable or paytable.endswith(".toml")
-    ):
-        raise ApiError("bad_rules", "paytable must be the name of a preset")
-    try:
-        make_rules(game, opts, paytable)
-    except RuleError as exc:
-        raise ApiError("bad_rules", str(exc)) from None
+    got = resolve(game, rules, paytable, game_file, rule_set)
     return GameTable(
-        name=name.strip(), game=game, seats=seats, min_bet=lo, max_bet=hi, rules=dict(opts), paytable=paytable
+        name=name.strip(),
+        game=got.definition.key,
+        seats=seats,
+        min_bet=lo,
+        max_bet=hi,
+        rules=got.options,
+        paytable=got.paytable,
+        rule_set=got.name,
     )
 
 

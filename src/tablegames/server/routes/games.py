@@ -3,20 +3,24 @@
 Built from :mod:`tablegames.rules.registry` alone, so a game registered there is listed here with no edit:
 its wagers (main or side, cost multiple, fixed amount under the default rules, the wager a side bet requires,
 the option a wager is placed with), its decisions and their labels, its meters, its rule options and pay
-tables, and the page's felt layout module when the game has one. A table's own values (its rules' fixed
+tables, its parameters (every number and choice of its rules, issue 15: the Math lab's form is built from
+them), and the page's felt layout module when the game has one. A table's own values (its rules' fixed
 amounts and meters) come in its state and its round's view.
 """
 
 from __future__ import annotations
 
 import functools
+from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 from fastapi import APIRouter
 from pydantic import BaseModel
 
 from tablegames.rules import registry
 from tablegames.rules.definition import GameDefinition
+from tablegames.rules.parameters import Parameter
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 
@@ -58,6 +62,26 @@ class RuleOptionOut(BaseModel):
     help: str
 
 
+class ParameterOut(BaseModel):
+    """One number or choice of the game's rules (``rules.parameters.Parameter``): what a form or a game file
+    needs to show and check it; the server checks every value again."""
+
+    name: str  # ``--rule NAME=VALUE``, a game file's key (``main.flush``: ``flush`` in ``[rules.main]``)
+    kind: str  # int | money | fraction | choice | odds | cards | text | preset
+    help: str
+    default: str  # RULES.md's value, as text ("" for a preset, which is written but not read back)
+    low: int | str | None  # bounds: whole numbers, or exact fractions as text ("1/10")
+    high: int | str | None
+    choices: list[str]
+    allowed: str  # what values are allowed, in words
+    group: str  # the section of a form or a game file
+    rank: int  # a pay table's entries by hand rank, lowest first
+    structural: bool  # False for a payout (the analyzers re-solve it without rebuilding their tables)
+    listed: bool  # part of the complete rule set (a preset is not: its entries are)
+    ruling: str  # the RULES.md ruling its default comes from
+    writes: list[str]  # a preset: the parameters it sets (a form forgets their edits when it is chosen)
+
+
 class GameOut(BaseModel):
     key: str
     title: str
@@ -68,6 +92,49 @@ class GameOut(BaseModel):
     meters: list[MeterOut]
     rule_options: list[RuleOptionOut]
     paytables: list[str]
+    parameters: list[ParameterOut]
+
+
+def _bound(value: int | Fraction | None) -> int | str | None:
+    if value is None or isinstance(value, int):
+        return value
+    return str(value)
+
+
+def preset_writes(d: GameDefinition, p: Parameter, rules: Any) -> list[str]:
+    """The listed parameters a preset sets: those whose value some choice of it changes."""
+    if p.kind != "preset":
+        return []
+    listed = [q for q in d.parameters if q.listed]
+    base = {q.name: q.value(rules) for q in listed}
+    written: set[str] = set()
+    for c in p.choices:
+        after = p.put(rules, p.parse(c))
+        written |= {q.name for q in listed if q.value(after) != base[q.name]}
+    return [q.name for q in listed if q.name in written]
+
+
+def parameters_out(d: GameDefinition) -> list[ParameterOut]:
+    rules = d.make_rules()
+    return [
+        ParameterOut(
+            name=p.name,
+            kind=p.kind,
+            help=p.help,
+            default=p.value(rules) if p.listed else "",
+            low=_bound(p.low),
+            high=_bound(p.high),
+            choices=list(p.choices),
+            allowed=p.allowed,
+            group=p.group,
+            rank=p.rank,
+            structural=p.structural,
+            listed=p.listed,
+            ruling=p.ruling,
+            writes=preset_writes(d, p, rules),
+        )
+        for p in d.parameters
+    ]
 
 
 def felt_path(d: GameDefinition) -> str | None:
@@ -113,6 +180,7 @@ def game_out(d: GameDefinition) -> GameOut:
             RuleOptionOut(name=o.name, choices=list(o.choices), help=o.help) for o in d.rule_options
         ],
         paytables=list(d.paytables),
+        parameters=parameters_out(d),
     )
 
 
@@ -123,5 +191,6 @@ def all_games() -> tuple[GameOut, ...]:
 
 @router.get("/games", response_model=list[GameOut])
 def games() -> list[GameOut]:
-    """Every registered game: its wagers, decisions, meters, rule options and pay tables (default rules)."""
+    """Every registered game: its wagers, decisions, meters, rule options, pay tables and parameters (default
+    rules)."""
     return list(all_games())

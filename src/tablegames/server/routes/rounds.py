@@ -41,7 +41,8 @@ class RoundSummary(Out):
     table: str
     game: str
     round_no: int
-    rules: dict[str, Any]
+    rules: dict[str, Any]  # the round's complete rule set (as it started)
+    rule_set: str | None = None  # the name of its table's rule set
     status: str
     started: str | None
     settled_at: str | None

@@ -28,13 +28,15 @@ router = APIRouter(tags=["tables"], responses=COMMON_ERRORS)
 
 
 class TableBody(BaseModel):
-    game: str
+    game: str | None = None  # may be omitted with a game file (it names its game)
     name: str = Field(min_length=1, max_length=80)
     seats: StrictInt = 5
     min_bet: StrictInt = 100
     max_bet: StrictInt = 10_000
-    rules: dict[str, str] = Field(default_factory=dict)
+    rules: dict[str, str | int] = Field(default_factory=dict)  # a full or partial rule set (issue 15)
     paytable: str | None = None
+    game_file: str | None = Field(None, max_length=65_536, description="a game file's text (TOML)")
+    rule_set: str | None = Field(None, max_length=80, description="the rule set's name (default: the file's)")
 
 
 class LimitsBody(BaseModel):
@@ -49,8 +51,9 @@ class TableOut(Out):
     seats: int
     min_bet: int
     max_bet: int
-    rules: dict[str, str]
+    rules: dict[str, str]  # the complete rule set
     paytable: str | None
+    rule_set: str | None = None  # the rule set's name (a game file's, or given at creation)
     occupied: dict[str, str]  # seat -> player name
 
 
@@ -80,6 +83,8 @@ async def create_table(
         body.max_bet,
         body.rules,
         body.paytable,
+        body.game_file,
+        body.rule_set,
     )
     return TableOut.model_validate(row)
 

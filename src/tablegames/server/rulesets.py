@@ -1,0 +1,135 @@
+"""A table's or the Math lab's rule set, read from a request: ``{name: value}`` options (a full or partial rule
+set) or a game file's text, each value validated by its parameter (``rules.parameters``), a refusal a
+:class:`~tablegames.server.errors.FieldError` naming the field (issue 15).
+
+The complete rule set is ``definition.rule_set(rules)`` (every listed parameter); a game whose rules have no
+parameters yet keeps its short ``describe()`` (its ``--rule`` options), so every game of the registry works.
+
+>>> from tablegames.rules import registry
+>>> d = registry.get("final-count")
+>>> r = resolve(d.key, {"face-value": "0"}, None, None, None)
+>>> r.rule_set, r.name
+({'face-value': '0'}, None)
+>>> resolve(d.key, {"face-value": "7"}, None, None, None)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+tablegames.server.errors.FieldError: rule 'face-value' (...): '7' is not a choice; allowed: 10 | 0
+>>> field_of("rule 'main.flush' (Main pay table: flush pays X to 1): 'x' is not a whole number")
+'main.flush'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tablegames.rules import RuleError, gamefile, registry
+from tablegames.rules.definition import GameDefinition
+from tablegames.server.errors import FieldError
+
+NAME_MAX = 80  # a rule set's name, as a table row stores it
+GAME_FILE_MAX = 65_536  # characters of a game file's text in a request
+
+_FIELD = re.compile(r"rule '([^']+)'")
+
+
+def field_of(message: str) -> str | None:
+    """The parameter a RuleError's message names (``rule 'NAME' ...``), or None."""
+    m = _FIELD.search(message)
+    return m.group(1) if m else None
+
+
+def rule_set_of(definition: GameDefinition, rules: Any) -> dict[str, str]:
+    """The complete rule set of ``rules`` (every parameter), or the short description of a game whose rules
+    have no parameters yet."""
+    if definition.parameters:
+        return definition.rule_set(rules)
+    return dict(rules.describe())
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """Rules read from a request: the game, the rules object, its complete rule set, the rule set's name, and
+    what a table row stores to rebuild them (``options`` with ``paytable``: the complete rule set of a game with
+    parameters, else the options as given)."""
+
+    definition: GameDefinition
+    rules: Any
+    rule_set: dict[str, str]
+    name: str | None
+    options: dict[str, str]
+    paytable: str | None
+
+
+def _options(definition: GameDefinition, options: Mapping[str, object]) -> dict[str, str]:
+    """Each ``{name: value}`` checked on its own first, so the error names the field."""
+    out: dict[str, str] = {}
+    for name, value in options.items():
+        if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, (str, int)):
+            raise FieldError(f"rule {name!r}: a value is text or a whole number", str(name))
+        out[name] = str(value)
+        if definition.parameters:
+            try:
+                definition.parameter(name).parse(out[name])
+            except RuleError as exc:
+                raise FieldError(str(exc), name) from None
+    return out
+
+
+def resolve(
+    game: object,
+    options: object,
+    paytable: object,
+    game_file: object,
+    name: object,
+) -> Resolved:
+    """The rules a request asks for: ``game`` (may be omitted with a game file; both given, they must agree),
+    ``options`` on top of the game file's rules (or of RULES.md's), a pay-table preset ``paytable`` (not with a
+    game file), and the rule set's ``name`` (default: the game file's). Every refusal is a FieldError."""
+    if options is not None and not isinstance(options, Mapping):
+        raise FieldError("rules must be an object of NAME: VALUE", None)
+    if name is not None and (not isinstance(name, str) or not 1 <= len(name.strip()) <= NAME_MAX):
+        raise FieldError(f"a rule set's name is 1-{NAME_MAX} characters", "rule_set", "bad_message")
+    if paytable is not None and (
+        not isinstance(paytable, str) or "/" in paytable or paytable.endswith(".toml")
+    ):
+        raise FieldError("paytable must be the name of a preset", "paytable")
+    preset = paytable if isinstance(paytable, str) else None
+    base: Any = None
+    file_name: str | None = None
+    if game_file is not None:
+        if not isinstance(game_file, str) or len(game_file) > GAME_FILE_MAX:
+            raise FieldError(
+                f"game_file is the text of a game file (at most {GAME_FILE_MAX} characters)", None
+            )
+        if paytable is not None:
+            raise FieldError(
+                "paytable cannot be combined with a game file: put the pay table in it", "paytable"
+            )
+        try:
+            loaded = gamefile.loads(game_file, "game file")
+        except RuleError as exc:
+            raise FieldError(str(exc), field_of(str(exc))) from None
+        if game is not None and game != loaded.game:
+            raise FieldError(f"the game file is a {loaded.game} game file, not {game}", "game")
+        game, base, file_name = loaded.game, loaded.rules, loaded.name
+    try:
+        definition = registry.get(game)
+    except RuleError as exc:
+        raise FieldError(str(exc), "game") from None
+    opts = _options(definition, options or {})
+    try:
+        if base is None:
+            rules = definition.make_rules(opts, preset)
+        else:
+            from tablegames.rules.parameters import apply_options
+
+            rules = apply_options(definition.parameters, base, opts)
+    except RuleError as exc:
+        raise FieldError(str(exc), field_of(str(exc))) from None
+    shown = name.strip() if isinstance(name, str) else file_name
+    full = rule_set_of(definition, rules)
+    stored = full if definition.parameters else opts
+    return Resolved(definition, rules, full, shown[:NAME_MAX] if shown else None, stored, preset)
