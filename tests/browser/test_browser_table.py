@@ -344,6 +344,11 @@ def test_let_it_ride_two_players(pair: tuple[Player, Player], screenshots: Path)
     play_until_settled([ann, bob], {ann.name: lambda a: "ride", bob.name: lambda a: "pull"})
     # bob pulled bet 1 and bet 2: ann sees it on his spots; the community cards are face up
     assert ann.page.locator("#seat-2 .spot[data-wager='bet 1'] .chip-stack").count() == 0
+    # each spot shows its own bet's outcome: settled events name the wager "bets" and the part (issue 12)
+    spot = "#seat-2 .spot[data-wager='{}']"
+    assert "outcome-pulled" in (ann.page.locator(spot.format("bet 2")).get_attribute("class") or "")
+    dollar = ann.page.locator(spot.format("bet $")).get_attribute("class") or ""
+    assert "outcome-win" in dollar or "outcome-lose" in dollar
     assert None not in faces(ann.page, ".community-cards")
     assert None not in faces(ann.page, "#seat-2 .hand")
     check_settlement(ann, bob, {ann.name: 100000, bob.name: 100000})

@@ -121,10 +121,11 @@ def bonus_counts() -> dict[BonusHand, int]:
     return out
 
 
-@lru_cache(maxsize=1)
-def five_card_counts() -> dict[LirHand, int]:
-    """Base hands over all C(52,5) five-card hands (each is a completion of five 4-card sets)."""
-    counts = hist4().sum(axis=0) // 5
+@lru_cache(maxsize=4)
+def five_card_counts(qualifier: int = 10) -> dict[LirHand, int]:
+    """Base hands over all C(52,5) five-card hands (each is a completion of five 4-card sets), the lowest
+    paying pair ``qualifier`` (R-LIR-4)."""
+    counts = hist4(qualifier).sum(axis=0) // 5
     return {h: int(counts[h]) for h in LirHand}
 
 
@@ -135,7 +136,7 @@ def progressive_side_bet(rules: LetItRideRules, meters_cents: Mapping[str, int] 
     """
     cfg = rules.progressive
     wager = cfg.wager_cents
-    counts = five_card_counts()
+    counts = five_card_counts(rules.qualifier_rank)
     total = comb(52, 5)
     resets = {m.name: m.reset_cents for m in cfg.meters}
     meters = dict(resets)
@@ -388,20 +389,20 @@ class LetItRideAnalyzer(Analyzer):
                 "A win: a pair of kings rides both wagers; the 3-Card Bonus pays the pair",
                 deck("Kc Kd 5h", "2d 9s 2c"),
                 small,
-                {"base": "win", "bonus": "win", "progressive": "lose"},
+                {"bets 1": "win", "bets $": "win", "bonus": "win", "progressive": "lose"},
             ),
             ExampleSpec(
                 "A loss: nothing to ride; wagers 1 and 2 are withdrawn, the $ wager loses",
                 deck("2c 5d 9h", "3d Js 3s"),
                 small,
-                {"bet 1": "pulled", "bet 2": "pulled", "base": "lose", "bonus": "lose"},
+                {"bets 1": "pulled", "bets 2": "pulled", "bets $": "lose", "bonus": "lose"},
             ),
             ExampleSpec(
                 "Side bets hit: trips pay 3 to 1 on three wagers, 40 to 1 on the 3-Card Bonus, $9 on the "
                 "Progressive",
                 deck("7c 7d 7h", "2d 2s 9c"),
                 small,
-                {"base": "win", "bonus": "win", "progressive": "win"},
+                {"bets $": "win", "bonus": "win", "progressive": "win"},
             ),
             ExampleSpec(
                 "The Envy Bonus at a table of two: seat 1 makes a Straight Flush and takes the Major meter; "
@@ -410,7 +411,7 @@ class LetItRideAnalyzer(Analyzer):
                     parse_cards("5s 6s 7s"), parse_cards("2d 8s 9s"), others=[parse_cards("Kc Qd 4h")]
                 ),
                 small,
-                {"base": "win", "progressive": "win"},
+                {"bets $": "win", "progressive": "win"},
                 seats=2,
             ),
             ExampleSpec(
@@ -418,7 +419,7 @@ class LetItRideAnalyzer(Analyzer):
                 f"${rules.cap_cents / 100:,.0f}; the Progressive takes the Mega meter",
                 deck("Ts Js Qs", "2d Ks As"),
                 big,
-                {"base": "win", "bonus": "win"},
+                {"bets 1": "win", "bets $": "win", "bonus": "win"},
             ),
         ]
 
@@ -444,7 +445,7 @@ class LetItRideAnalyzer(Analyzer):
 
     def verify_targets(self, a: Analysis, rules: LetItRideRules) -> list[VerifyTarget]:
         cfg = rules.progressive
-        counts = five_card_counts()
+        counts = five_card_counts(rules.qualifier_rank)
         fixed = Fraction(
             sum(counts[h] * c for h, c in cfg.fixed_prizes_cents.items()), comb(52, 5) * cfg.wager_cents
         )
@@ -501,7 +502,7 @@ def envy_value(rules: LetItRideRules) -> Fraction:
     """R-LIR-8: the Envy Bonus one Progressive wager collects per other Progressive player, in units of the
     wager (exact, over all C(52,5) final hands of the other player)."""
     cfg = rules.progressive
-    counts = five_card_counts()
+    counts = five_card_counts(rules.qualifier_rank)
     return Fraction(sum(counts[h] * c for h, c in cfg.envy_cents.items()), comb(52, 5) * cfg.wager_cents)
 
 
@@ -509,7 +510,7 @@ def progressive_sweep(rules: LetItRideRules, meter: str) -> MeterSweep:
     """The Progressive's exact edge as a function of meter ``meter`` (the others at reset) and the meter
     value where it is 0 (R-LIR-7)."""
     cfg = rules.progressive
-    counts = five_card_counts()
+    counts = five_card_counts(rules.qualifier_rank)
     total = comb(52, 5) * cfg.wager_cents
     resets = {m.name: m.reset_cents for m in cfg.meters}
     hands = [h for h, name in cfg.meter_prizes.items() if name == meter]

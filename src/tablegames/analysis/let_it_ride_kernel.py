@@ -45,11 +45,13 @@ BET_SIZES = (100, 500, 1_000, 2_500, 5_000, 10_000, 50_000)  # cents per wager, 
 # --- lookup tables built from the rule functions -------------------------------------------------
 
 
-@lru_cache(maxsize=1)
-def five_card_tables() -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
+@lru_cache(maxsize=4)
+def five_card_tables(qualifier: int = 10) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
     """``LirHand`` by the rank index of the sorted ranks (``rules.indexing``), without and with a flush, from
-    ``lir_hand_of``: the pattern tables the simulation expands too."""
-    return build_pattern_tables(5, lir_hand_of)
+    ``lir_hand_of`` with the lowest paying pair ``qualifier`` (R-LIR-4): the pattern tables the simulation
+    expands too. The tables that depend on the hand classes (this, :func:`pattern_hist`, :func:`hist4`) are
+    the only structural ones: keyed by the qualifier, every pay table re-uses them."""
+    return build_pattern_tables(5, lambda ranks, flush: lir_hand_of(ranks, flush, qualifier))
 
 
 _RANK = (np.arange(52) // 4).astype(np.int32)
@@ -76,15 +78,15 @@ def combos(n: int, k: int) -> npt.NDArray[np.int8]:
     return out
 
 
-@lru_cache(maxsize=1)
-def pattern_hist() -> npt.NDArray[np.int64]:
+@lru_cache(maxsize=2)
+def pattern_hist(qualifier: int = 10) -> npt.NDArray[np.int64]:
     """``[13**4 * 2, 10]``: for a 4-card set with sorted ranks of base-13 key ``k`` and suited flag ``f`` (row
     ``2k + f``), how many of its 48 completions make each base hand.
 
     A completion of rank ``r`` is one of the ``4 - count(r)`` cards of that rank left; when the four cards are
     suited, exactly one card of each rank not among them shares their suit and makes a flush-type hand.
     """
-    plain, flush = five_card_tables()
+    plain, flush = five_card_tables(qualifier)
     out = np.zeros((13**4 * 2, NH), dtype=np.int64)
     pats = np.array(list(combinations_with_replacement(range(13), 4)), dtype=np.int64)  # sorted rows
     key4 = pats @ rank_weights(4)
@@ -106,11 +108,13 @@ def pattern_hist() -> npt.NDArray[np.int64]:
     return out
 
 
-@lru_cache(maxsize=1)
-def hist4() -> npt.NDArray[np.int64]:
+@lru_cache(maxsize=2)
+def hist4(qualifier: int = 10) -> npt.NDArray[np.int64]:
     """``[270725, 10]``: for each 4-card set (colex index), the base-hand classes over its 48 completions."""
     keys, suited = _ranks_suits(combos(52, 4))
-    return pattern_hist()[keys.astype(np.int64) * 2 + suited]
+    out = pattern_hist(qualifier)[keys.astype(np.int64) * 2 + suited]
+    out.flags.writeable = False
+    return out
 
 
 _COMB = [np.array([comb(c, i + 1) for c in range(52)], dtype=np.int32) for i in range(5)]
@@ -183,6 +187,7 @@ class _Solution:
     ride2: npt.NDArray[np.bool_]  # [2, N4]: ride wager 2, given wager 1 pulled (0) / up (1)
     value3: IntArray  # [2, N3]: sum over the 49*48 community cards, wager 1 pulled (0) / ridden (1)
     ride1: npt.NDArray[np.bool_]  # [N3]
+    qualifier: int = 10  # the lowest paying pair (R-LIR-4): which hand tables the solution is over
 
 
 @lru_cache(maxsize=4)  # ~10 MB each: a few bet sizes the cap reaches (strategy_bet); the rest share one
@@ -193,7 +198,7 @@ def _solve(rules: LetItRideRules, bet_cents: int | None) -> _Solution:
     unit = 1 if bet_cents is None else bet_cents
     cap = None if bet_cents is None else rules.cap_cents
     w = win_table(rules.main_paytable, unit, cap)
-    sums4 = hist4() @ w.T  # [N4, 4]
+    sums4 = hist4(rules.qualifier_rank) @ w.T  # [N4, 4]
     ride2 = np.stack([sums4[:, s + 2] > sums4[:, s + 1] for s in (0, 1)])  # cautious: ride only if better
     v4 = np.stack([np.where(ride2[s], sums4[:, s + 2], sums4[:, s + 1]) for s in (0, 1)])
     idx3 = three_of_four()
@@ -206,7 +211,7 @@ def _solve(rules: LetItRideRules, bet_cents: int | None) -> _Solution:
             np.int64
         )
     ride1 = value3[1] > value3[0]
-    return _Solution(unit, w, sums4, ride2, value3, ride1)
+    return _Solution(unit, w, sums4, ride2, value3, ride1, rules.qualifier_rank)
 
 
 @dataclass(frozen=True, eq=False)
@@ -277,7 +282,7 @@ def _strategy(rules: LetItRideRules, bet_cents: int | None) -> LetItRideStrategy
 
 def outcome_counts(sol: _Solution) -> IntArray:
     """``[4, NH]``: ordered deals ending with ``k`` wagers up and base hand ``h`` under the strategy."""
-    h4 = hist4()
+    h4 = hist4(sol.qualifier)
     idx3 = three_of_four()
     counts = np.zeros((4, NH), dtype=np.int64)
     for j in range(4):

@@ -65,12 +65,17 @@ def bet2_figures(sol: _Solution) -> dict[str, Fraction]:
     return {"p_ride_bet2": Fraction(n_ride, TOTAL_DEALS), "ev_bet2": Fraction(ev, TOTAL_DEALS * sol.unit)}
 
 
-@lru_cache(maxsize=1)
-def _published_tables() -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
-    """The published strategy (``ride_first``/``ride_second`` of the rules module) for every 3- and 4-card
-    set, by calling the rule functions once per rank pattern and flush flag."""
+@lru_cache(maxsize=2)
+def _published_tables(qualifier: int = 10) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """The published strategy (``ride_first``/``ride_second`` of the rules module, with the table's lowest
+    paying pair) for every 3- and 4-card set, by calling the rule functions once per rank pattern and flush
+    flag."""
     out = []
-    for n, fn in ((3, ride_first), (4, ride_second)):
+    for n, rule in ((3, ride_first), (4, ride_second)):
+
+        def fn(cards: list[int], rule: Any = rule) -> bool:
+            return bool(rule(cards, qualifier))
+
         hands = combos(52, n)
         keys, is_flush = _ranks_suits(hands)
         code = keys * 2 + is_flush
@@ -97,13 +102,14 @@ def _group(hands: npt.NDArray[np.int8], limit: int = 12) -> list[str]:
 def strategy_description(
     rules: LetItRideRules, sol: _Solution, full: bool
 ) -> tuple[dict[str, Any], list[str]]:
-    pub1, pub2 = _published_tables()
+    pub1, pub2 = _published_tables(rules.qualifier_rank)
     b1, b2 = bet1_figures(sol), bet2_figures(sol)
+    pair = f"{rules.qualifier.value} or better"
     summary = [
-        "Wager 1 (three cards): ride with a paying pair (tens or better) or trips, three to a royal flush, three "
+        f"Wager 1 (three cards): ride with a paying pair ({pair}) or trips, three to a royal flush, three "
         "suited in a row except 2-3-4 and A-2-3, three to a straight flush with one gap and at least one high "
         "card (ten or better), or with two gaps and at least two high cards; otherwise pull.",
-        "Wager 2 (four cards): ride with a paying hand (tens or better, two pair, trips, ...), four to a flush, "
+        f"Wager 2 (four cards): ride with a paying hand ({pair}, two pair, trips, ...), four to a flush, "
         "or four to an outside straight with at least one high card; otherwise pull.",
     ]
     d1 = np.nonzero(pub1 != sol.ride1)[0]

@@ -5,9 +5,9 @@ export default {
   sceneClass: "felt-compact", // five spots a seat: the smaller spots of the stylesheet
   bigMeters: ["mega"],
   spots: [
-    { key: "bet 1", wager: "bets", part: "1", label: "1", kind: "main", results: ["bet 1", "bets", "base"] },
-    { key: "bet 2", wager: "bets", part: "2", label: "2", kind: "main", results: ["bet 2", "bets", "base"] },
-    { key: "bet $", wager: "bets", part: "$", label: "$", kind: "main", results: ["bet $", "bets", "base"] },
+    { key: "bet 1", wager: "bets", part: "1", label: "1", kind: "main", results: ["bets 1"] },
+    { key: "bet 2", wager: "bets", part: "2", label: "2", kind: "main", results: ["bets 2"] },
+    { key: "bet $", wager: "bets", part: "$", label: "$", kind: "main", results: ["bets $"] },
     { key: "bonus", wager: "bonus", label: "3-CARD BONUS", kind: "side" },
     { key: "progressive", wager: "progressive", label: "PROG", kind: "coin" },
   ],
