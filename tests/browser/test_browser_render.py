@@ -173,9 +173,9 @@ def test_let_it_ride_community_cards_and_pulled_bet(harness: Any, screenshots: P
         "els => els.map(e => [e.dataset.wager, e.querySelector('.chip-stack')?.dataset.cents ?? null])",
     )
     assert held == [
-        ["bet 1", None],
-        ["bet 2", "500"],
-        ["bet $", "500"],
+        ["bets 1", None],
+        ["bets 2", "500"],
+        ["bets $", "500"],
         ["bonus", "500"],
         ["progressive", None],
     ]
@@ -198,7 +198,11 @@ def test_let_it_ride_community_cards_and_pulled_bet(harness: Any, screenshots: P
     classes = page.eval_on_selector_all(
         "#seat-2 .spot", "els => els.map(e => [e.dataset.wager, e.className.match(/outcome-\\w+/)?.[0]])"
     )
-    assert classes[:3] == [["bet 1", "outcome-pulled"], ["bet 2", "outcome-lose"], ["bet $", "outcome-lose"]]
+    assert classes[:3] == [
+        ["bets 1", "outcome-pulled"],
+        ["bets 2", "outcome-lose"],
+        ["bets $", "outcome-lose"],
+    ]
     assert faces(page, ".community-cards") == ["3d", "4c"]
     assert faces(page, "#seat-2 .hand") == ["Kh", "Jh", "9s"]
     assert page.locator("#seat-1 .seat-status .net").inner_text() == "−$16"

@@ -25,7 +25,7 @@ Fraction(0, 1)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
@@ -34,6 +34,7 @@ from math import comb
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from tablegames.analysis.common import (
     Analysis,
@@ -44,6 +45,7 @@ from tablegames.analysis.common import (
     PaySchedule,
     SideBet,
     VerifyTarget,
+    colex_of,
     stacked_deck,
 )
 from tablegames.analysis.let_it_ride_kernel import BET_SIZES as BET_SIZES
@@ -77,9 +79,10 @@ from tablegames.analysis.let_it_ride_report import strategy_description as strat
 from tablegames.cards import parse_cards
 from tablegames.engine.actions import Action
 from tablegames.rules.common import PayTable, RuleError, enum_key
-from tablegames.rules.indexing import rank_index
+from tablegames.rules.indexing import build_pattern_tables, rank_index
 from tablegames.rules.let_it_ride import (
     BONUS_PAYTABLES,
+    MAIN,
     BonusHand,
     LetItRideRules,
     LirDecision,
@@ -307,6 +310,18 @@ class LetItRideAnalyzer(Analyzer):
 
         return lir_edge, "main"
 
+    def tie_wagers(self, rules: LetItRideRules, bet_cents: int) -> tuple[tuple[str, int, str | None], ...]:
+        return (
+            (MAIN, bet_cents, None),
+            ("bonus", bet_cents, None),
+            ("progressive", rules.progressive.wager_cents, None),
+        )
+
+    def deal_value(
+        self, rules: LetItRideRules, deck: Sequence[int], wagers: Sequence[tuple[str, int, str | None]]
+    ) -> dict[str, int]:
+        return deal_value(rules, deck, {w: a for w, a, _ in wagers})
+
     def plot_strategy(self, a: Analysis, rules: LetItRideRules, bet_cents: int | None, path: Any) -> None:
         plot_strategy(rules, bet_cents, path)
 
@@ -491,6 +506,42 @@ class LetItRideAnalyzer(Analyzer):
         from tablegames.analysis.protect_let_it_ride import PROTECTION
 
         return PROTECTION
+
+
+def deal_value(rules: LetItRideRules, deck: Sequence[int], wagers: Mapping[str, int]) -> dict[str, int]:
+    """The analysis' own settlement of one heads-up round dealt from ``deck`` (R-0.2: player, dealer, player,
+    dealer, ...; the dealer's first card burnt, R-LIR-2), the seat playing the optimal strategy: net cents of
+    each wager in ``wagers``, from the solution's decisions and win table (the cap included), the 3-Card Bonus
+    and the Progressive return tables (the meters at reset plus this seat's own contributions)."""
+    player = [int(c) for c in deck[0:6:2]]
+    c1, c2 = int(deck[3]), int(deck[5])
+    bet = wagers[MAIN]
+    sol = _solve(rules, strategy_bet(rules, bet))
+    ride1 = bool(sol.ride1[colex_of(player)])
+    ride2 = bool(sol.ride2[int(ride1), colex_of([*player, c1])])
+    plain, flush = five_card_tables(rules.qualifier_rank)
+    key, suited = _ranks_suits(np.array([sorted([*player, c1, c2])], dtype=np.int8))
+    hand = LirHand(int((flush if suited[0] else plain)[key[0]]))
+    out = {MAIN: int(sol.win[1 + ride1 + ride2, hand]) * bet // sol.unit}
+    if wagers.get("bonus"):
+        cat = enum_key(BonusHand(int(_bonus_table()[colex_of(player)])))
+        bonus = bonus_side_bet(rules.bonus_paytable)
+        out["bonus"] = int(next(o.payout for o in bonus.outcomes if o.name == cat) * wagers["bonus"])
+    if wagers.get("progressive"):
+        stake = wagers["progressive"]
+        meters = {m.name: m.reset_cents + m.contribution(stake) for m in rules.progressive.meters}
+        prog = progressive_side_bet(rules, meters)
+        payout = next(o.payout for o in prog.outcomes if o.name == _hand_name(hand))
+        out["progressive"] = int(payout * stake)
+    return out
+
+
+@lru_cache(maxsize=1)
+def _bonus_table() -> npt.NDArray[np.int8]:
+    """The 3-Card Bonus class of every three-card set by colex index (the tables :func:`bonus_counts` counts)."""
+    keys, is_flush = _ranks_suits(combos(52, 3))
+    plain, flush = build_pattern_tables(3, three_card_category_of)
+    return np.where(is_flush, flush[keys], plain[keys]).astype(np.int8)
 
 
 def _p_up(a: Analysis, k: int) -> Fraction:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
+from numba import njit
 
 from tablegames.analysis.common import (
     colex_of,
@@ -192,26 +193,40 @@ class _Solution:
 
 @lru_cache(maxsize=4)  # ~10 MB each: a few bet sizes the cap reaches (strategy_bet); the rest share one
 def _solve(rules: LetItRideRules, bet_cents: int | None) -> _Solution:
+    """The optimal strategy's decisions and values. Only :func:`hist4` (by the qualifier) and the 3-of-4 index
+    are structural; a pay-table or cap change re-solves from them in one compiled pass (exact integers)."""
     if strategy_bet(rules, bet_cents) != bet_cents:
         # the cap cannot reach this bet: the uncapped solution (in units of one wager) is the same
         return _solve(rules, None)
     unit = 1 if bet_cents is None else bet_cents
     cap = None if bet_cents is None else rules.cap_cents
     w = win_table(rules.main_paytable, unit, cap)
-    sums4 = hist4(rules.qualifier_rank) @ w.T  # [N4, 4]
-    ride2 = np.stack([sums4[:, s + 2] > sums4[:, s + 1] for s in (0, 1)])  # cautious: ride only if better
-    v4 = np.stack([np.where(ride2[s], sums4[:, s + 2], sums4[:, s + 1]) for s in (0, 1)])
-    idx3 = three_of_four()
-    value3 = np.zeros((2, N3), dtype=np.int64)
-    for s in (0, 1):
-        # float64 bincount is exact here: every partial sum is far below 2**53 (checked).
-        if np.abs(v4[s]).max() * PER_HAND >= 2**53:
-            raise OverflowError("bet too large for exact float64 accumulation")
-        value3[s] = np.rint(np.bincount(idx3.ravel(), weights=np.tile(v4[s], 4), minlength=N3)).astype(
-            np.int64
-        )
+    sums4, ride2, value3 = _resolve(hist4(rules.qualifier_rank), w, three_of_four())
     ride1 = value3[1] > value3[0]
     return _Solution(unit, w, sums4, ride2, value3, ride1, rules.qualifier_rank)
+
+
+@njit(cache=True, nogil=True)
+def _resolve(h4, w, idx3):  # type: ignore[no-untyped-def]
+    """The re-solve in integers: ``sums4 = h4 @ w.T``; decision 2 (ride only when strictly better: the
+    cautious tie-break) for both states of wager 1; each 4-set's value summed into its four 3-card subsets."""
+    n4 = h4.shape[0]
+    sums4 = np.zeros((n4, 4), dtype=np.int64)
+    ride2 = np.zeros((2, n4), dtype=np.bool_)
+    value3 = np.zeros((2, N3), dtype=np.int64)
+    for q in range(n4):
+        for k in range(4):
+            t = 0
+            for h in range(h4.shape[1]):
+                t += h4[q, h] * w[k, h]
+            sums4[q, k] = t
+        for s in range(2):
+            ride = sums4[q, s + 2] > sums4[q, s + 1]
+            ride2[s, q] = ride
+            v = sums4[q, s + 2] if ride else sums4[q, s + 1]
+            for j in range(4):
+                value3[s, idx3[j, q]] += v
+    return sums4, ride2, value3
 
 
 @dataclass(frozen=True, eq=False)
@@ -280,15 +295,35 @@ def _strategy(rules: LetItRideRules, bet_cents: int | None) -> LetItRideStrategy
 # --- the analysis ------------------------------------------------------------------------------------
 
 
+def rides_in(sol: _Solution) -> IntArray:
+    """``[N4]``: of the four ways a 4-card set splits into the player's three cards and the first community
+    card, how many have wager 1 ridden (the ordered deals through a 4-set weigh its splits equally)."""
+    return _rides_in(sol.ride1, three_of_four())
+
+
+@njit(cache=True, nogil=True)
+def _rides_in(ride1, idx3):  # type: ignore[no-untyped-def]
+    out = np.zeros(idx3.shape[1], dtype=np.int64)
+    for j in range(4):
+        for q in range(idx3.shape[1]):
+            if ride1[idx3[j, q]]:
+                out[q] += 1
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _counts(h4, rode, ride2):  # type: ignore[no-untyped-def]
+    counts = np.zeros((4, h4.shape[1]), dtype=np.int64)
+    for q in range(h4.shape[0]):
+        r = rode[q]
+        k1 = 2 if ride2[0, q] else 1  # wager 1 pulled (4 - r splits): wager 2 rides or not
+        k2 = 3 if ride2[1, q] else 2  # wager 1 up (r splits)
+        for h in range(h4.shape[1]):
+            counts[k1, h] += (4 - r) * h4[q, h]
+            counts[k2, h] += r * h4[q, h]
+    return counts
+
+
 def outcome_counts(sol: _Solution) -> IntArray:
     """``[4, NH]``: ordered deals ending with ``k`` wagers up and base hand ``h`` under the strategy."""
-    h4 = hist4(sol.qualifier)
-    idx3 = three_of_four()
-    counts = np.zeros((4, NH), dtype=np.int64)
-    for j in range(4):
-        s = sol.ride1[idx3[j]].astype(np.int64)
-        r2 = np.where(s == 1, sol.ride2[1], sol.ride2[0]).astype(np.int64)
-        k = 1 + s + r2
-        for kk in (1, 2, 3):
-            counts[kk] += h4[k == kk].sum(axis=0)
-    return counts
+    return np.asarray(_counts(hist4(sol.qualifier), rides_in(sol), sol.ride2), dtype=np.int64)

@@ -30,7 +30,7 @@ from tablegames.analysis.let_it_ride_kernel import (
     _Solution,
     _solve,
     combos,
-    three_of_four,
+    rides_in,
 )
 
 
@@ -52,16 +52,14 @@ def bet1_figures(sol: _Solution) -> dict[str, Fraction]:
 
 
 def bet2_figures(sol: _Solution) -> dict[str, Fraction]:
-    """Probability of riding wager 2 and its EV, over all ordered deals under the strategy."""
-    idx3 = three_of_four()
-    n_ride = 0
-    ev = 0
-    for j in range(4):
-        s = sol.ride1[idx3[j]]
-        r2 = np.where(s, sol.ride2[1], sol.ride2[0])
-        n_ride += int(r2.sum()) * 48
-        gain = np.where(s, sol.sums4[:, 3] - sol.sums4[:, 2], sol.sums4[:, 2] - sol.sums4[:, 1])
-        ev += int(gain[r2].sum())
+    """Probability of riding wager 2 and its EV, over all ordered deals under the strategy (by 4-card set: of
+    its four splits into three cards and a community card, ``rides_in`` have wager 1 up)."""
+    rode = rides_in(sol)
+    r1, r0 = sol.ride2[1].astype(np.int64), sol.ride2[0].astype(np.int64)
+    n_ride = int((rode * r1 + (4 - rode) * r0).sum()) * 48
+    gain1 = sol.sums4[:, 3] - sol.sums4[:, 2]
+    gain0 = sol.sums4[:, 2] - sol.sums4[:, 1]
+    ev = int((rode * r1 * gain1).sum() + ((4 - rode) * r0 * gain0).sum())
     return {"p_ride_bet2": Fraction(n_ride, TOTAL_DEALS), "ev_bet2": Fraction(ev, TOTAL_DEALS * sol.unit)}
 
 
