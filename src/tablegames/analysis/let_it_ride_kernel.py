@@ -298,7 +298,7 @@ def _strategy(rules: LetItRideRules, bet_cents: int | None) -> LetItRideStrategy
 def rides_in(sol: _Solution) -> IntArray:
     """``[N4]``: of the four ways a 4-card set splits into the player's three cards and the first community
     card, how many have wager 1 ridden (the ordered deals through a 4-set weigh its splits equally)."""
-    return _rides_in(sol.ride1, three_of_four())
+    return np.asarray(_rides_in(sol.ride1, three_of_four()), dtype=np.int64)
 
 
 @njit(cache=True, nogil=True)
