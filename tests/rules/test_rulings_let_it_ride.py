@@ -254,3 +254,24 @@ def test_R_LIR_7_two_hits_of_one_meter_paid_in_seat_order_second_from_reset(deck
     hits = [(e.seat, e.meter, e.amount) for e in r.history if isinstance(e, JackpotHit)]
     assert hits == [(1, "minor", 70_004), (2, "minor", 50_000)]
     assert t.meters["minor"] == 50_000
+
+
+def test_the_main_wager_is_settled_once_per_part(deck: Deck) -> None:
+    """Issue 12: the bets keep one name, ``bets``; the engine's guard is per (wager, part): a part settled
+    twice, or the whole wager after one of its parts, is refused; distinct parts are not."""
+    r = Table(LetItRideRules()).new_round(deck=deck("2c Ks 7d 4c 9h Jd"))
+    r.place_wager(1, "bets", 500)
+    r.deal()
+    seat = r.seats[1]
+    r.settle(seat, "bets", 500, 500, "pulled", part="1")
+    with pytest.raises(AssertionError, match="settled twice"):
+        r.settle(seat, "bets", 500, 500, "pulled", part="1")
+    with pytest.raises(AssertionError, match="settled twice"):
+        r.settle(seat, "bets", 1_000, 0, "lose", part="1 $")
+    with pytest.raises(AssertionError, match="settled twice"):
+        r.settle(seat, "bets", 1_000, 0, "lose")
+    r.settle(seat, "bets", 1_000, 0, "lose", part="2 $")
+    assert [(e.wager, e.part) for e in r.history if isinstance(e, Settled)] == [
+        ("bets", "1"),
+        ("bets", "2 $"),
+    ]
