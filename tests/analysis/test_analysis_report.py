@@ -107,7 +107,8 @@ def test_worked_examples_are_the_engines_rounds(built: tuple[Any, Submission, Pa
                 c for s_, c in envy if s_ == seat
             )
             assert mine == ended.net_by_seat[seat]
-        named: dict[str, str] = {}  # seat 1's outcomes by wager, and by "<wager> <part>" for each bet a settlement names
+        # seat 1's outcomes by wager, and by "<wager> <part>" for each bet a settlement names
+        named: dict[str, str] = {}
         for e in rnd.history:
             if isinstance(e, Settled) and e.seat == 1:
                 named |= {e.wager: e.outcome} | {f"{e.wager} {p}": e.outcome for p in e.part.split()}
