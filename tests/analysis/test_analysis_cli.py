@@ -107,5 +107,5 @@ def test_paytable_file_matches_the_solver(tmp_path: Path) -> None:
     code, out = run("analyze", "let-it-ride", "--paytable", str(table), "-f", "json", "--no-full-strategy")
     assert code == 0, out
     data = json.loads(out)
-    assert data["rules"]["paytable"] == "flush-12"
+    assert data["rules"]["main.name"] == "flush-12" and data["rules"]["main.flush"] == "12"  # the rule set
     assert f"{100 * data['house_edge']:.4f}" == "1.7701"  # what `tune ... --solve flush` reports for 12 to 1

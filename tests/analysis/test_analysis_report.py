@@ -107,8 +107,13 @@ def test_worked_examples_are_the_engines_rounds(built: tuple[Any, Submission, Pa
                 c for s_, c in envy if s_ == seat
             )
             assert mine == ended.net_by_seat[seat]
+        # seat 1's outcomes by wager, and by "<wager> <part>" for each bet a settlement names
+        named: dict[str, str] = {}
+        for e in rnd.history:
+            if isinstance(e, Settled) and e.seat == 1:
+                named |= {e.wager: e.outcome} | {f"{e.wager} {p}": e.outcome for p in e.part.split()}
         for wager, outcome in spec.expect.items():
-            assert {w: o for seat, w, _, _, o in settled if seat == 1}[wager] == outcome
+            assert named[wager] == outcome
         # the decisions are the optimal strategy's: the action taken has the highest EV
         for action, options in ex.decisions:
             assert options[action] == max(options.values())

@@ -17,6 +17,7 @@ import pytest
 
 from tablegames.cards import parse_cards
 from tablegames.engine import Table
+from tablegames.engine.events import Settled
 from tablegames.randomness import SeededRandom
 from tablegames.rules import make_rules
 from tablegames.server.routes.games import all_games
@@ -172,9 +173,9 @@ def test_let_it_ride_community_cards_and_pulled_bet(harness: Any, screenshots: P
         "els => els.map(e => [e.dataset.wager, e.querySelector('.chip-stack')?.dataset.cents ?? null])",
     )
     assert held == [
-        ["bet 1", None],
-        ["bet 2", "500"],
-        ["bet $", "500"],
+        ["bets 1", None],
+        ["bets 2", "500"],
+        ["bets $", "500"],
         ["bonus", "500"],
         ["progressive", None],
     ]
@@ -182,12 +183,26 @@ def test_let_it_ride_community_cards_and_pulled_bet(harness: Any, screenshots: P
     rnd.act(2, "ride")
     view = rnd.view(1)
     assert view["phase"] == "settled"
+    outcomes: dict[int, dict[str, str]] = {1: {}, 2: {}}  # as the page keeps them: "<wager> <part>" too
+    for e in rnd.history:
+        if isinstance(e, Settled):
+            outcomes[e.seat].update(
+                {f"{e.wager} {p}": e.outcome for p in e.part.split()}, **{e.wager: e.outcome}
+            )
     results = {
-        s["seat"]: {"net": s["returned"] - s["staked"], "hand": "flush", "outcomes": {}}
+        s["seat"]: {"net": s["returned"] - s["staked"], "hand": "flush", "outcomes": outcomes[s["seat"]]}
         for s in view["seats"]
     }
     scene.update(round=view, results=results)
     draw(page, scene, screenshots / "render-let-it-ride.png")
+    classes = page.eval_on_selector_all(
+        "#seat-2 .spot", "els => els.map(e => [e.dataset.wager, e.className.match(/outcome-\\w+/)?.[0]])"
+    )
+    assert classes[:3] == [
+        ["bets 1", "outcome-pulled"],
+        ["bets 2", "outcome-lose"],
+        ["bets $", "outcome-lose"],
+    ]
     assert faces(page, ".community-cards") == ["3d", "4c"]
     assert faces(page, "#seat-2 .hand") == ["Kh", "Jh", "9s"]
     assert page.locator("#seat-1 .seat-status .net").inner_text() == "−$16"

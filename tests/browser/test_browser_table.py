@@ -308,7 +308,7 @@ def test_let_it_ride_two_players(pair: tuple[Player, Player], screenshots: Path)
     ann.page.wait_for_selector(f"#seat-2 .player-name:has-text('{bob.name}')")
     bob.page.wait_for_selector(f"#seat-1 .player-name:has-text('{ann.name}')")
 
-    bet_with_chips(ann, 1, ["bet 1", "progressive"])
+    bet_with_chips(ann, 1, ["bets 1", "progressive"])
     # the draft shows on the felt before it is sent: $5 on each of 1, 2, $ and the $1 progressive
     drafted = ann.page.eval_on_selector_all(
         "#seat-1 .chip-stack.draft", "els => els.map(e => e.dataset.cents)"
@@ -343,7 +343,12 @@ def test_let_it_ride_two_players(pair: tuple[Player, Player], screenshots: Path)
 
     play_until_settled([ann, bob], {ann.name: lambda a: "ride", bob.name: lambda a: "pull"})
     # bob pulled bet 1 and bet 2: ann sees it on his spots; the community cards are face up
-    assert ann.page.locator("#seat-2 .spot[data-wager='bet 1'] .chip-stack").count() == 0
+    assert ann.page.locator("#seat-2 .spot[data-wager='bets 1'] .chip-stack").count() == 0
+    # each spot shows its own bet's outcome: settled events name the wager "bets" and the part (issue 12)
+    spot = "#seat-2 .spot[data-wager='{}']"
+    assert "outcome-pulled" in (ann.page.locator(spot.format("bets 2")).get_attribute("class") or "")
+    dollar = ann.page.locator(spot.format("bets $")).get_attribute("class") or ""
+    assert "outcome-win" in dollar or "outcome-lose" in dollar
     assert None not in faces(ann.page, ".community-cards")
     assert None not in faces(ann.page, "#seat-2 .hand")
     check_settlement(ann, bob, {ann.name: 100000, bob.name: 100000})
@@ -544,7 +549,7 @@ def test_royal_flush_jackpot_and_envy_announced(
         bob.join("Ride 1", 2)
         expect_text(ann.page, "#table-scene .meter-mega .meter-value", "$50,000")
         for pl, seat in ((ann, 1), (bob, 2)):
-            bet_with_chips(pl, seat, ["bet 1", "progressive"])
+            bet_with_chips(pl, seat, ["bets 1", "progressive"])
             deal_in(pl, 1600)
         wait_dealt(ann, 1)
         assert faces(ann.page, "#seat-1 .hand") == ["Ah", "Kh", "Qh"]

@@ -109,9 +109,10 @@ def test_let_it_ride_the_cap() -> None:
     rules = make_rules("let-it-ride")
     rnd = play(rules, 1, 2_500_000, stacked(1, {1: "As Ks Qs"}, dealer="2h Js Ts"))
     moves = check(rnd)
-    base = next(e for e in rnd.history if isinstance(e, Settled) and e.wager == "base")
+    base = next(e for e in rnd.history if isinstance(e, Settled) and e.wager == "bets")
+    assert base.part == "1 2 $"  # the placed wager's one name; its part: the three bets, all up
     assert base.capped_from == 3 * 2_500_000 * 1001 and base.returned == 3 * 2_500_000 + 5_000_000
-    payout = [p for p in moves if p.kind == "payout" and p.wager == "base"]
+    payout = [p for p in moves if p.kind == "payout" and p.wager == "bets"]
     assert [p.amount_cents for p in payout] == [base.returned]
 
 

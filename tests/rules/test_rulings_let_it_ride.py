@@ -27,7 +27,10 @@ Deck = Callable[[str], list[int]]
 
 
 def settled(rnd: Any, seat: int) -> dict[str, Settled]:
-    return {e.wager: e for e in rnd.history if isinstance(e, Settled) and e.seat == seat}
+    """A seat's settlements by wager name, and part when only some of the wager's bets (``bets 1``)."""
+    return {
+        f"{e.wager} {e.part}".strip(): e for e in rnd.history if isinstance(e, Settled) and e.seat == seat
+    }
 
 
 def play(
@@ -75,9 +78,10 @@ def test_R_LIR_2_and_3_burn_then_community_cards_and_pulls(deck: Deck) -> None:
     reveals = [e for e in r.history if isinstance(e, CardsRevealed) and e.owner == "community"]
     assert [list(e.cards) for e in reveals] == [parse_cards("4c"), parse_cards("Jd")]
     s = settled(r, 1)
-    assert s["bet 1"].returned == 500 and s["bet 2"].returned == 500
-    assert s["base"].staked == 500  # only "$" stays: it can never be withdrawn (R-LIR-3)
-    assert s["base"].returned == 0
+    assert s["bets 1"].returned == 500 and s["bets 2"].returned == 500
+    assert s["bets $"].staked == 500  # only "$" stays: it can never be withdrawn (R-LIR-3)
+    assert s["bets $"].returned == 0
+    assert {e.wager for e in s.values()} == {"bets"}  # one name: the wager placed (issue 12)
 
 
 def test_R_LIR_3_dollar_bet_cannot_be_withdrawn(deck: Deck) -> None:
@@ -120,8 +124,8 @@ def test_R_LIR_4_each_bet_up_paid_by_the_table(deck: Deck) -> None:
     # player Th Tc 2d, community 5s 9h: pair of tens pays 1 to 1 on every bet still up
     r = play(deck("Th Ks Tc 5s 2d 9h"), actions=("ride", "pull"))
     s = settled(r, 1)
-    assert s["bet 2"].outcome == "pulled"
-    assert (s["base"].staked, s["base"].returned) == (1_000, 2_000)
+    assert s["bets 2"].outcome == "pulled"
+    assert (s["bets 1 $"].staked, s["bets 1 $"].returned) == (1_000, 2_000)
 
 
 def test_R_LIR_5_aggregate_cap_on_base_game_only(deck: Deck) -> None:
@@ -133,7 +137,7 @@ def test_R_LIR_5_aggregate_cap_on_base_game_only(deck: Deck) -> None:
     r.deal()
     r.act(1, "ride")
     r.act(1, "ride")
-    base = settled(r, 1)["base"]
+    base = settled(r, 1)["bets 1 2 $"]
     assert base.returned == 7_500 + 5_000_000
     assert "capped 7500000 -> 5000000" in base.detail
 
@@ -169,7 +173,7 @@ def test_R_LIR_6_pay_tables_by_name() -> None:
     for name, flush in (("50-40-30-6-3-1", 3), ("50-40-30-6-4-1", 4)):
         p = make_rules("let-it-ride", {"bonus-paytable": name}).bonus_paytable  # type: ignore[union-attr]
         assert [p.odds(h) for h in BonusHand if h != BonusHand.HIGH_CARD][::-1] == [50, 40, 30, 6, flush, 1]
-    with pytest.raises(RuleError, match="choose seed"):
+    with pytest.raises(RuleError, match=r"bonus-paytable.*allowed: seed"):
         make_rules("let-it-ride", {"bonus-paytable": "99-1"})
 
 
@@ -250,3 +254,24 @@ def test_R_LIR_7_two_hits_of_one_meter_paid_in_seat_order_second_from_reset(deck
     hits = [(e.seat, e.meter, e.amount) for e in r.history if isinstance(e, JackpotHit)]
     assert hits == [(1, "minor", 70_004), (2, "minor", 50_000)]
     assert t.meters["minor"] == 50_000
+
+
+def test_the_main_wager_is_settled_once_per_part(deck: Deck) -> None:
+    """Issue 12: the bets keep one name, ``bets``; the engine's guard is per (wager, part): a part settled
+    twice, or the whole wager after one of its parts, is refused; distinct parts are not."""
+    r = Table(LetItRideRules()).new_round(deck=deck("2c Ks 7d 4c 9h Jd"))
+    r.place_wager(1, "bets", 500)
+    r.deal()
+    seat = r.seats[1]
+    r.settle(seat, "bets", 500, 500, "pulled", part="1")
+    with pytest.raises(AssertionError, match="settled twice"):
+        r.settle(seat, "bets", 500, 500, "pulled", part="1")
+    with pytest.raises(AssertionError, match="settled twice"):
+        r.settle(seat, "bets", 1_000, 0, "lose", part="1 $")
+    with pytest.raises(AssertionError, match="settled twice"):
+        r.settle(seat, "bets", 1_000, 0, "lose")
+    r.settle(seat, "bets", 1_000, 0, "lose", part="2 $")
+    assert [(e.wager, e.part) for e in r.history if isinstance(e, Settled)] == [
+        ("bets", "1"),
+        ("bets", "2 $"),
+    ]

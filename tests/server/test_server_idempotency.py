@@ -75,9 +75,12 @@ def test_the_same_pull_from_two_sockets_is_applied_once(make_server: Callable[..
     recall = h.client.get(f"/rounds/{result['round_id']}").json()
     actions = [(e["action"], e["by"]) for e in recall["events"] if e["type"] == "action"]
     assert actions == [("pull", "player"), ("ride", "player")]
-    assert [e["wager"] for e in recall["events"] if e["type"] == "settled" and e["outcome"] == "pulled"] == [
-        "bet 1"
+    pulled = [
+        (e["wager"], e["part"])
+        for e in recall["events"]
+        if e["type"] == "settled" and e["outcome"] == "pulled"
     ]
+    assert pulled == [("bets", "1")]  # the wager's one name, and which of its bets (issue 12)
     h.check_ledger()
 
 

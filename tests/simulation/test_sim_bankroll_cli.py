@@ -66,7 +66,7 @@ def test_cli_json_report() -> None:
     assert res.exit_code == 0, res.output
     rep = json.loads(res.output)
     assert rep["rounds"] == 20_000 and rep["seats"] == 2
-    assert rep["wagers_cents"] == {"main": 500, "bonus": 100, "progressive": 100}
+    assert rep["wagers_cents"] == {"bets": 500, "bonus": 100, "progressive": 100}  # the wagers' own names
     assert set(rep["results"]) >= {"bets", "bonus", "progressive", "progressive meters"}
     assert [s["seat"] for s in rep["per_seat"]] == [1, 2]
     assert [j["meter"] for j in rep["jackpots"]] == ["mega", "major", "minor"]

@@ -47,6 +47,7 @@ class Settlement:
     meter_cents: int = 0
     capped_from: int | None = None
     seat: int = 1
+    part: str = ""  # of a wager of several equal bets, the ones this settles (``Settled.part``)
 
     @property
     def net(self) -> int:
@@ -88,6 +89,7 @@ class WorkedExample:
                 {
                     "seat": s.seat,
                     "wager": s.wager,
+                    "part": s.part,
                     "staked": s.staked,
                     "returned": s.returned,
                     "net": s.net,
@@ -164,7 +166,15 @@ def _record(
         elif isinstance(e, Settled):
             settlements.append(
                 Settlement(
-                    e.wager, e.staked, e.returned, e.outcome, e.detail, e.meter_cents, e.capped_from, e.seat
+                    e.wager,
+                    e.staked,
+                    e.returned,
+                    e.outcome,
+                    e.detail,
+                    e.meter_cents,
+                    e.capped_from,
+                    e.seat,
+                    e.part,
                 )
             )
         elif isinstance(e, JackpotHit):
@@ -190,7 +200,10 @@ def _record(
         nets,
         seats_acting,
     )
-    outcomes = {s.wager: s.outcome for s in settlements if s.seat == 1}
+    outcomes: dict[str, str] = {}  # by wager, and by "<wager> <part>" for each of its bets a settlement names
+    for s in (s for s in settlements if s.seat == 1):
+        outcomes[s.wager] = s.outcome
+        outcomes.update({f"{s.wager} {p}": s.outcome for p in s.part.split()})
     for wager, outcome in spec.expect.items():
         if outcomes.get(wager) != outcome:
             raise ExampleError(

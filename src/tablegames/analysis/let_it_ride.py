@@ -25,7 +25,7 @@ Fraction(0, 1)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
@@ -34,6 +34,7 @@ from math import comb
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from tablegames.analysis.common import (
     Analysis,
@@ -44,6 +45,7 @@ from tablegames.analysis.common import (
     PaySchedule,
     SideBet,
     VerifyTarget,
+    colex_of,
     stacked_deck,
 )
 from tablegames.analysis.let_it_ride_kernel import BET_SIZES as BET_SIZES
@@ -77,9 +79,10 @@ from tablegames.analysis.let_it_ride_report import strategy_description as strat
 from tablegames.cards import parse_cards
 from tablegames.engine.actions import Action
 from tablegames.rules.common import PayTable, RuleError, enum_key
-from tablegames.rules.indexing import rank_index
+from tablegames.rules.indexing import build_pattern_tables, rank_index
 from tablegames.rules.let_it_ride import (
     BONUS_PAYTABLES,
+    MAIN,
     BonusHand,
     LetItRideRules,
     LirDecision,
@@ -121,10 +124,11 @@ def bonus_counts() -> dict[BonusHand, int]:
     return out
 
 
-@lru_cache(maxsize=1)
-def five_card_counts() -> dict[LirHand, int]:
-    """Base hands over all C(52,5) five-card hands (each is a completion of five 4-card sets)."""
-    counts = hist4().sum(axis=0) // 5
+@lru_cache(maxsize=4)
+def five_card_counts(qualifier: int = 10) -> dict[LirHand, int]:
+    """Base hands over all C(52,5) five-card hands (each is a completion of five 4-card sets), the lowest
+    paying pair ``qualifier`` (R-LIR-4)."""
+    counts = hist4(qualifier).sum(axis=0) // 5
     return {h: int(counts[h]) for h in LirHand}
 
 
@@ -135,7 +139,7 @@ def progressive_side_bet(rules: LetItRideRules, meters_cents: Mapping[str, int] 
     """
     cfg = rules.progressive
     wager = cfg.wager_cents
-    counts = five_card_counts()
+    counts = five_card_counts(rules.qualifier_rank)
     total = comb(52, 5)
     resets = {m.name: m.reset_cents for m in cfg.meters}
     meters = dict(resets)
@@ -306,6 +310,18 @@ class LetItRideAnalyzer(Analyzer):
 
         return lir_edge, "main"
 
+    def tie_wagers(self, rules: LetItRideRules, bet_cents: int) -> tuple[tuple[str, int, str | None], ...]:
+        return (
+            (MAIN, bet_cents, None),
+            ("bonus", bet_cents, None),
+            ("progressive", rules.progressive.wager_cents, None),
+        )
+
+    def deal_value(
+        self, rules: LetItRideRules, deck: Sequence[int], wagers: Sequence[tuple[str, int, str | None]]
+    ) -> dict[str, int]:
+        return deal_value(rules, deck, {w: a for w, a, _ in wagers})
+
     def plot_strategy(self, a: Analysis, rules: LetItRideRules, bet_cents: int | None, path: Any) -> None:
         plot_strategy(rules, bet_cents, path)
 
@@ -388,20 +404,20 @@ class LetItRideAnalyzer(Analyzer):
                 "A win: a pair of kings rides both wagers; the 3-Card Bonus pays the pair",
                 deck("Kc Kd 5h", "2d 9s 2c"),
                 small,
-                {"base": "win", "bonus": "win", "progressive": "lose"},
+                {"bets 1": "win", "bets $": "win", "bonus": "win", "progressive": "lose"},
             ),
             ExampleSpec(
                 "A loss: nothing to ride; wagers 1 and 2 are withdrawn, the $ wager loses",
                 deck("2c 5d 9h", "3d Js 3s"),
                 small,
-                {"bet 1": "pulled", "bet 2": "pulled", "base": "lose", "bonus": "lose"},
+                {"bets 1": "pulled", "bets 2": "pulled", "bets $": "lose", "bonus": "lose"},
             ),
             ExampleSpec(
                 "Side bets hit: trips pay 3 to 1 on three wagers, 40 to 1 on the 3-Card Bonus, $9 on the "
                 "Progressive",
                 deck("7c 7d 7h", "2d 2s 9c"),
                 small,
-                {"base": "win", "bonus": "win", "progressive": "win"},
+                {"bets $": "win", "bonus": "win", "progressive": "win"},
             ),
             ExampleSpec(
                 "The Envy Bonus at a table of two: seat 1 makes a Straight Flush and takes the Major meter; "
@@ -410,7 +426,7 @@ class LetItRideAnalyzer(Analyzer):
                     parse_cards("5s 6s 7s"), parse_cards("2d 8s 9s"), others=[parse_cards("Kc Qd 4h")]
                 ),
                 small,
-                {"base": "win", "progressive": "win"},
+                {"bets $": "win", "progressive": "win"},
                 seats=2,
             ),
             ExampleSpec(
@@ -418,7 +434,7 @@ class LetItRideAnalyzer(Analyzer):
                 f"${rules.cap_cents / 100:,.0f}; the Progressive takes the Mega meter",
                 deck("Ts Js Qs", "2d Ks As"),
                 big,
-                {"base": "win", "bonus": "win"},
+                {"bets 1": "win", "bets $": "win", "bonus": "win"},
             ),
         ]
 
@@ -444,7 +460,7 @@ class LetItRideAnalyzer(Analyzer):
 
     def verify_targets(self, a: Analysis, rules: LetItRideRules) -> list[VerifyTarget]:
         cfg = rules.progressive
-        counts = five_card_counts()
+        counts = five_card_counts(rules.qualifier_rank)
         fixed = Fraction(
             sum(counts[h] * c for h, c in cfg.fixed_prizes_cents.items()), comb(52, 5) * cfg.wager_cents
         )
@@ -492,6 +508,42 @@ class LetItRideAnalyzer(Analyzer):
         return PROTECTION
 
 
+def deal_value(rules: LetItRideRules, deck: Sequence[int], wagers: Mapping[str, int]) -> dict[str, int]:
+    """The analysis' own settlement of one heads-up round dealt from ``deck`` (R-0.2: player, dealer, player,
+    dealer, ...; the dealer's first card burnt, R-LIR-2), the seat playing the optimal strategy: net cents of
+    each wager in ``wagers``, from the solution's decisions and win table (the cap included), the 3-Card Bonus
+    and the Progressive return tables (the meters at reset plus this seat's own contributions)."""
+    player = [int(c) for c in deck[0:6:2]]
+    c1, c2 = int(deck[3]), int(deck[5])
+    bet = wagers[MAIN]
+    sol = _solve(rules, strategy_bet(rules, bet))
+    ride1 = bool(sol.ride1[colex_of(player)])
+    ride2 = bool(sol.ride2[int(ride1), colex_of([*player, c1])])
+    plain, flush = five_card_tables(rules.qualifier_rank)
+    key, suited = _ranks_suits(np.array([sorted([*player, c1, c2])], dtype=np.int8))
+    hand = LirHand(int((flush if suited[0] else plain)[key[0]]))
+    out = {MAIN: int(sol.win[1 + ride1 + ride2, hand]) * bet // sol.unit}
+    if wagers.get("bonus"):
+        cat = enum_key(BonusHand(int(_bonus_table()[colex_of(player)])))
+        bonus = bonus_side_bet(rules.bonus_paytable)
+        out["bonus"] = int(next(o.payout for o in bonus.outcomes if o.name == cat) * wagers["bonus"])
+    if wagers.get("progressive"):
+        stake = wagers["progressive"]
+        meters = {m.name: m.reset_cents + m.contribution(stake) for m in rules.progressive.meters}
+        prog = progressive_side_bet(rules, meters)
+        payout = next(o.payout for o in prog.outcomes if o.name == _hand_name(hand))
+        out["progressive"] = int(payout * stake)
+    return out
+
+
+@lru_cache(maxsize=1)
+def _bonus_table() -> npt.NDArray[np.int8]:
+    """The 3-Card Bonus class of every three-card set by colex index (the tables :func:`bonus_counts` counts)."""
+    keys, is_flush = _ranks_suits(combos(52, 3))
+    plain, flush = build_pattern_tables(3, three_card_category_of)
+    return np.where(is_flush, flush[keys], plain[keys]).astype(np.int8)
+
+
 def _p_up(a: Analysis, k: int) -> Fraction:
     """The probability that ``k`` wagers are up at the showdown, from the return table ("<hand>, k up")."""
     return Fraction(sum(o.combinations for o in a.outcomes if o.name.endswith(f", {k} up")), a.total)
@@ -501,7 +553,7 @@ def envy_value(rules: LetItRideRules) -> Fraction:
     """R-LIR-8: the Envy Bonus one Progressive wager collects per other Progressive player, in units of the
     wager (exact, over all C(52,5) final hands of the other player)."""
     cfg = rules.progressive
-    counts = five_card_counts()
+    counts = five_card_counts(rules.qualifier_rank)
     return Fraction(sum(counts[h] * c for h, c in cfg.envy_cents.items()), comb(52, 5) * cfg.wager_cents)
 
 
@@ -509,7 +561,7 @@ def progressive_sweep(rules: LetItRideRules, meter: str) -> MeterSweep:
     """The Progressive's exact edge as a function of meter ``meter`` (the others at reset) and the meter
     value where it is 0 (R-LIR-7)."""
     cfg = rules.progressive
-    counts = five_card_counts()
+    counts = five_card_counts(rules.qualifier_rank)
     total = comb(52, 5) * cfg.wager_cents
     resets = {m.name: m.reset_cents for m in cfg.meters}
     hands = [h for h, name in cfg.meter_prizes.items() if name == meter]

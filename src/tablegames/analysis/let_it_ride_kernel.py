@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
+from numba import njit
 
 from tablegames.analysis.common import (
     colex_of,
@@ -45,11 +46,13 @@ BET_SIZES = (100, 500, 1_000, 2_500, 5_000, 10_000, 50_000)  # cents per wager, 
 # --- lookup tables built from the rule functions -------------------------------------------------
 
 
-@lru_cache(maxsize=1)
-def five_card_tables() -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
+@lru_cache(maxsize=4)
+def five_card_tables(qualifier: int = 10) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
     """``LirHand`` by the rank index of the sorted ranks (``rules.indexing``), without and with a flush, from
-    ``lir_hand_of``: the pattern tables the simulation expands too."""
-    return build_pattern_tables(5, lir_hand_of)
+    ``lir_hand_of`` with the lowest paying pair ``qualifier`` (R-LIR-4): the pattern tables the simulation
+    expands too. The tables that depend on the hand classes (this, :func:`pattern_hist`, :func:`hist4`) are
+    the only structural ones: keyed by the qualifier, every pay table re-uses them."""
+    return build_pattern_tables(5, lambda ranks, flush: lir_hand_of(ranks, flush, qualifier))
 
 
 _RANK = (np.arange(52) // 4).astype(np.int32)
@@ -76,15 +79,15 @@ def combos(n: int, k: int) -> npt.NDArray[np.int8]:
     return out
 
 
-@lru_cache(maxsize=1)
-def pattern_hist() -> npt.NDArray[np.int64]:
+@lru_cache(maxsize=2)
+def pattern_hist(qualifier: int = 10) -> npt.NDArray[np.int64]:
     """``[13**4 * 2, 10]``: for a 4-card set with sorted ranks of base-13 key ``k`` and suited flag ``f`` (row
     ``2k + f``), how many of its 48 completions make each base hand.
 
     A completion of rank ``r`` is one of the ``4 - count(r)`` cards of that rank left; when the four cards are
     suited, exactly one card of each rank not among them shares their suit and makes a flush-type hand.
     """
-    plain, flush = five_card_tables()
+    plain, flush = five_card_tables(qualifier)
     out = np.zeros((13**4 * 2, NH), dtype=np.int64)
     pats = np.array(list(combinations_with_replacement(range(13), 4)), dtype=np.int64)  # sorted rows
     key4 = pats @ rank_weights(4)
@@ -106,11 +109,13 @@ def pattern_hist() -> npt.NDArray[np.int64]:
     return out
 
 
-@lru_cache(maxsize=1)
-def hist4() -> npt.NDArray[np.int64]:
+@lru_cache(maxsize=2)
+def hist4(qualifier: int = 10) -> npt.NDArray[np.int64]:
     """``[270725, 10]``: for each 4-card set (colex index), the base-hand classes over its 48 completions."""
     keys, suited = _ranks_suits(combos(52, 4))
-    return pattern_hist()[keys.astype(np.int64) * 2 + suited]
+    out = pattern_hist(qualifier)[keys.astype(np.int64) * 2 + suited]
+    out.flags.writeable = False
+    return out
 
 
 _COMB = [np.array([comb(c, i + 1) for c in range(52)], dtype=np.int32) for i in range(5)]
@@ -183,30 +188,45 @@ class _Solution:
     ride2: npt.NDArray[np.bool_]  # [2, N4]: ride wager 2, given wager 1 pulled (0) / up (1)
     value3: IntArray  # [2, N3]: sum over the 49*48 community cards, wager 1 pulled (0) / ridden (1)
     ride1: npt.NDArray[np.bool_]  # [N3]
+    qualifier: int = 10  # the lowest paying pair (R-LIR-4): which hand tables the solution is over
 
 
 @lru_cache(maxsize=4)  # ~10 MB each: a few bet sizes the cap reaches (strategy_bet); the rest share one
 def _solve(rules: LetItRideRules, bet_cents: int | None) -> _Solution:
+    """The optimal strategy's decisions and values. Only :func:`hist4` (by the qualifier) and the 3-of-4 index
+    are structural; a pay-table or cap change re-solves from them in one compiled pass (exact integers)."""
     if strategy_bet(rules, bet_cents) != bet_cents:
         # the cap cannot reach this bet: the uncapped solution (in units of one wager) is the same
         return _solve(rules, None)
     unit = 1 if bet_cents is None else bet_cents
     cap = None if bet_cents is None else rules.cap_cents
     w = win_table(rules.main_paytable, unit, cap)
-    sums4 = hist4() @ w.T  # [N4, 4]
-    ride2 = np.stack([sums4[:, s + 2] > sums4[:, s + 1] for s in (0, 1)])  # cautious: ride only if better
-    v4 = np.stack([np.where(ride2[s], sums4[:, s + 2], sums4[:, s + 1]) for s in (0, 1)])
-    idx3 = three_of_four()
-    value3 = np.zeros((2, N3), dtype=np.int64)
-    for s in (0, 1):
-        # float64 bincount is exact here: every partial sum is far below 2**53 (checked).
-        if np.abs(v4[s]).max() * PER_HAND >= 2**53:
-            raise OverflowError("bet too large for exact float64 accumulation")
-        value3[s] = np.rint(np.bincount(idx3.ravel(), weights=np.tile(v4[s], 4), minlength=N3)).astype(
-            np.int64
-        )
+    sums4, ride2, value3 = _resolve(hist4(rules.qualifier_rank), w, three_of_four())
     ride1 = value3[1] > value3[0]
-    return _Solution(unit, w, sums4, ride2, value3, ride1)
+    return _Solution(unit, w, sums4, ride2, value3, ride1, rules.qualifier_rank)
+
+
+@njit(cache=True, nogil=True)
+def _resolve(h4, w, idx3):  # type: ignore[no-untyped-def]
+    """The re-solve in integers: ``sums4 = h4 @ w.T``; decision 2 (ride only when strictly better: the
+    cautious tie-break) for both states of wager 1; each 4-set's value summed into its four 3-card subsets."""
+    n4 = h4.shape[0]
+    sums4 = np.zeros((n4, 4), dtype=np.int64)
+    ride2 = np.zeros((2, n4), dtype=np.bool_)
+    value3 = np.zeros((2, N3), dtype=np.int64)
+    for q in range(n4):
+        for k in range(4):
+            t = 0
+            for h in range(h4.shape[1]):
+                t += h4[q, h] * w[k, h]
+            sums4[q, k] = t
+        for s in range(2):
+            ride = sums4[q, s + 2] > sums4[q, s + 1]
+            ride2[s, q] = ride
+            v = sums4[q, s + 2] if ride else sums4[q, s + 1]
+            for j in range(4):
+                value3[s, idx3[j, q]] += v
+    return sums4, ride2, value3
 
 
 @dataclass(frozen=True, eq=False)
@@ -275,15 +295,35 @@ def _strategy(rules: LetItRideRules, bet_cents: int | None) -> LetItRideStrategy
 # --- the analysis ------------------------------------------------------------------------------------
 
 
+def rides_in(sol: _Solution) -> IntArray:
+    """``[N4]``: of the four ways a 4-card set splits into the player's three cards and the first community
+    card, how many have wager 1 ridden (the ordered deals through a 4-set weigh its splits equally)."""
+    return np.asarray(_rides_in(sol.ride1, three_of_four()), dtype=np.int64)
+
+
+@njit(cache=True, nogil=True)
+def _rides_in(ride1, idx3):  # type: ignore[no-untyped-def]
+    out = np.zeros(idx3.shape[1], dtype=np.int64)
+    for j in range(4):
+        for q in range(idx3.shape[1]):
+            if ride1[idx3[j, q]]:
+                out[q] += 1
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _counts(h4, rode, ride2):  # type: ignore[no-untyped-def]
+    counts = np.zeros((4, h4.shape[1]), dtype=np.int64)
+    for q in range(h4.shape[0]):
+        r = rode[q]
+        k1 = 2 if ride2[0, q] else 1  # wager 1 pulled (4 - r splits): wager 2 rides or not
+        k2 = 3 if ride2[1, q] else 2  # wager 1 up (r splits)
+        for h in range(h4.shape[1]):
+            counts[k1, h] += (4 - r) * h4[q, h]
+            counts[k2, h] += r * h4[q, h]
+    return counts
+
+
 def outcome_counts(sol: _Solution) -> IntArray:
     """``[4, NH]``: ordered deals ending with ``k`` wagers up and base hand ``h`` under the strategy."""
-    h4 = hist4()
-    idx3 = three_of_four()
-    counts = np.zeros((4, NH), dtype=np.int64)
-    for j in range(4):
-        s = sol.ride1[idx3[j]].astype(np.int64)
-        r2 = np.where(s == 1, sol.ride2[1], sol.ride2[0]).astype(np.int64)
-        k = 1 + s + r2
-        for kk in (1, 2, 3):
-            counts[kk] += h4[k == kk].sum(axis=0)
-    return counts
+    return np.asarray(_counts(hist4(sol.qualifier), rides_in(sol), sol.ride2), dtype=np.int64)

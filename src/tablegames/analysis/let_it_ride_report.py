@@ -30,7 +30,7 @@ from tablegames.analysis.let_it_ride_kernel import (
     _Solution,
     _solve,
     combos,
-    three_of_four,
+    rides_in,
 )
 
 
@@ -52,25 +52,28 @@ def bet1_figures(sol: _Solution) -> dict[str, Fraction]:
 
 
 def bet2_figures(sol: _Solution) -> dict[str, Fraction]:
-    """Probability of riding wager 2 and its EV, over all ordered deals under the strategy."""
-    idx3 = three_of_four()
-    n_ride = 0
-    ev = 0
-    for j in range(4):
-        s = sol.ride1[idx3[j]]
-        r2 = np.where(s, sol.ride2[1], sol.ride2[0])
-        n_ride += int(r2.sum()) * 48
-        gain = np.where(s, sol.sums4[:, 3] - sol.sums4[:, 2], sol.sums4[:, 2] - sol.sums4[:, 1])
-        ev += int(gain[r2].sum())
+    """Probability of riding wager 2 and its EV, over all ordered deals under the strategy (by 4-card set: of
+    its four splits into three cards and a community card, ``rides_in`` have wager 1 up)."""
+    rode = rides_in(sol)
+    r1, r0 = sol.ride2[1].astype(np.int64), sol.ride2[0].astype(np.int64)
+    n_ride = int((rode * r1 + (4 - rode) * r0).sum()) * 48
+    gain1 = sol.sums4[:, 3] - sol.sums4[:, 2]
+    gain0 = sol.sums4[:, 2] - sol.sums4[:, 1]
+    ev = int((rode * r1 * gain1).sum() + ((4 - rode) * r0 * gain0).sum())
     return {"p_ride_bet2": Fraction(n_ride, TOTAL_DEALS), "ev_bet2": Fraction(ev, TOTAL_DEALS * sol.unit)}
 
 
-@lru_cache(maxsize=1)
-def _published_tables() -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
-    """The published strategy (``ride_first``/``ride_second`` of the rules module) for every 3- and 4-card
-    set, by calling the rule functions once per rank pattern and flush flag."""
+@lru_cache(maxsize=2)
+def _published_tables(qualifier: int = 10) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """The published strategy (``ride_first``/``ride_second`` of the rules module, with the table's lowest
+    paying pair) for every 3- and 4-card set, by calling the rule functions once per rank pattern and flush
+    flag."""
     out = []
-    for n, fn in ((3, ride_first), (4, ride_second)):
+    for n, rule in ((3, ride_first), (4, ride_second)):
+
+        def fn(cards: list[int], rule: Any = rule) -> bool:
+            return bool(rule(cards, qualifier))
+
         hands = combos(52, n)
         keys, is_flush = _ranks_suits(hands)
         code = keys * 2 + is_flush
@@ -97,13 +100,14 @@ def _group(hands: npt.NDArray[np.int8], limit: int = 12) -> list[str]:
 def strategy_description(
     rules: LetItRideRules, sol: _Solution, full: bool
 ) -> tuple[dict[str, Any], list[str]]:
-    pub1, pub2 = _published_tables()
+    pub1, pub2 = _published_tables(rules.qualifier_rank)
     b1, b2 = bet1_figures(sol), bet2_figures(sol)
+    pair = f"{rules.qualifier.value} or better"
     summary = [
-        "Wager 1 (three cards): ride with a paying pair (tens or better) or trips, three to a royal flush, three "
+        f"Wager 1 (three cards): ride with a paying pair ({pair}) or trips, three to a royal flush, three "
         "suited in a row except 2-3-4 and A-2-3, three to a straight flush with one gap and at least one high "
         "card (ten or better), or with two gaps and at least two high cards; otherwise pull.",
-        "Wager 2 (four cards): ride with a paying hand (tens or better, two pair, trips, ...), four to a flush, "
+        f"Wager 2 (four cards): ride with a paying hand ({pair}, two pair, trips, ...), four to a flush, "
         "or four to an outside straight with at least one high card; otherwise pull.",
     ]
     d1 = np.nonzero(pub1 != sol.ride1)[0]

@@ -68,10 +68,11 @@ def _colex(cols: list[npt.NDArray[Any]]) -> npt.NDArray[np.int32]:
     return out
 
 
-@lru_cache(maxsize=1)
-def hand5() -> npt.NDArray[np.int8]:
-    """``LirHand`` of every five-card set, by colex index (from the analyzer's pattern tables)."""
-    plain, flush = lir.five_card_tables()
+@lru_cache(maxsize=2)
+def hand5(qualifier: int = 10) -> npt.NDArray[np.int8]:
+    """``LirHand`` of every five-card set, by colex index (from the analyzer's pattern tables, the lowest
+    paying pair ``qualifier``, R-LIR-4)."""
+    plain, flush = lir.five_card_tables(qualifier)
     keys, is_flush = lir._ranks_suits(lir.combos(52, 5))
     out = np.where(is_flush, flush[keys], plain[keys]).astype(np.int8)
     out.flags.writeable = False
@@ -89,7 +90,7 @@ def _informed_tables(rules: LetItRideRules, scenario: str) -> dict[str, Any]:
     when both decisions are taken on the five cards)."""
     sol = lir._solve(rules, None)
     win = sol.win
-    h4 = lir.hist4()
+    h4 = lir.hist4(rules.qualifier_rank)
     if scenario == "community-2":
         best = np.stack([np.maximum(win[s + 2], win[s + 1]) for s in (0, 1)])  # decision 2 on five cards
         value = h4 @ best.T  # [N4, 2]
@@ -119,7 +120,7 @@ def solve(rules: LetItRideRules, scenario: str) -> Exposure:
     sol = lir._solve(rules, None)
     win = sol.win
     fives = lir.combos(52, 5)
-    h = hand5().astype(np.int32)
+    h = hand5(rules.qualifier_rank).astype(np.int32)
     h16 = (h * 16).astype(np.uint16)  # the hand's part of the tally code
     tables = _informed_tables(rules, scenario)
     tally = np.zeros(4 * lir.NH * 16, dtype=np.int64)  # (k, hand, fair1, s, fair2, r2)
@@ -229,7 +230,7 @@ def _share_batch(sol: Any, h5: npt.NDArray[np.int8], player: IntArray, removed: 
 def share(rules: LetItRideRules, k: int, *, sim_rounds: int, seed: int) -> Exposure:
     """``share=k``: the player knows the other ``k - 1`` three-card hands; simulated (see the module)."""
     sol = lir._solve(rules, None)
-    h5 = hand5()
+    h5 = hand5(rules.qualifier_rank)
     rng = np.random.default_rng(seed)
     m = 3 * (k - 1)  # removed cards
     n1 = 49 - m
@@ -296,9 +297,7 @@ def informed_action(rules: LetItRideRules, scenario: str) -> Callable[[Any, int]
         c1, c2 = rnd.dealer[1], rnd.dealer[2]
         up1 = "1" in rnd.flow.up[seat]
         if scenario == "both-community" or (scenario == "community-2" and rnd.flow.stage == 2):
-            from tablegames.rules.let_it_ride import lir_hand
-
-            hand = int(lir_hand([*cards, c1, c2]))
+            hand = int(rules.hand([*cards, c1, c2]))
             k = 1 if rnd.flow.stage == 1 else 1 + int(up1)
             return RIDE if win[k + 1, hand] > win[k, hand] else PULL
         seen = [*cards, c2 if scenario == "community-2" else c1]

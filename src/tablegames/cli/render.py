@@ -28,8 +28,8 @@ RED = "bold red"
 BLACK = "bold"
 WILD = "bold magenta"
 
-WAGER_NAMES = {w.name: w.title for d in registry.DEFINITIONS for w in d.wagers} | {"base": "bets"}
-"""Each wager's title (its definition's), and the base game's settlement of a multi-bet wager."""
+WAGER_NAMES = {w.name: w.title for d in registry.DEFINITIONS for w in d.wagers}
+"""Each wager's title (its definition's)."""
 METER_NAMES = {m.name: m.title for d in registry.DEFINITIONS for m in d.meters(d.make_rules()) if m.title}
 
 
@@ -98,7 +98,7 @@ def wagers_text(game: str, seat: Mapping[str, Any], pulled: set[str]) -> str:
     for name, amount in wagers.items():
         spec = definition.wager(name)
         if spec is not None and spec.parts:  # a wager of several equal bets: the ones still up
-            up = " ".join(b for b in spec.parts if f"bet {b}" not in pulled)
+            up = " ".join(b for b in spec.parts if f"{name} {b}" not in pulled)
             parts.append(f"{name} {up} × {money(amount)}")
         elif spec is not None and spec.option is not None:
             parts.append(f"{spec.title} {money(amount)} on {options.get(name, '?')}")
@@ -112,11 +112,12 @@ def meters_text(meters: Mapping[str, int]) -> str:
 
 
 def pulled_bets(events: Sequence[Mapping[str, Any]]) -> dict[int, set[str]]:
-    """Bets pulled so far (the parts of a multi-bet wager), by seat (from the visible history)."""
+    """Bets pulled so far (the parts of a multi-bet wager, as ``"<wager> <part>"``), by seat (from the visible
+    history)."""
     out: dict[int, set[str]] = {}
     for e in events:
         if e["type"] == "settled" and e["outcome"] == "pulled":
-            out.setdefault(e["seat"], set()).add(e["wager"])
+            out.setdefault(e["seat"], set()).update(f"{e['wager']} {p}" for p in e.get("part", "").split())
     return out
 
 
@@ -270,7 +271,7 @@ def results_view(
             style = "green" if net > 0 else "red" if net < 0 and result != "pulled" else ""
             table.add_row(
                 _seat_name(e["seat"], you),
-                WAGER_NAMES.get(e["wager"], e["wager"]),
+                " ".join((WAGER_NAMES.get(e["wager"], e["wager"]), e.get("part", ""))).strip(),
                 money(e["staked"]),
                 money(e["returned"]),
                 Text(signed(net), style=style),

@@ -83,7 +83,7 @@ class SeatState:
     out: bool = False  # busted or lost early (R-0.4): settled, nothing later changes it
     staked: int = 0
     returned: int = 0
-    settled: set[str] = field(default_factory=set)
+    settled: set[str] = field(default_factory=set)  # wagers settled whole, and "<wager> <part>" by part
 
     @property
     def playing(self) -> bool:
@@ -488,13 +488,17 @@ class Round:
         meter_cents: int = 0,
         capped_from: int | None = None,
         visible_to: str = PUBLIC,
+        part: str = "",
     ) -> None:
-        """Settle one wager: ``returned`` cents back to the seat (``meter_cents`` of them from ``meter``;
-        ``capped_from``: what it would have returned without the payout cap)."""
+        """Settle one wager (or, with ``part``, some of the equal bets it is made of, space-separated):
+        ``returned`` cents back to the seat (``meter_cents`` of them from ``meter``; ``capped_from``: what it
+        would have returned without the payout cap). Each (wager, part) is settled once."""
         seat = self.seats[state.seat]
-        if wager in seat.settled:
-            raise AssertionError(f"{wager} of seat {state.seat} settled twice")
-        seat.settled.add(wager)
+        keys = {f"{wager} {p}" for p in part.split()} or {wager}
+        parts_done = any(k.startswith(f"{wager} ") for k in seat.settled)
+        if wager in seat.settled or keys & seat.settled or (not part and parts_done):
+            raise AssertionError(f"{' '.join(sorted(keys))} of seat {state.seat} settled twice")
+        seat.settled |= keys
         self._credit(seat, returned)
         self._record(
             Settled(
@@ -508,6 +512,7 @@ class Round:
                 meter_cents,
                 capped_from,
                 visible_to,
+                part,
             )
         )
 

@@ -165,6 +165,10 @@ class Settled(Event):
     ``visible_to`` says who may read ``detail`` (a hand description or total, derived from the cards) while the
     round is open: ``"all"`` or one seat name. A One Eyed Flush bust is settled mid-round while the hand is still
     face down (R-OEF-6): every seat sees the bust, only its own seat the hand (``"No Pair (28)"``).
+
+    ``part``: of a wager made of several equal bets (``Wager.parts``), the parts this settlement covers,
+    space-separated (Let It Ride's ``bets``: ``"1"`` when bet 1 is pulled, ``"2 $"`` for the bets still up at
+    the showdown); ``""`` for a whole wager. The wager keeps its one name: the name it was placed under.
     """
 
     kind: ClassVar[str] = "settled"
@@ -178,6 +182,7 @@ class Settled(Event):
     meter_cents: int = 0
     capped_from: int | None = None  # the return before the payout cap (R-LIR-5), when the cap cut it
     visible_to: str = PUBLIC
+    part: str = ""
 
     @property
     def net(self) -> int:

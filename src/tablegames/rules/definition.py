@@ -110,7 +110,7 @@ class Wager:
     requires: str | None = None
     feeds: bool = False
     unit: str = ""  # what one amount of a multi-bet wager is, in words ("each of bets 1, 2 and $")
-    parts: tuple[str, ...] = ()  # the equal bets a multi-bet wager is made of, settled as "bet <part>"
+    parts: tuple[str, ...] = ()  # the equal bets a multi-bet wager is made of, settled with ``part=``
     short: str = ""  # a shorter title where room is tight (the terminal's wager line); "": the title
 
     def fixed_cents(self, rules: Any) -> int | None:

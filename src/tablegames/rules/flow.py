@@ -118,9 +118,11 @@ class RoundOps(Protocol):
         meter_cents: int = 0,
         capped_from: int | None = None,
         visible_to: str = PUBLIC,
+        part: str = "",
     ) -> None:
-        """Settle one wager: ``returned`` cents back to the seat (``meter_cents`` of them from ``meter``;
-        ``capped_from``: what it would have returned without the payout cap)."""
+        """Settle one wager (``part``: only these of the equal bets it is made of, space-separated):
+        ``returned`` cents back to the seat (``meter_cents`` of them from ``meter``; ``capped_from``: what it
+        would have returned without the payout cap)."""
 
     def pay_envy(self, state: SeatOps, from_seat: int, hand: str, cents: int) -> None:
         """A fixed bonus to ``state`` because ``from_seat`` made ``hand`` (no wager of its own)."""

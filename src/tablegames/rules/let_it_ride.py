@@ -15,22 +15,14 @@ aggregate payout cap, and the published basic strategy.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import IntEnum
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, ClassVar
 
-from tablegames.rules.common import (
-    PayTable,
-    RuleError,
-    check_known_options,
-    choose,
-    enum_key,
-    load_toml,
-    paytable_from_mapping,
-)
+from tablegames.rules.common import PayTable, RuleError, enum_key, load_toml, paytable_from_mapping
 from tablegames.rules.definition import Decision, DecisionContext, GameDefinition, Meter, RuleOption, Wager
 from tablegames.rules.flow import (
     BURN,
@@ -43,78 +35,27 @@ from tablegames.rules.flow import (
     SeatOps,
     seat_name,
 )
-from tablegames.rules.poker import (
-    FiveCardCategory,
-    ThreeCardCategory,
-    five_card_category_of,
-    is_straight,
-    pair_rank,
-    ranks_and_flush,
-    three_card_category_of,
+from tablegames.rules.let_it_ride_hands import BonusHand as BonusHand
+from tablegames.rules.let_it_ride_hands import LirHand as LirHand
+from tablegames.rules.let_it_ride_hands import Qualifier as Qualifier
+from tablegames.rules.let_it_ride_hands import bonus_hand as bonus_hand
+from tablegames.rules.let_it_ride_hands import lir_hand as lir_hand
+from tablegames.rules.let_it_ride_hands import lir_hand_of as lir_hand_of
+from tablegames.rules.let_it_ride_hands import ride_first as ride_first
+from tablegames.rules.let_it_ride_hands import ride_second as ride_second
+from tablegames.rules.parameters import (
+    Parameter,
+    _cents,
+    apply_options,
+    choice,
+    describe_values,
+    fraction,
+    money,
+    paytable,
+    preset,
 )
 
 GAME = "let-it-ride"
-
-
-class LirHand(IntEnum):
-    """The final five-card hand as the base game pays it (R-LIR-4)."""
-
-    NOTHING = 0
-    TENS_OR_BETTER = 1
-    TWO_PAIR = 2
-    TRIPS = 3
-    STRAIGHT = 4
-    FLUSH = 5
-    FULL_HOUSE = 6
-    QUADS = 7
-    STRAIGHT_FLUSH = 8
-    ROYAL_FLUSH = 9
-
-
-BonusHand = ThreeCardCategory
-"""3-Card Bonus hands (R-LIR-6)."""
-
-
-class Bet(IntEnum):
-    """The three equal base wagers (R-LIR-1)."""
-
-    ONE = 1
-    TWO = 2
-    DOLLAR = 3
-
-
-_FIVE_TO_LIR = {
-    FiveCardCategory.TWO_PAIR: LirHand.TWO_PAIR,
-    FiveCardCategory.TRIPS: LirHand.TRIPS,
-    FiveCardCategory.STRAIGHT: LirHand.STRAIGHT,
-    FiveCardCategory.FLUSH: LirHand.FLUSH,
-    FiveCardCategory.FULL_HOUSE: LirHand.FULL_HOUSE,
-    FiveCardCategory.QUADS: LirHand.QUADS,
-    FiveCardCategory.STRAIGHT_FLUSH: LirHand.STRAIGHT_FLUSH,
-    FiveCardCategory.ROYAL_FLUSH: LirHand.ROYAL_FLUSH,
-}
-
-
-def lir_hand_of(ranks: Sequence[int], flush: bool) -> LirHand:
-    """Base-game class of five ranks (R-LIR-4): a pair pays only when tens or better."""
-    cat = five_card_category_of(ranks, flush)
-    if cat == FiveCardCategory.PAIR:
-        return LirHand.TENS_OR_BETTER if pair_rank(ranks) >= 10 else LirHand.NOTHING
-    return _FIVE_TO_LIR.get(cat, LirHand.NOTHING)
-
-
-def lir_hand(cards: Sequence[int]) -> LirHand:
-    """Base-game class of the player's three cards plus the two community cards."""
-    if len(cards) != 5 or len(set(cards)) != 5:
-        raise ValueError("Let It Ride needs 5 distinct cards")
-    return lir_hand_of(*ranks_and_flush(cards))
-
-
-def bonus_hand(cards: Sequence[int]) -> BonusHand:
-    """3-Card Bonus class of the player's first three cards (R-LIR-6)."""
-    if len(cards) != 3 or len(set(cards)) != 3:
-        raise ValueError("the 3-Card Bonus needs 3 distinct cards")
-    return three_card_category_of(*ranks_and_flush(cards))
 
 
 # --- pay tables --------------------------------------------------------------------------------
@@ -234,10 +175,14 @@ class ProgressiveConfig:
 
 @dataclass(frozen=True)
 class LetItRideRules:
+    """Every number and choice of RULES.md §1 (each a parameter of :data:`DEFINITION`, RULES.md's value the
+    default): the qualifying pair, the pay tables, the cap, the Progressive's wager, prizes, meters and Envy."""
+
     main_paytable: PayTable[LirHand] = MAIN_PAYTABLE
     bonus_paytable: PayTable[BonusHand] = BONUS_PAYTABLES["seed"]
     progressive: ProgressiveConfig = ProgressiveConfig()
     cap_cents: int = AGGREGATE_CAP_CENTS
+    qualifier: Qualifier = Qualifier.TENS
 
     game = GAME
 
@@ -245,16 +190,18 @@ class LetItRideRules:
     def from_options(
         cls, options: Mapping[str, str] | None = None, paytable: str | None = None
     ) -> LetItRideRules:
-        """Rules from ``--rule NAME=VALUE`` options and an optional main ``--paytable`` (preset or TOML)."""
-        options = dict(options or {})
-        check_known_options(GAME, options, [o.name for o in DEFINITION.rule_options])
-        bonus = BONUS_PAYTABLES["seed"]
-        if "bonus-paytable" in options:
-            bonus = choose("bonus-paytable", options["bonus-paytable"], BONUS_PAYTABLES)
-        rules = cls(bonus_paytable=bonus)
-        if paytable is not None:
-            rules = rules.with_paytable_file(paytable)
-        return rules
+        """Rules from an optional main ``--paytable`` (preset or TOML), then ``--rule NAME=VALUE`` options."""
+        rules = cls() if paytable is None else cls().with_paytable_file(paytable)
+        return apply_options(DEFINITION.parameters, rules, options)  # type: ignore[no-any-return]
+
+    @property
+    def qualifier_rank(self) -> int:
+        """The rank of the lowest paying pair (10: tens, R-LIR-4)."""
+        return self.qualifier.rank
+
+    def hand(self, cards: Sequence[int]) -> LirHand:
+        """The base-game class of five cards under these rules (the qualifying pair, R-LIR-4)."""
+        return lir_hand(cards, self.qualifier_rank)
 
     def with_paytable_file(self, path: str | Path) -> LetItRideRules:
         """Replace pay tables from a TOML file with ``[main]`` and/or ``[bonus]`` tables of hand = odds."""
@@ -272,105 +219,38 @@ class LetItRideRules:
             main = paytable_from_mapping(name, LirHand, data["main"])  # type: ignore[arg-type]
         if isinstance(data.get("bonus"), dict):
             bonus = paytable_from_mapping(name, BonusHand, data["bonus"])  # type: ignore[arg-type]
-        return LetItRideRules(main, bonus, self.progressive, self.cap_cents)
+        return dataclasses.replace(self, main_paytable=main, bonus_paytable=bonus)
 
     def describe(self) -> dict[str, str]:
-        return {"bonus-paytable": self.bonus_paytable.name, "paytable": self.main_paytable.name}
-
-
-# --- published basic strategy (Wizard of Odds / Grochowski) -------------------------------------
-
-HIGH = 10  # ten through ace are "high cards" in the strategy
-
-
-def _sf_draw(ranks: Sequence[int]) -> tuple[int, int] | None:
-    """For suited distinct ranks, the (gaps, high cards) of the best straight-flush window, or None."""
-    best: tuple[int, int] | None = None
-    rs = set(ranks)
-    for low in range(1, 11):  # windows A-5 (low=1) .. T-A (low=10)
-        window = {14 if r == 1 else r for r in range(low, low + 5)}
-        if rs <= window:
-            span = sorted(1 if (r == 14 and low == 1) else r for r in rs)
-            gaps = span[-1] - span[0] + 1 - len(span)
-            highs = sum(1 for r in ranks if r >= HIGH and not (r == 14 and low == 1))
-            cand = (gaps, highs)
-            if best is None or (cand[0], -cand[1]) < (best[0], -best[1]):
-                best = cand
-    return best
-
-
-def ride_first(cards: Sequence[int]) -> bool:
-    """Let bet 1 ride on these three cards? (the published strategy)
-
-    Ride with: a paying hand (pair of tens or better, trips); three to a royal flush; three suited in a
-    row except 2-3-4 and A-2-3; three to a straight flush with one gap and at least one high card; three to
-    a straight flush with two gaps and at least two high cards.
-
-    >>> from tablegames.cards import parse_cards
-    >>> [ride_first(parse_cards(h)) for h in ("Th Tc 2d", "9h 9c 2d", "3s 4s 5s", "2s 3s 4s", "9s Js Kd", "9s Js Qs")]
-    [True, False, True, False, False, True]
-    """
-    ranks, flush = ranks_and_flush(cards)
-    if pair_rank(ranks) >= 10 or len(set(ranks)) == 1:
-        return True
-    if not flush or len(set(ranks)) != 3:
-        return False
-    if min(ranks) >= 10:
-        return True  # three to a royal
-    if is_straight(ranks):
-        return sorted(ranks) not in ([2, 3, 4], [2, 3, 14])
-    draw = _sf_draw(ranks)
-    if draw is None:
-        return False
-    gaps, highs = draw
-    return (gaps == 1 and highs >= 1) or (gaps == 2 and highs >= 2)
-
-
-def ride_second(cards: Sequence[int]) -> bool:
-    """Let bet 2 ride on the three cards plus the first community card? (the published strategy)
-
-    Ride with: a paying hand; four to a flush; four to an outside straight with at least one high card.
-    The published chart also lets it ride on four to an outside straight with no high card and on four to
-    an inside straight with four high cards; both are worth exactly zero, so by the cautious tie-break of
-    RULES.md ("where two choices have exactly equal value ... pull the wager") they are pulled.
-
-    >>> from tablegames.cards import parse_cards
-    >>> [ride_second(parse_cards(h)) for h in ("2h 5h 9h Kh", "8c 9d Th Js", "4c 5d 6h 7s", "Tc Jd Qh As", "2c 2d 5h 9s")]
-    [True, True, False, False, False]
-    """
-    ranks, flush = ranks_and_flush(cards)
-    counts = sorted((ranks.count(r) for r in set(ranks)), reverse=True)
-    if counts[0] >= 3 or counts[:2] == [2, 2] or pair_rank(ranks) >= 10:
-        return True
-    if flush:
-        return True
-    if len(set(ranks)) != 4:
-        return False
-    srt = sorted(ranks)
-    outside = srt[-1] - srt[0] == 3 and srt[-1] <= 13  # open-ended: no ace at either end
-    return outside and srt[-1] >= HIGH
+        return describe_values(DEFINITION.parameters, self)
 
 
 # --- the game, as data --------------------------------------------------------------------------------
 
 BETS = ("1", "2", "$")
-"""The three equal base bets (R-LIR-1), in the order they can be pulled."""
+"""The three equal base bets (R-LIR-1), in the order they can be pulled: the parts of the main wager."""
+
+MAIN = "bets"
+"""The main wager's one name (placed, settled, simulated): its amount is each of the three bets."""
 
 
 @dataclass(frozen=True)
 class LirDecision(DecisionContext):
     """A Let It Ride decision: ``stage`` 1 (bet 1, on the three cards) or 2 (bet 2, with the first
-    community card); ``cards`` the seat's cards and the community cards it sees; ``bet1_up``: bet 1 rides."""
+    community card); ``cards`` the seat's cards and the community cards it sees; ``bet1_up``: bet 1 rides;
+    ``qualifier``: the rank of the lowest paying pair (the table's rules, R-LIR-4)."""
 
     game: ClassVar[str] = GAME
     stage: int
     cards: tuple[int, ...]
     bet1_up: bool = True
+    qualifier: int = 10
 
 
 def rule_of_thumb(ctx: LirDecision) -> str:
     """The published basic strategy: ride or pull at each stage."""
-    ride = ride_first(ctx.cards) if ctx.stage == 1 else ride_second(ctx.cards)
+    q = ctx.qualifier
+    ride = ride_first(ctx.cards, q) if ctx.stage == 1 else ride_second(ctx.cards, q)
     return "ride" if ride else "pull"
 
 
@@ -393,7 +273,9 @@ RIDE = Action("ride")
 
 class LetItRideFlow(BaseFlow):
     """R-LIR-1..8, one round. The main wager ``bets`` is the amount of each of the three equal bets "1", "2",
-    "$"; ``up`` the bets still riding per seat, ``community`` the community cards turned so far."""
+    "$" (its parts: a pulled bet is settled as ``bets`` part ``1`` or ``2``, the bets still up at the showdown
+    together, e.g. part ``1 2 $``); ``up`` the bets still riding per seat, ``community`` the community cards
+    turned so far."""
 
     def __init__(self, rules: LetItRideRules) -> None:
         self.rules = rules
@@ -416,8 +298,8 @@ class LetItRideFlow(BaseFlow):
         if action == PULL:
             bet = str(self.stage)
             self.up[state.seat].discard(bet)
-            amount = state.wagers["bets"]
-            r.settle(state, f"bet {bet}", amount, amount, "pulled")
+            amount = state.wagers[MAIN]
+            r.settle(state, MAIN, amount, amount, "pulled", part=bet)
 
     def auto_step(self, r: RoundOps) -> bool:
         if self.stage == 1 and r.to_act is None:
@@ -437,7 +319,7 @@ class LetItRideFlow(BaseFlow):
         r.reveal(COMMUNITY, (r.dealer[2],))
 
     def final_hand(self, state: SeatOps) -> LirHand:
-        return lir_hand([*state.cards, *self.community])
+        return self.rules.hand([*state.cards, *self.community])
 
     def settle_all(self, r: RoundOps) -> None:
         seats = r.active_seats
@@ -464,19 +346,18 @@ class LetItRideFlow(BaseFlow):
 
     def _settle_base(self, r: RoundOps, s: SeatOps, hand: LirHand) -> None:
         """R-LIR-4 pay table on every bet still up; R-LIR-5 caps the base-game win."""
-        amount = s.wagers["bets"]
-        up = self.up[s.seat]
-        staked = amount * len(up)
+        amount = s.wagers[MAIN]
+        parts = [b for b in BETS if b in self.up[s.seat]]
+        staked = amount * len(parts)
         odds = self.rules.main_paytable.odds(hand)
-        label = "bets " + "+".join(b for b in BETS if b in up)
         if odds is None:
-            r.settle(s, "base", staked, 0, "lose", label)
+            r.settle(s, MAIN, staked, 0, "lose", part=" ".join(parts))
             return
         win = staked * odds
         capped = capped_base_win(win, self.rules.cap_cents)
-        detail = label + (f"; capped {win} -> {capped}" if capped < win else "")
+        detail = f"capped {win} -> {capped}" if capped < win else ""
         uncapped = staked + win if capped < win else None
-        r.settle(s, "base", staked, staked + capped, "win", detail, capped_from=uncapped)
+        r.settle(s, MAIN, staked, staked + capped, "win", detail, capped_from=uncapped, part=" ".join(parts))
 
     def _settle_bonus(self, r: RoundOps, s: SeatOps) -> None:
         """R-LIR-6 on the first three cards."""
@@ -500,7 +381,8 @@ class LetItRideFlow(BaseFlow):
         r.settle(s, "progressive", stake, paid, "win" if paid else "lose", enum_key(hand))
 
     def context(self, r: RoundOps, state: SeatOps) -> LirDecision:
-        return LirDecision(self.stage, (*state.cards, *self.community), "1" in self.up.get(state.seat, {"1"}))
+        up1 = "1" in self.up.get(state.seat, {"1"})
+        return LirDecision(self.stage, (*state.cards, *self.community), up1, self.rules.qualifier_rank)
 
     def extra_view(self, r: RoundOps, cards: CardsView) -> dict[str, Any]:
         bets_up = {str(seat): [b for b in BETS if b in up] for seat, up in self.up.items()}
@@ -512,21 +394,157 @@ def meters(rules: LetItRideRules) -> tuple[Meter, ...]:
     return rules.progressive.meters
 
 
+# --- every number and choice of RULES.md §1, as parameters (issue 15) ----------------------------------
+
+PAYING = tuple(h for h in LirHand if h != LirHand.NOTHING)
+"""The hands a pay table, a Progressive prize or an Envy Bonus may name, lowest first."""
+
+
+def _prog(r: LetItRideRules, **changes: Any) -> LetItRideRules:
+    return dataclasses.replace(r, progressive=dataclasses.replace(r.progressive, **changes))
+
+
+def _without(mapping: Mapping[LirHand, Any], hand: LirHand, value: Any = None) -> dict[LirHand, Any]:
+    out = {h: v for h, v in mapping.items() if h != hand}
+    return out if not value else {**out, hand: value}
+
+
+def _dollars(cents: int) -> str:
+    return f"${cents // 100}" if cents % 100 == 0 else f"${cents / 100:.2f}"
+
+
+def _prize(hand: LirHand) -> Parameter:
+    """R-LIR-7: what the Progressive pays on ``hand``: a meter's name (100% of it), an amount, or ``-``."""
+    names = tuple(m.name for m in ProgressiveConfig().meters)
+
+    def get(r: LetItRideRules) -> str | int:
+        cfg = r.progressive
+        return cfg.meter_prizes.get(hand) or cfg.fixed_prizes_cents.get(hand, 0)
+
+    def put(r: LetItRideRules, v: str | int) -> LetItRideRules:
+        cfg = r.progressive
+        meter = v if isinstance(v, str) else None
+        fixed = 0 if isinstance(v, str) else v
+        return _prog(
+            r,
+            meter_prizes=_without(cfg.meter_prizes, hand, meter),
+            fixed_prizes_cents=_without(cfg.fixed_prizes_cents, hand, fixed),
+        )
+
+    def read(text: str) -> str | int:
+        if text in names:
+            return text
+        cents = 0 if text == "-" else _cents(text)
+        if cents is None or cents < 0:
+            raise RuleError(f"{text!r} is neither a meter nor an amount")
+        return cents
+
+    return Parameter(
+        f"progressive.{enum_key(hand)}",
+        f"Progressive prize for {enum_key(hand)}: {', '.join(names)} (100% of that meter), an amount "
+        "($50 or 5000 cents, for 1) or - (nothing)",
+        "text",
+        get,
+        put,
+        read=read,
+        show=lambda v: v if isinstance(v, str) else (_dollars(v) if v else "-"),
+        group="progressive",
+        structural=False,
+        ruling="R-LIR-7",
+    )
+
+
+def _envy(hand: LirHand) -> Parameter:
+    """R-LIR-8: what every other Progressive player is paid when a player makes ``hand`` (0: nothing)."""
+    return Parameter(
+        f"envy.{enum_key(hand)}",
+        f"Envy Bonus to every other Progressive player on {enum_key(hand)} (cents, 0: none)",
+        "money",
+        lambda r: r.progressive.envy_cents.get(hand, 0),
+        lambda r, v: _prog(r, envy_cents=_without(r.progressive.envy_cents, hand, v)),
+        0,
+        None,
+        group="envy",
+        structural=False,
+        ruling="R-LIR-8",
+    )
+
+
+def _meter(name: str, what: str) -> Parameter:
+    """R-LIR-7: a meter's reset value or its share of every Progressive wager."""
+
+    def put(r: LetItRideRules, v: Any) -> LetItRideRules:
+        meters = tuple(
+            dataclasses.replace(m, **{what: v}) if m.name == name else m for m in r.progressive.meters
+        )
+        return _prog(r, meters=meters)
+
+    if what == "reset_cents":
+        base = money(f"meter.{name}.reset", "", f"the {name} meter's reset value", ruling="R-LIR-7")
+    else:
+        base = fraction(
+            f"meter.{name}.share", "", f"the {name} meter's share of every wager", high=Fraction(99, 100)
+        )
+    return dataclasses.replace(
+        base,
+        get=lambda r: getattr(r.progressive.meter(name), what),
+        put=put,
+        group="meters",
+        structural=False,
+        ruling="R-LIR-7",
+    )
+
+
+def _unstructural(p: Parameter) -> Parameter:
+    return dataclasses.replace(p, structural=False)
+
+
+PARAMETERS: tuple[Parameter, ...] = (
+    choice("qualifier", "qualifier", Qualifier, "the lowest pair the base game pays", ruling="R-LIR-4"),
+    *paytable("main", "main_paytable", PAYING, "base-game pay table", ruling="R-LIR-4", group="main"),
+    _unstructural(money("cap", "cap_cents", "the aggregate cap on a hand's base-game win", ruling="R-LIR-5")),
+    preset("bonus-paytable", "bonus_paytable", BONUS_PAYTABLES, "3-Card Bonus pay table", group="bonus"),
+    *paytable(
+        "bonus",
+        "bonus_paytable",
+        tuple(h for h in BonusHand if h != BonusHand.HIGH_CARD),
+        "3-Card Bonus pay table",
+        ruling="R-LIR-6",
+        group="bonus",
+    ),
+    _unstructural(
+        money(
+            "progressive.wager",
+            "progressive.wager_cents",
+            "the fixed Progressive wager",
+            low=1,
+            ruling="R-LIR-7",
+        )
+    ),
+    *(_prize(h) for h in PAYING),
+    *(_meter(m.name, what) for m in ProgressiveConfig().meters for what in ("reset_cents", "share")),
+    *(_envy(h) for h in PAYING),
+)
+
+
 DEFINITION = GameDefinition(
     key=GAME,
     title="Let It Ride",
     tagline="Tens or better pays · Royal flush 1000 to 1",
     rules_type=LetItRideRules,
-    rule_options=(RuleOption("bonus-paytable", tuple(BONUS_PAYTABLES), "3-Card Bonus pay table (R-LIR-6)"),),
+    rule_options=(
+        RuleOption("bonus-paytable", tuple(BONUS_PAYTABLES), "3-Card Bonus pay table (R-LIR-6)"),
+        RuleOption("qualifier", tuple(q.value for q in Qualifier)[8:], "the lowest paying pair (R-LIR-4)"),
+    ),
     paytables=("standard", "seed"),
     wagers=(
-        Wager("bets", "bets", main=True, cost_multiple=len(BETS), unit="each of bets 1, 2 and $", parts=BETS),
-        Wager("bonus", "3-Card Bonus", requires="bets", short="Bonus"),
+        Wager(MAIN, "bets", main=True, cost_multiple=len(BETS), unit="each of bets 1, 2 and $", parts=BETS),
+        Wager("bonus", "3-Card Bonus", requires=MAIN, short="Bonus"),
         Wager(
             "progressive",
             "Progressive",
             fixed=lambda rules: rules.progressive.wager_cents,
-            requires="bets",
+            requires=MAIN,
             feeds=True,
         ),
     ),
@@ -544,4 +562,5 @@ DEFINITION = GameDefinition(
     kernel="tablegames.simulation.let_it_ride:KERNEL",
     felt="felt/let-it-ride.js",
     terminal="tablegames.cli.felts.let_it_ride:FELT",
+    parameters=PARAMETERS,
 )

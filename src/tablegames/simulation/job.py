@@ -86,8 +86,9 @@ class Wagers:
         return sum(w.cost(self.amount(definition, w.name)) for w in definition.wagers)
 
     def cents(self, definition: GameDefinition) -> dict[str, int | str]:
-        """The wagers placed, in the definition's order (``main`` first), each option after its wager."""
-        out: dict[str, int | str] = {"main": self.main} if self.main else {}
+        """The wagers placed by their definition's names, in its order (the main wager first), each option
+        after its wager."""
+        out: dict[str, int | str] = {definition.main_wager.name: self.main} if self.main else {}
         for w in definition.side_bets:
             if self.side(w.name):
                 out[w.name] = self.side(w.name)

@@ -250,11 +250,12 @@ class LirTables:
     meter_resets: tuple[int, ...]
 
 
-@lru_cache(maxsize=1)
-def _lir_hand_tables() -> tuple[I8, I8]:
-    """The base-game class of every ordered five-rank tuple and the 3-Card Bonus class of every ordered
-    three-rank tuple, plain then flush, from the rules' pattern tables (shared with the exact analysis)."""
-    plain, flush = pattern_tables(5, lir.lir_hand_of)
+@lru_cache(maxsize=2)
+def _lir_hand_tables(qualifier: int = 10) -> tuple[I8, I8]:
+    """The base-game class of every ordered five-rank tuple (the lowest paying pair ``qualifier``, R-LIR-4)
+    and the 3-Card Bonus class of every ordered three-rank tuple, plain then flush, from the rules' pattern
+    tables (shared with the exact analysis)."""
+    plain, flush = pattern_tables(5, lambda ranks, flush: lir.lir_hand_of(ranks, flush, qualifier))
     five = np.concatenate([expand_sorted(plain, 5), expand_sorted(flush, 5)])
     p3, f3 = pattern_tables(3, three_card_category_of)
     bonus = np.concatenate([expand_sorted(p3, 3), expand_sorted(f3, 3)])
@@ -266,7 +267,7 @@ def _lir_hand_tables() -> tuple[I8, I8]:
 @lru_cache(maxsize=16)
 def lir_tables(rules: lir.LetItRideRules) -> LirTables:
     """Let It Ride tables for ``rules`` (R-LIR-4..8)."""
-    five, bonus = _lir_hand_tables()
+    five, bonus = _lir_hand_tables(rules.qualifier_rank)
     cfg = rules.progressive
     names = tuple(m.name for m in cfg.meters)
 
@@ -315,24 +316,25 @@ class LetItRideKernel(Kernel):
         )
         return KernelJob(
             deal_cards=3 * (seats + 1),
-            wager_rows=("bets", "bonus", "progressive", "progressive fixed prizes", "progressive envy"),
+            wager_rows=(lir.MAIN, "bonus", "progressive", "progressive fixed prizes", "progressive envy"),
             hist_size=67,
             args=args,
             meter_row=2,
         )
 
     def strategy_tables(self, rules: lir.LetItRideRules, decide: Decide) -> StrategyTables:
+        q = rules.qualifier_rank
         first = np.zeros(2 * R3, dtype=np.int8)
         for ms in rank_multisets(3):
             for flush in (False, True) if len(set(ms)) == 3 else (False,):
-                act = decide(lir.LirDecision(1, tuple(rank_cards(ms, flush))))
+                act = decide(lir.LirDecision(1, tuple(rank_cards(ms, flush)), qualifier=q))
                 first[int(flush) * R3 + rank_index(ms)] = int(act == RIDE)
         second = np.zeros(4 * R4, dtype=np.int8)
         for ms in rank_multisets(4):
             for flush in (False, True) if len(set(ms)) == 4 else (False,):
                 cards = tuple(rank_cards(ms, flush))
                 for up in (0, 1):
-                    act = decide(lir.LirDecision(2, cards, bool(up)))
+                    act = decide(lir.LirDecision(2, cards, bool(up), q))
                     second[(up * 2 + int(flush)) * R4 + rank_index(ms)] = int(act == RIDE)
         first = np.concatenate([expand_sorted(first[i * R3 : (i + 1) * R3], 3) for i in range(2)])
         second = np.concatenate([expand_sorted(second[i * R4 : (i + 1) * R4], 4) for i in range(4)])
@@ -347,7 +349,7 @@ class LetItRideKernel(Kernel):
 
     def at_risk_units(self, name: str, units: int, hist: Sequence[int]) -> float:
         """The bets that were not pulled (RULES.md: the element of risk)."""
-        if name != "bets":
+        if name != lir.MAIN:
             return units
         riding = [sum(hist[i * 4 + u] for i in range(10)) for u in (1, 2, 3)]
         hands = sum(riding)
@@ -371,11 +373,14 @@ class LetItRideKernel(Kernel):
         """Per seat: bet 1 and bet 2 returned when pulled, base staked and returned, bonus, progressive (its
         meter part excluded: the meter book pays it), Envy received, the final hand."""
         out = np.zeros((seats, self.detail_width), dtype=np.int64)
-        col = {"bet 1": 0, "bet 2": 1, "base": 3, "bonus": 4, "progressive": 5}
+        col = {"bonus": 4, "progressive": 5}
         for e in settled(history):
-            out[e.seat - 1, col[e.wager]] = e.returned - e.meter_cents
-            if e.wager == "base":
-                out[e.seat - 1, 2] = e.staked
+            if e.wager == lir.MAIN and e.outcome == "pulled":
+                out[e.seat - 1, lir.BETS.index(e.part)] = e.returned  # bet 1 or bet 2, pulled
+            elif e.wager == lir.MAIN:  # the bets still up at the showdown
+                out[e.seat - 1, 2], out[e.seat - 1, 3] = e.staked, e.returned
+            else:
+                out[e.seat - 1, col[e.wager]] = e.returned - e.meter_cents
         hands = {enum_key(h): int(h) for h in lir.LirHand}
         for ev in history:
             if isinstance(ev, EnvyPaid):

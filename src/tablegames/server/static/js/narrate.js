@@ -55,7 +55,7 @@ export function narrate(e, ctx) {
     case "hand":
       return `${owner(e.owner)}: ${escapeHtml(handName(e.hand))}`;
     case "settled":
-      return `${who(e.seat)} ${escapeHtml(wagerTitle(game, e.wager))}: ${escapeHtml(e.outcome)} ${money(e.returned - e.staked, {
+      return `${who(e.seat)} ${escapeHtml(wagerTitle(game, e.wager) + (e.part ? ` ${e.part}` : ""))}: ${escapeHtml(e.outcome)} ${money(e.returned - e.staked, {
         sign: true,
       })} <span class="muted">(staked ${money(e.staked)}, returned ${money(e.returned)}${
         e.detail ? `; ${escapeHtml(e.detail)}` : ""

@@ -193,7 +193,12 @@ const narration = (ev) => narrate(ev, { game: S.table ? S.table.game : null, occ
 function onEvent(ev) {
   const per = S.per;
   if (ev.type === "action") per.lastActions[ev.seat] = actionLabel(ev.action).toUpperCase() + (ev.by === "timeout" ? " (TIME)" : "");
-  else if (ev.type === "settled") (per.outcomes[ev.seat] ||= {})[ev.wager] = ev.outcome;
+  else if (ev.type === "settled") {
+    // a wager's outcome by its name, and by "<wager> <part>" for each of its equal bets the event settles
+    const mine = (per.outcomes[ev.seat] ||= {});
+    mine[ev.wager] = ev.outcome;
+    for (const part of (ev.part || "").split(" ").filter(Boolean)) mine[`${ev.wager} ${part}`] = ev.outcome;
+  }
   else if (ev.type === "hand") per.hands[ev.owner] = ev.hand;
   if (ev.type === "jackpot_hit") announceJackpot(ev);
   else if (ev.type === "envy_paid") announceEnvy(ev);

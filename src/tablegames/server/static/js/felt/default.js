@@ -5,7 +5,8 @@
 //   spots: [{key, wager, label, kind, part?, results?}]: a seat's betting spots, in drawing order.
 //       key: the spot's name (data-wager); wager: the wager whose amount it holds; label: its print;
 //       kind: "main" | "side" | "coin" (its shape); part: one of the equal bets a multi-bet wager is made of,
-//       holding chips while ``partUp`` says so; results: the settled names whose outcome colours it.
+//       holding chips while ``partUp`` says so; results: the settled names whose outcome colours it (a wager's
+//       name, or "<wager> <part>" for a settled event that names its part).
 //   dealer: {cards(round), slots, cls, label, sub?, cardClass?(i, round), note?(round)}: the dealer's area.
 //   handCardClass(i): an extra class for a seat's i-th card; wild: the card codes drawn marked wild;
 //   partUp(round, seat, part): whether a part of a multi-bet wager still holds chips;
