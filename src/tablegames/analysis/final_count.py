@@ -49,7 +49,6 @@ from tablegames.rules.final_count import (
     FcDecision,
     FinalCountRules,
     Tie,
-    must_turn,
     player_final_total,
 )
 
@@ -145,51 +144,54 @@ class _Structure:
 
 @lru_cache(maxsize=32)
 def _structure(values: tuple[int, ...]) -> _Structure:
+    """Every situation at once (vectorized over the value pairs of the player's and the dealer's up cards):
+    a structural change costs tens of milliseconds."""
     rules = FinalCountRules(values=values)
     t = tables(rules)
     counts = value_counts(rules)
     nv = t.nv
     present = [v for v in range(nv) if counts[v]]
-    pairs = [(a, b) for i, a in enumerate(present) for b in present[i:]]
-    ar = np.arange(nv)
-    sits: list[Situation] = []
-    weight: list[int] = []
-    stand_rows: list[IntArray] = []
-    turn_rows: list[IntArray] = []
-    eye = np.eye(NCAT, dtype=np.int64)
-    for p in pairs:
-        wp = _pair_weight(counts, *p)
-        after_p = counts.copy()
-        after_p[p[0]] -= 1
-        after_p[p[1]] -= 1
-        t2 = p[0] + p[1]
-        for d in pairs:
-            wd = _pair_weight(after_p, *d)
-            if wd == 0:
-                continue
-            r = after_p.copy()
-            r[d[0]] -= 1
-            r[d[1]] -= 1
-            dealer_tot = d[0] + d[1] + ar  # by the dealer's third card value
-            joint = np.outer(r, r) - np.diag(r)  # ordered (p3, d3) card pairs
-            turn_cat = t.cat[t.final[t2]][:, dealer_tot]  # [p3, d3]
-            turn_rows.append(np.tensordot(joint, eye[turn_cat], axes=([0, 1], [0, 1])))
-            stand_rows.append((r * 47) @ eye[t.cat[t2][dealer_tot]])  # the unseen third card: any of 47
-            sits.append(Situation(p, d))
-            weight.append(wp * wd)
-    situations = tuple(sits)
-    forced = np.array([must_turn(sum(s.player)) for s in situations], dtype=bool)
-    stand = np.array(stand_rows, dtype=np.int64)
+    pairs = np.array([(a, b) for i, a in enumerate(present) for b in present[i:]], dtype=np.int64)
+    unit = np.zeros((len(pairs), nv), dtype=np.int64)
+    np.add.at(unit, (np.arange(len(pairs))[:, None], pairs), 1)
+    wp = _pair_weights(counts[None, :], pairs)[0]  # [P]
+    after_p = counts - unit  # [P, nv]
+    wd = _pair_weights(after_p, pairs)  # [P(player), P(dealer)]
+    ip, id_ = np.nonzero(wd * wp[:, None] > 0)
+    weight = wp[ip] * wd[ip, id_]
+    r = after_p[ip] - unit[id_]  # [n, nv] cards left by value
+    t2 = pairs[ip].sum(axis=1)
+    dealer_tot = pairs[id_].sum(axis=1)[:, None] + np.arange(nv)  # [n, d3]
+    joint = r[:, :, None] * r[:, None, :] - r[:, :, None] * np.eye(nv, dtype=np.int64)  # [n, p3, d3]
+    turn_cat = t.cat[t.final[t2][:, :, None], dealer_tot[:, None, :]]  # [n, p3, d3]
+    stand_cat = t.cat[t2[:, None], dealer_tot]  # [n, d3]
+    forced = t2 % 2 == 1  # R-FC-3
+    n = len(ip)
+    row = np.arange(n)[:, None] * NCAT
+    turn = _tally(row[:, :, None] + turn_cat, joint, n)
+    stand = _tally(row + stand_cat, r * 47, n)  # the unseen third card: any of the other 47
     stand[forced] = 0
-    return _Structure(
-        counts,
-        situations,
-        {s: i for i, s in enumerate(situations)},
-        np.array(weight, dtype=np.int64),
-        forced,
-        stand,
-        np.array(turn_rows, dtype=np.int64),
+    situations = tuple(
+        Situation((int(a), int(b)), (int(c), int(d)))
+        for (a, b), (c, d) in zip(pairs[ip].tolist(), pairs[id_].tolist(), strict=True)
     )
+    return _Structure(
+        counts, situations, {s: i for i, s in enumerate(situations)}, weight, forced, stand, turn
+    )
+
+
+def _tally(index: IntArray, weights: IntArray, n: int) -> IntArray:
+    """``[n, NCAT]``: the weights summed by (row, category) index (``row * NCAT + category``); exact, the
+    sums stay far below 2**53."""
+    out = np.bincount(index.ravel(), weights=weights.ravel(), minlength=n * NCAT)
+    return np.rint(out).astype(np.int64).reshape(n, NCAT)
+
+
+def _pair_weights(c: IntArray, pairs: IntArray) -> IntArray:
+    """Ways to deal each value pair (rows of ``pairs``) from counts ``c`` (rows broadcast)."""
+    na = c[..., pairs[:, 0]]
+    nb = c[..., pairs[:, 1]]
+    return np.where(pairs[:, 0] == pairs[:, 1], na * (na - 1) // 2, na * nb)
 
 
 @dataclass(frozen=True, eq=False)
