@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,6 +19,7 @@ from tablegames.analysis.api import analyze_game
 from tablegames.engine.actions import STAND, TURN, Action
 from tablegames.rules import make_rules
 from tablegames.rules.final_count import RANK_NAMES, FinalCountRules, player_final_total
+from tablegames.rules.gamefile import load
 from tablegames.simulation import make_job, run_job
 
 PARAMS = settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -139,3 +141,8 @@ def test_a_tuned_rule_set_is_within_a_tenth_of_a_point_of_3_percent(
     e = edge(options)
     assert abs(e - Fraction(3, 100)) <= Fraction(1, 1000)
     assert f"{float(e) * 100:.3f}" == expected
+
+
+def test_the_shipped_three_percent_game_file() -> None:
+    rules = load(Path(__file__).parents[2] / "games" / "final-count" / "three-percent.toml").rules
+    assert abs(analyze_game(rules).house_edge - Fraction(3, 100)) <= Fraction(1, 1000)
