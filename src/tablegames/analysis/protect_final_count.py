@@ -25,7 +25,13 @@ import numpy as np
 import numpy.typing as npt
 
 from tablegames.analysis import final_count as fca
-from tablegames.analysis.protect import Exposure, GameProtection, Scenario, changes_from_counts, mean_ci
+from tablegames.analysis.protect import (
+    Exposure,
+    GameProtection,
+    Scenario,
+    changes_from_counts,
+    simulated_exposure,
+)
 from tablegames.engine.actions import STAND, TURN, Action
 from tablegames.rules.final_count import FinalCountRules, must_turn
 
@@ -220,7 +226,7 @@ def share(rules: FinalCountRules, k: int, *, sim_rounds: int, seed: int) -> Expo
     rng = np.random.default_rng(seed)
     m = 2 * (k - 1)
     diffs = []
-    n_diff = 0
+    counts = fca._solve(rules).counts
     changed: dict[tuple[str, str, str], int] = {}
     fair_turns = _fair_turns(rules)
     done = 0
@@ -230,29 +236,18 @@ def share(rules: FinalCountRules, k: int, *, sim_rounds: int, seed: int) -> Expo
         v = values[perm[:, : 4 + m]]
         p = np.sort(v[:, :2], axis=1)
         d = np.sort(v[:, 2:4], axis=1)
-        r = np.zeros((b, len(fca._solve(rules).counts)), dtype=np.int64) + fca._solve(rules).counts
+        r = np.tile(counts, (b, 1))
         for j in range(4 + m):
             np.subtract.at(r, (np.arange(b), v[:, j]), 1)
         informed, fair, differs, pairs = _batch_values(rules, p, d, r)
         diffs.append((informed - fair) / pairs)
-        n_diff += int(differs.sum())
         for i in np.nonzero(differs)[0].tolist():
             f = bool(fair_turns[p[i, 0], p[i, 1], d[i, 0], d[i, 1]])
             key = (_label(int(p[i].sum())), "turn" if f else "stand", "stand" if f else "turn")
             changed[key] = changed.get(key, 0) + 1
         done += b
-    mean, lo, hi = mean_ci(np.concatenate(diffs))
-    fair_ev = float(fca.analyze(rules).expected_value)
-    return Exposure(
-        fair_ev + mean,
-        changes_from_counts(changed, sim_rounds),
-        False,
-        ci=(fair_ev + lo, fair_ev + hi),
-        rounds_simulated=sim_rounds,
-        notes=(
-            f"Simulated: {sim_rounds:,} seeded deals (seed {seed}), each solved exactly over the third cards; "
-            "the EV is the exact fair EV plus the mean gain over the fair strategy on the same deals.",
-        ),
+    return simulated_exposure(
+        rules, np.concatenate(diffs), changed, seed=seed, how="solved exactly over the third cards"
     )
 
 
