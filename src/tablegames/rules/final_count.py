@@ -354,8 +354,8 @@ DEFINITION = GameDefinition(
     title="Final Count",
     tagline="Odd total loses · Higher even total wins",
     rules_type=FinalCountRules,
+    # the choice parameters (face-value is a preset now: value.J, value.Q and value.K are the rule set's)
     rule_options=(
-        RuleOption("face-value", tuple(f.value for f in FaceValue), "J/Q/K count 10 or 0 (R-FC-1)"),
         RuleOption("tie", tuple(t.value for t in Tie), "equal even totals push, win or lose (R-FC-5)"),
     ),
     paytables=(),
