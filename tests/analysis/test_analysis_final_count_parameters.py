@@ -146,3 +146,27 @@ def test_a_tuned_rule_set_is_within_a_tenth_of_a_point_of_3_percent(
 def test_the_shipped_three_percent_game_file() -> None:
     rules = load(Path(__file__).parents[2] / "games" / "final-count" / "three-percent.toml").rules
     assert abs(analyze_game(rules).house_edge - Fraction(3, 100)) <= Fraction(1, 1000)
+
+
+@settings(max_examples=4, deadline=None)
+@given(options=rule_sets())
+def test_random_rule_sets_protection_reads_the_rules(options: dict[str, str]) -> None:
+    """The protect module values by the table's card values, pays and tie rule: its seen-card values sum to
+    the analyzer's option values, nothing seen is the fair EV, and a seen card is worth something."""
+    from tablegames.analysis.protect_final_count import seen_values, solve
+
+    rules = make_rules("final-count", options)
+    assert isinstance(rules, FinalCountRules)
+    sol = fca._solve(rules)
+    for sit, (_w, stand, turn, _turns) in list(sol.table.items())[::7]:
+        if stand is None:
+            continue
+        r = sol.counts.copy()
+        for v in (*sit.player, *sit.dealer):
+            r[v] -= 1
+        for scenario in ("peek-own", "dealer-hole", "none"):
+            s_val, t_val = seen_values(sit.player, sit.dealer, r, scenario, rules)
+            assert (int(s_val.sum()), int(t_val.sum())) == (stand, turn)
+    fair = fca.analyze(rules).expected_value
+    assert solve(rules, "none").player_ev == fair
+    assert solve(rules, "peek-own").player_ev >= fair

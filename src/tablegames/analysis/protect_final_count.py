@@ -4,8 +4,8 @@ The third cards are dealt face down and unseen by everyone (R-FC-2): a player wh
 (``peek-own``) or sees the dealer's (``dealer-hole``) decides the even two-card total's stand-or-turn
 (R-FC-4) knowing it. Cards matter only by value (R-FC-1), so every deal is enumerated by value classes with
 exact card multiplicities, as the exact analyzer (``analysis.final_count``) does, and with its outcome tables
-(``showdown`` and ``player_final_total`` of the rules, tabulated once): each figure is an exact fraction of
-the 1,326 x 1,225 x 48 x 47 equally likely deals.
+(the rules' categories and ``player_final_total``, valued at the table's pays and tie rule, issue 15): each
+figure is an exact fraction of the 1,326 x 1,225 x 48 x 47 equally likely deals.
 
 ``share=K``: the player also knows the other K-1 players' two up cards (their third cards stay unseen by
 all), so only the card removal changes; ``share=2`` is enumerated exactly over the other player's value pair
