@@ -170,3 +170,16 @@ def test_random_rule_sets_protection_reads_the_rules(options: dict[str, str]) ->
     fair = fca.analyze(rules).expected_value
     assert solve(rules, "none").player_ev == fair
     assert solve(rules, "peek-own").player_ev >= fair
+
+
+def test_tune_solves_one_pay_of_final_count() -> None:
+    """``tune --solve win-pays`` (one payout at a time, whole numbers): at value.A=3, 2 to 1 gives 3.036%."""
+    from tablegames.analysis.api import tunable_hands, tune
+    from tablegames.rules import RuleError
+
+    rules = make_rules("final-count", {"value.A": "3"})
+    assert tunable_hands(rules) == ["dealer-bust-pays", "win-pays"]
+    result = tune(rules, Fraction(3, 100), "win-pays")
+    assert (result.odds, f"{float(result.house_edge) * 100:.3f}") == (2, "3.036")
+    with pytest.raises(RuleError, match="choose dealer-bust-pays or win-pays"):
+        tune(rules, Fraction(3, 100), "flush")

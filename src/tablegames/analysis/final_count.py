@@ -411,7 +411,9 @@ class FinalCountAnalyzer(Analyzer):
     def edge_function(self, rules: FinalCountRules, hand: str, bet_cents: int | None) -> tuple[Any, str]:
         """(odds -> house edge, "main") for one of the two wins' pays (``win-pays``, ``dealer-bust-pays``)."""
         if hand not in PAYS:
-            raise RuleError(f"{rules.game}: no payout {hand!r} to tune; choose {', '.join(PAYS)}")
+            raise RuleError(
+                f"{rules.game} has no pay table; no payout {hand!r} to tune: choose {' or '.join(PAYS)}"
+            )
         param = DEFINITION.parameter(hand)
 
         def edge(odds: int) -> Fraction:
