@@ -23,7 +23,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from tablegames.rules.common import RuleError
 from tablegames.rules.definition import Decision, DecisionContext, GameDefinition, Meter, RuleOption, Wager
@@ -138,8 +138,8 @@ def _value_parameter(index: int) -> Parameter:
     )
 
 
-def _face_value(r: FinalCountRules, v: Any) -> FinalCountRules:
-    face = int(FaceValue(v).value if isinstance(v, str) else v.value)
+def _face_value(r: FinalCountRules, v: str) -> FinalCountRules:
+    face = int(FaceValue(v).value)
     return dataclasses.replace(r, values=(*r.values[:9], face, face, face, r.values[12]))
 
 
@@ -150,7 +150,7 @@ def _parameters() -> tuple[Parameter, ...]:
             "face-value",
             "J/Q/K count 10 or 0 (writes value.J, value.Q, value.K)",
             "preset",
-            lambda r: FaceValue(str(r.values[11])) if str(r.values[11]) in ("0", "10") else None,
+            lambda r: r.values[11],  # a preset is not read back: value.J, value.Q and value.K are
             _face_value,
             choices=tuple(f.value for f in FaceValue),
             listed=False,
