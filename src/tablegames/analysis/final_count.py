@@ -154,9 +154,9 @@ def _structure(values: tuple[int, ...]) -> _Structure:
     pairs = np.array([(a, b) for i, a in enumerate(present) for b in present[i:]], dtype=np.int64)
     unit = np.zeros((len(pairs), nv), dtype=np.int64)
     np.add.at(unit, (np.arange(len(pairs))[:, None], pairs), 1)
-    wp = _pair_weights(counts[None, :], pairs)[0]  # [P]
+    wp = pair_weights(counts[None, :], pairs)[0]  # [P]
     after_p = counts - unit  # [P, nv]
-    wd = _pair_weights(after_p, pairs)  # [P(player), P(dealer)]
+    wd = pair_weights(after_p, pairs)  # [P(player), P(dealer)]
     ip, id_ = np.nonzero(wd * wp[:, None] > 0)
     weight = wp[ip] * wd[ip, id_]
     r = after_p[ip] - unit[id_]  # [n, nv] cards left by value
@@ -187,7 +187,7 @@ def _tally(index: IntArray, weights: IntArray, n: int) -> IntArray:
     return np.rint(out).astype(np.int64).reshape(n, NCAT)
 
 
-def _pair_weights(c: IntArray, pairs: IntArray) -> IntArray:
+def pair_weights(c: IntArray, pairs: IntArray) -> IntArray:
     """Ways to deal each value pair (rows of ``pairs``) from counts ``c`` (rows broadcast)."""
     na = c[..., pairs[:, 0]]
     nb = c[..., pairs[:, 1]]

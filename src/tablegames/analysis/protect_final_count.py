@@ -165,14 +165,6 @@ def _batch_values(
     return informed, fair, choice_differs, n * (n - 1)
 
 
-def _pair_weights(c: IntArray, pairs: IntArray) -> IntArray:
-    """Ways to deal each value pair (rows of ``pairs``) from counts ``c`` (rows broadcast)."""
-    na = c[..., pairs[:, 0]]
-    nb = c[..., pairs[:, 1]]
-    same = pairs[:, 0] == pairs[:, 1]
-    return np.where(same, na * (na - 1) // 2, na * nb)
-
-
 def _share_exact(rules: FinalCountRules) -> Exposure:
     """``share=2``, every value pair of the other player enumerated (vectorized over all three pairs)."""
     counts = fca._solve(rules).counts
@@ -181,11 +173,11 @@ def _share_exact(rules: FinalCountRules) -> Exposure:
     unit = np.zeros((n, len(counts)), dtype=np.int64)
     np.add.at(unit, (np.arange(n), pairs[:, 0]), 1)
     np.add.at(unit, (np.arange(n), pairs[:, 1]), 1)
-    wp = _pair_weights(counts[None, :], pairs)[0]  # [P]
+    wp = fca.pair_weights(counts[None, :], pairs)[0]  # [P]
     c1 = counts - unit  # [P, NV]
-    wd = _pair_weights(c1, pairs)  # [P(p), P(d)]
+    wd = fca.pair_weights(c1, pairs)  # [P(p), P(d)]
     c2 = c1[:, None, :] - unit[None, :, :]  # [P, P, NV]
-    wo = _pair_weights(np.maximum(c2, 0), pairs)  # [P, P, P(o)]
+    wo = fca.pair_weights(np.maximum(c2, 0), pairs)  # [P, P, P(o)]
     w = wp[:, None, None] * wd[:, :, None] * wo
     ip, id_, io = np.nonzero(w > 0)
     weights = w[ip, id_, io]
