@@ -183,3 +183,16 @@ def test_tune_solves_one_pay_of_final_count() -> None:
     assert (result.odds, f"{float(result.house_edge) * 100:.3f}") == (2, "3.036")
     with pytest.raises(RuleError, match="choose dealer-bust-pays or win-pays"):
         tune(rules, Fraction(3, 100), "flush")
+
+
+def test_share_k_is_simulated_at_the_tables_rules() -> None:
+    """share=K (K > 2) at a non-default rule set: seeded deals solved exactly, the informed play never worse
+    than the fair strategy on the same deal, so the EV is at least the fair EV, inside its own interval."""
+    from tablegames.analysis.protect_final_count import PROTECTION
+
+    rules = make_rules("final-count", {"value.K": "3", "tie": "win"})
+    fair = float(analyze_game(rules).expected_value)
+    e = PROTECTION.share(rules, 5, sim_rounds=3_000, seed=3)
+    assert not e.exact and e.rounds_simulated == 3_000 and e.ci is not None
+    assert fair - 1e-12 <= float(e.player_ev) and e.ci[0] <= float(e.player_ev) <= e.ci[1]
+    assert "3,000 seeded deals (seed 3)" in e.notes[0]
