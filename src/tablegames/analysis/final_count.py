@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from math import comb
 from typing import TYPE_CHECKING, Any
 
@@ -134,12 +134,27 @@ class _Structure:
     standing (``stand``) and turning (``turn``); ``forced``: an odd two-card total (R-FC-3)."""
 
     counts: IntArray
-    situations: tuple[Situation, ...]
-    index: dict[Situation, int]
+    player: IntArray  # [n, 2]: the player's up values (sorted)
+    dealer: IntArray  # [n, 2]: the dealer's up values (sorted)
     weight: IntArray  # [n]
     forced: npt.NDArray[np.bool_]  # [n]
     stand: IntArray  # [n, NCAT]
     turn: IntArray  # [n, NCAT]
+    lookup: IntArray  # [nv, nv, nv, nv]: the row of (player's, dealer's) sorted up values, -1 if none
+
+    @cached_property
+    def situations(self) -> tuple[Situation, ...]:
+        return tuple(
+            Situation((a, b), (c, d))
+            for (a, b), (c, d) in zip(self.player.tolist(), self.dealer.tolist(), strict=True)
+        )
+
+    def row(self, player: Sequence[int], dealer: Sequence[int]) -> int:
+        """The row of the situation (sorted up values of the player and of the dealer)."""
+        i = int(self.lookup[player[0], player[1], dealer[0], dealer[1]])
+        if i < 0:
+            raise KeyError((tuple(player), tuple(dealer)))
+        return i
 
 
 @lru_cache(maxsize=32)
@@ -171,13 +186,10 @@ def _structure(values: tuple[int, ...]) -> _Structure:
     turn = _tally(row[:, :, None] + turn_cat, joint, n)
     stand = _tally(row + stand_cat, r * 47, n)  # the unseen third card: any of the other 47
     stand[forced] = 0
-    situations = tuple(
-        Situation((int(a), int(b)), (int(c), int(d)))
-        for (a, b), (c, d) in zip(pairs[ip].tolist(), pairs[id_].tolist(), strict=True)
-    )
-    return _Structure(
-        counts, situations, {s: i for i, s in enumerate(situations)}, weight, forced, stand, turn
-    )
+    player, dealer = pairs[ip], pairs[id_]
+    lookup = np.full((nv,) * 4, -1, dtype=np.int64)
+    lookup[player[:, 0], player[:, 1], dealer[:, 0], dealer[:, 1]] = np.arange(n)
+    return _Structure(counts, player, dealer, weight, forced, stand, turn, lookup)
 
 
 def _tally(index: IntArray, weights: IntArray, n: int) -> IntArray:
@@ -258,7 +270,7 @@ class FinalCountStrategy:
             raise ValueError("need the player's two up cards and the dealer's two up cards, all distinct")
         pv = sorted(self.rules.value(c) for c in player_up2)
         dv = sorted(self.rules.value(c) for c in dealer_up2)
-        return self._sol.st.index[Situation((pv[0], pv[1]), (dv[0], dv[1]))]
+        return self._sol.st.row(pv, dv)
 
     def options(self, player_up2: Sequence[int], dealer_up2: Sequence[int]) -> dict[Action, Fraction]:
         """EV of standing and of turning the third card; only TURN when the two-card total is odd (R-FC-3)."""
@@ -288,20 +300,20 @@ def outcome_label(rules: FinalCountRules, category: int) -> str:
 def _chart(sol: _Solution) -> dict[int, dict[int, str]]:
     """Own even two-card total -> dealer up total -> "T" (turn), "S" (stand), or "T*"/"S*" when the choice
     depends on the cards making up the totals (the mark gives the majority by combinations)."""
-    votes: dict[tuple[int, int], list[int]] = {}
     st = sol.st
-    for i, sit in enumerate(st.situations):
-        if st.forced[i]:
-            continue
-        key = (sum(sit.player), sum(sit.dealer))
-        v = votes.setdefault(key, [0, 0])
-        v[int(sol.turns[i])] += int(st.weight[i])
+    free = ~st.forced
+    pt, dt = st.player.sum(axis=1)[free], st.dealer.sum(axis=1)[free]
+    keys, where = np.unique(pt * 1000 + dt, return_inverse=True)
+    w, turns = st.weight[free], sol.turns[free]
+    n_turns = np.bincount(where, weights=w * turns, minlength=len(keys))
+    n_stands = np.bincount(where, weights=w * ~turns, minlength=len(keys))
     chart: dict[int, dict[int, str]] = {}
-    for (pt, dt), (n_stand, n_turn) in sorted(votes.items()):
+    for key, n_stand, n_turn in zip(keys.tolist(), n_stands.tolist(), n_turns.tolist(), strict=True):
+        pt_, dt_ = divmod(key, 1000)
         mark = "T" if n_turn > n_stand else "S"
         if n_stand and n_turn:
             mark += "*"
-        chart.setdefault(pt, {})[dt] = mark
+        chart.setdefault(pt_, {})[dt_] = mark
     return chart
 
 
@@ -378,7 +390,7 @@ def deal_value(rules: FinalCountRules, deck: Sequence[int], stake: int) -> int:
     dealer = [rules.value(c) for c in deck[1:6:2]]
     sol = _solve(rules)
     p, d = sorted(seat[:2]), sorted(dealer[:2])
-    i = sol.st.index[Situation((p[0], p[1]), (d[0], d[1]))]
+    i = sol.st.row(p, d)
     t2 = seat[0] + seat[1]
     index = int(t.final[t2, seat[2]]) if sol.turns[i] else t2
     return stake * rules.pays[int(t.cat[index, sum(dealer)])]

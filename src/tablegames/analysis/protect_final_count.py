@@ -57,8 +57,8 @@ def _fair_turns(rules: FinalCountRules) -> npt.NDArray[np.bool_]:
     sol = fca._solve(rules)
     nv = len(sol.counts)
     out = np.zeros((nv, nv, nv, nv), dtype=bool)
-    for sit, turns in zip(sol.st.situations, sol.turns.tolist(), strict=True):
-        out[(*sit.player, *sit.dealer)] = turns
+    st = sol.st
+    out[st.player[:, 0], st.player[:, 1], st.dealer[:, 0], st.dealer[:, 1]] = sol.turns
     return out
 
 
