@@ -196,3 +196,31 @@ def test_share_k_is_simulated_at_the_tables_rules() -> None:
     assert not e.exact and e.rounds_simulated == 3_000 and e.ci is not None
     assert fair - 1e-12 <= float(e.player_ev) and e.ci[0] <= float(e.player_ev) <= e.ci[1]
     assert "3,000 seeded deals (seed 3)" in e.notes[0]
+
+
+@PARAMS
+@given(options=rule_sets())
+def test_worked_examples_at_random_rule_sets_settle_as_titled(options: dict[str, str]) -> None:
+    """The report's worked examples are found at the table's rules: each one the engine settles as its title
+    and its expected outcome say (``play_example`` refuses one that does not)."""
+    from tablegames.analysis.examples import play_example
+
+    rules = make_rules("final-count", options)
+    specs = fca.ANALYZER.worked_examples(rules)
+    assert specs
+    for spec in specs:
+        played = play_example(rules, spec)
+        assert {s.outcome for s in played.settlements if s.seat == 1} == set(spec.expect.values())
+        assert (
+            spec.title.split(":")[0]
+            == {"win": "A win", "push": "A push", "lose": "A loss"}[spec.expect["main"]]
+        )
+
+
+def test_worked_examples_keep_rules_md_decks_by_default() -> None:
+    titles = [s.title for s in fca.ANALYZER.worked_examples(FinalCountRules())]
+    assert titles == [
+        "A win: the dealer's three cards total odd and bust the dealer",
+        "A loss: the player's two up cards are odd, the dealer turns the third and the total stays odd",
+        "A push: the player's odd up cards are turned to an even 12; the dealer makes 12",
+    ]

@@ -19,6 +19,7 @@ are then a matrix product over those counts (:func:`_solve`), so a payout change
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -43,7 +44,9 @@ from tablegames.engine.actions import STAND, TURN, Action
 from tablegames.rules.common import RuleError
 from tablegames.rules.final_count import (
     CATEGORIES,
+    DEALER_ODD,
     DEFINITION,
+    PLAYER_ODD,
     RANK_NAMES,
     TIE,
     FcDecision,
@@ -381,19 +384,45 @@ def analyze(rules: FinalCountRules, full_strategy: bool = False) -> Analysis:
     return analysis
 
 
-def deal_value(rules: FinalCountRules, deck: Sequence[int], stake: int) -> int:
-    """The net in cents of a ``stake`` on the main wager, heads-up, from the stacked ``deck`` (deal order,
-    R-0.2: seat, dealer, seat, dealer, seat, dealer), the seat playing the analysis' optimal decision; from
-    the analysis' tables (values, final totals, categories, pays), not the engine."""
+def deal_category(rules: FinalCountRules, deck: Sequence[int]) -> tuple[int, bool, int | None]:
+    """Seat 1's category (:data:`~tablegames.rules.final_count.CATEGORIES`) heads-up from the stacked
+    ``deck`` (deal order, R-0.2: seat, dealer, seat, dealer, seat, dealer), playing the analysis' optimal
+    decision; whether its third card was turned by force (R-FC-3); its final total (None: odd, lost). From
+    the analysis' tables (values, final totals, categories), not the engine."""
     t = tables(rules)
     seat = [rules.value(c) for c in deck[0:6:2]]
     dealer = [rules.value(c) for c in deck[1:6:2]]
     sol = _solve(rules)
-    p, d = sorted(seat[:2]), sorted(dealer[:2])
-    i = sol.st.row(p, d)
+    i = sol.st.row(sorted(seat[:2]), sorted(dealer[:2]))
     t2 = seat[0] + seat[1]
     index = int(t.final[t2, seat[2]]) if sol.turns[i] else t2
-    return stake * rules.pays[int(t.cat[index, sum(dealer)])]
+    return int(t.cat[index, sum(dealer)]), bool(sol.st.forced[i]), None if index == t.busted else index
+
+
+def deal_value(rules: FinalCountRules, deck: Sequence[int], stake: int) -> int:
+    """The net in cents of a ``stake`` on the main wager (:func:`deal_category` at this table's pays)."""
+    return stake * rules.pays[deal_category(rules, deck)[0]]
+
+
+def _example_deck(
+    rules: FinalCountRules, category: int, first: tuple[int, ...], forced: bool = True
+) -> tuple[int, ...] | None:
+    """``first`` if it ends in ``category`` (by a forced turn, R-FC-3, when ``forced``) at these rules, else
+    the first seeded deck that does (None: none of 5,000 does: the rules make it impossible or very rare)."""
+    rng = random.Random(f"final-count example {category} {forced}")
+    deck = first
+    for _ in range(5_000):
+        cat, was_forced, _total = deal_category(rules, deck)
+        if cat == category and (was_forced or not forced):
+            return deck
+        shuffled = list(range(52))
+        rng.shuffle(shuffled)
+        deck = tuple(shuffled)
+    return None
+
+
+def _verdict(net: int) -> tuple[str, str]:
+    return ("A win", "win") if net > 0 else ("A push", "push") if net == 0 else ("A loss", "lose")
 
 
 # --- the analyzer, as generic callers use it ------------------------------------------------------------
@@ -452,7 +481,11 @@ class FinalCountAnalyzer(Analyzer):
 
     def rules_summary(self, rules: FinalCountRules) -> list[str]:
         values = ", ".join(f"{RANK_NAMES[i]} = {rules.values[i]}" for i in (12, *range(12)))
-        tie = {Tie.PUSH: "a tie pushes", Tie.WIN: "a tie wins", Tie.LOSE: "a tie loses"}[rules.tie]
+        tie = {
+            Tie.PUSH: "a tie pushes",
+            Tie.WIN: f"a tie wins {_odds(rules.win_pays)}",
+            Tie.LOSE: "a tie loses",
+        }[rules.tie]
         return [
             "One 52-card deck, shuffled before every round (R-0.1); one to seven players (R-0.2).",
             f"Values: {values}; a total is odd or even (R-FC-1).",
@@ -492,30 +525,49 @@ class FinalCountAnalyzer(Analyzer):
         ]
 
     def worked_examples(self, rules: FinalCountRules) -> list[ExampleSpec]:
+        """A dealer's bust, an odd total lost at once and a tie, each found at these rules (RULES.md's decks
+        first) and titled by this table's pays and tie rule."""
+
         def deck(seat: str, dealer: str) -> tuple[int, ...]:
             return stacked_deck(parse_cards(seat), parse_cards(dealer))
 
         wagers = (("main", 500, None),)
-        return [
-            ExampleSpec(
-                "A win: the dealer's three cards total odd and bust the dealer",
-                deck("9c 3d 2d", "5s 4h 2c"),
-                wagers,
-                {"main": "win"},
-            ),
-            ExampleSpec(
-                "A loss: the player's two up cards are odd, the dealer turns the third and the total stays odd",
-                deck("3c 4d 2h", "5s 5h 2c"),
-                wagers,
-                {"main": "lose"},
-            ),
-            ExampleSpec(
-                "A push: the player's odd up cards are turned to an even 12; the dealer makes 12",
-                deck("3c 4d 5h", "5s 5d 2c"),
-                wagers,
-                {"main": "push"},
-            ),
-        ]
+        out = []
+        bust = _example_deck(rules, DEALER_ODD, deck("9c 3d 2d", "5s 4h 2c"), forced=False)
+        if bust is not None:
+            title, outcome = _verdict(rules.dealer_bust_pays)
+            pays = "" if rules.dealer_bust_pays == 1 else f" (dealer-bust-pays={rules.dealer_bust_pays})"
+            out.append(
+                ExampleSpec(
+                    f"{title}: the dealer's three cards total odd and bust the dealer{pays}",
+                    bust,
+                    wagers,
+                    {"main": outcome},
+                )
+            )
+        odd = _example_deck(rules, PLAYER_ODD, deck("3c 4d 2h", "5s 5h 2c"))
+        if odd is not None:
+            out.append(
+                ExampleSpec(
+                    "A loss: the player's two up cards are odd, the dealer turns the third and the total stays odd",
+                    odd,
+                    wagers,
+                    {"main": "lose"},
+                )
+            )
+        first = deck("3c 4d 5h", "5s 5d 2c")
+        tie = _example_deck(rules, TIE, first) or _example_deck(rules, TIE, first, forced=False)
+        if tie is not None:
+            title, outcome = _verdict(rules.pays[TIE])
+            _cat, forced, total = deal_category(rules, tie)
+            how = "the player's odd up cards are turned to an even" if forced else "the player ends on"
+            rule = "" if rules.tie is Tie.PUSH else f" (tie={rules.tie.value})"
+            out.append(
+                ExampleSpec(
+                    f"{title}: {how} {total}; the dealer makes {total}{rule}", tie, wagers, {"main": outcome}
+                )
+            )
+        return out
 
     def protection(self) -> GameProtection:
         from tablegames.analysis.protect_final_count import PROTECTION
