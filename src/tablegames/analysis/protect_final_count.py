@@ -30,7 +30,7 @@ from tablegames.analysis.protect import (
     GameProtection,
     Scenario,
     changes_from_counts,
-    simulated_exposure,
+    simulate_share,
 )
 from tablegames.engine.actions import STAND, TURN, Action
 from tablegames.rules.final_count import FinalCountRules, must_turn
@@ -211,36 +211,31 @@ def _share_exact(rules: FinalCountRules) -> Exposure:
 
 
 def share(rules: FinalCountRules, k: int, *, sim_rounds: int, seed: int) -> Exposure:
-    """``share=k``: exact for k = 2, else simulated (see the module)."""
+    """``share=k``: exact for k = 2, else simulated (see the module; the loop: ``protect.simulate_share``)."""
     if k == 2:
         return _share_exact(rules)
     values = np.array([rules.value(c) for c in range(52)], dtype=np.int64)
-    rng = np.random.default_rng(seed)
-    m = 2 * (k - 1)
-    diffs = []
     counts = fca._solve(rules).counts
-    changed: dict[tuple[str, str, str], int] = {}
     fair_turns = _fair_turns(rules)
-    done = 0
-    while done < sim_rounds:
-        b = min(20_000, sim_rounds - done)
-        perm = np.argsort(rng.random((b, 52)), axis=1)
-        v = values[perm[:, : 4 + m]]
+    m = 4 + 2 * (k - 1)  # the four up cards, then the other players' two up cards
+
+    def batch(decks: IntArray) -> tuple[npt.NDArray[np.float64], list[tuple[str, str, str]]]:
+        b = len(decks)
+        v = values[decks[:, :m]]
         p = np.sort(v[:, :2], axis=1)
         d = np.sort(v[:, 2:4], axis=1)
         r = np.tile(counts, (b, 1))
-        for j in range(4 + m):
+        for j in range(m):
             np.subtract.at(r, (np.arange(b), v[:, j]), 1)
         informed, fair, differs, pairs = _batch_values(rules, p, d, r)
-        diffs.append((informed - fair) / pairs)
+        keys = []
         for i in np.nonzero(differs)[0].tolist():
             f = bool(fair_turns[p[i, 0], p[i, 1], d[i, 0], d[i, 1]])
-            key = (_label(int(p[i].sum())), "turn" if f else "stand", "stand" if f else "turn")
-            changed[key] = changed.get(key, 0) + 1
-        done += b
-    return simulated_exposure(
-        rules, np.concatenate(diffs), changed, seed=seed, how="solved exactly over the third cards"
-    )
+            keys.append((_label(int(p[i].sum())), "turn" if f else "stand", "stand" if f else "turn"))
+        return (informed - fair) / pairs, keys
+
+    fair_ev = float(fca.analyze(rules).expected_value)
+    return simulate_share(sim_rounds, seed, fair_ev, batch, how="solved exactly over the third cards")
 
 
 # --- the informed bot -----------------------------------------------------------------------------------
