@@ -128,7 +128,8 @@ def test_card_values_move_the_edge() -> None:
 @pytest.mark.parametrize(
     ("options", "expected"),
     [
-        ({"value.J": "0", "value.Q": "10", "value.K": "13"}, "3.079"),  # --solve value.J,value.Q,value.K
+        ({"value.J": "0", "value.Q": "2", "value.K": "5"}, "2.959"),  # --solve value.J,value.Q,value.K
+        ({"value.J": "0", "value.Q": "10", "value.K": "13"}, "3.079"),
         ({"value.J": "2", "value.Q": "2", "value.K": "11"}, "3.055"),
         ({"value.K": "3", "tie": "win"}, "3.013"),  # --solve value.K,tie
         ({"value.A": "3", "win-pays": "2"}, "3.036"),  # --solve value.A,win-pays
