@@ -10,7 +10,7 @@ import pytest
 from tablegames.cards import parse_cards
 from tablegames.engine import STAND, TURN, Table
 from tablegames.engine.events import Settled
-from tablegames.rules.final_count import FaceValue, FinalCountRules, player_final_total, showdown
+from tablegames.rules.final_count import FinalCountRules, player_final_total, showdown
 
 Deck = Callable[[str], list[int]]
 
@@ -21,7 +21,7 @@ def settled(rnd: Any, seat: int) -> Settled:
 
 def test_R_FC_1_values_and_face_value_variant() -> None:
     """R-FC-1: values and face value variant."""
-    ten, zero = FinalCountRules(), FinalCountRules(FaceValue.ZERO)
+    ten, zero = FinalCountRules(), FinalCountRules.from_options({"face-value": "0"})
     cards = parse_cards("Ac 2d 9h Tc Jd Qs Kh")
     assert [ten.value(c) for c in cards] == [1, 2, 9, 10, 10, 10, 10]
     assert [zero.value(c) for c in cards] == [1, 2, 9, 10, 0, 0, 0]

@@ -4,8 +4,8 @@ The third cards are dealt face down and unseen by everyone (R-FC-2): a player wh
 (``peek-own``) or sees the dealer's (``dealer-hole``) decides the even two-card total's stand-or-turn
 (R-FC-4) knowing it. Cards matter only by value (R-FC-1), so every deal is enumerated by value classes with
 exact card multiplicities, as the exact analyzer (``analysis.final_count``) does, and with its outcome tables
-(``showdown`` and ``player_final_total`` of the rules, tabulated once): each figure is an exact fraction of
-the 1,326 x 1,225 x 48 x 47 equally likely deals.
+(the rules' categories and ``player_final_total``, valued at the table's pays and tie rule, issue 15): each
+figure is an exact fraction of the 1,326 x 1,225 x 48 x 47 equally likely deals.
 
 ``share=K``: the player also knows the other K-1 players' two up cards (their third cards stay unseen by
 all), so only the card removal changes; ``share=2`` is enumerated exactly over the other player's value pair
@@ -25,12 +25,17 @@ import numpy as np
 import numpy.typing as npt
 
 from tablegames.analysis import final_count as fca
-from tablegames.analysis.protect import Exposure, GameProtection, Scenario, changes_from_counts, mean_ci
+from tablegames.analysis.protect import (
+    Exposure,
+    GameProtection,
+    Scenario,
+    changes_from_counts,
+    simulate_share,
+)
 from tablegames.engine.actions import STAND, TURN, Action
 from tablegames.rules.final_count import FinalCountRules, must_turn
 
 IntArray = npt.NDArray[np.int64]
-NV = fca.NV
 
 SCENARIOS = (
     Scenario(
@@ -41,17 +46,19 @@ SCENARIOS = (
 
 
 def _pairs(counts: IntArray) -> list[tuple[int, int]]:
-    values = [v for v in range(NV) if counts[v]]
+    values = [v for v in range(len(counts)) if counts[v]]
     return [(a, b) for i, a in enumerate(values) for b in values[i:]]
 
 
 @lru_cache(maxsize=4)
 def _fair_turns(rules: FinalCountRules) -> npt.NDArray[np.bool_]:
-    """``[NV, NV, NV, NV]``: the fair optimal decision (turn) by the player's and the dealer's up values
+    """``[nv, nv, nv, nv]``: the fair optimal decision (turn) by the player's and the dealer's up values
     (sorted pairs), from the analyzer's solution."""
-    out = np.zeros((NV, NV, NV, NV), dtype=bool)
-    for sit, (_w, _stand, _turn, turns) in fca._solve(rules).table.items():
-        out[(*sit.player, *sit.dealer)] = turns
+    sol = fca._solve(rules)
+    nv = len(sol.counts)
+    out = np.zeros((nv, nv, nv, nv), dtype=bool)
+    st = sol.st
+    out[st.player[:, 0], st.player[:, 1], st.dealer[:, 0], st.dealer[:, 1]] = sol.turns
     return out
 
 
@@ -60,17 +67,25 @@ def _label(t2: int) -> str:
 
 
 def seen_values(
-    p: tuple[int, int], d: tuple[int, int], r: IntArray, scenario: str
+    p: tuple[int, int],
+    d: tuple[int, int],
+    r: IntArray,
+    scenario: str,
+    rules: FinalCountRules | None = None,
 ) -> tuple[IntArray, IntArray]:
-    """Standing's and turning's results summed over the ordered pairs of third cards (player's, dealer's) left
-    in ``r``, by the value of the seen card: the player's own (``peek-own``), the dealer's (``dealer-hole``);
-    one sum for ``none`` (nothing seen). ``p``, ``d``: the up-card values."""
-    t = fca._tables()
+    """Standing's and turning's results (nets at ``rules``' pays, RULES.md's by default) summed over the
+    ordered pairs of third cards (player's, dealer's) left in ``r``, by the value of the seen card: the
+    player's own (``peek-own``), the dealer's (``dealer-hole``); one sum for ``none`` (nothing seen).
+    ``p``, ``d``: the up-card values."""
+    rules = rules or FinalCountRules()
+    t = fca.tables(rules)
+    sd = fca.net_table(rules)
+    nv = len(r)
     t2 = p[0] + p[1]
-    dealer_tot = d[0] + d[1] + np.arange(NV)  # by the dealer's third card
+    dealer_tot = d[0] + d[1] + np.arange(nv)  # by the dealer's third card
     joint = np.outer(r, r) - np.diag(r)  # ordered (player's third, dealer's third) card pairs
-    turn = t.sd[t.final[t2]][:, dealer_tot]  # [p3, d3]
-    stand = np.broadcast_to(t.sd[t2][dealer_tot], (NV, NV))
+    turn = sd[t.final[t2]][:, dealer_tot]  # [p3, d3]
+    stand = np.broadcast_to(sd[t2][dealer_tot], (nv, nv))
     axis = (1,) if scenario == "peek-own" else (0,) if scenario == "dealer-hole" else (0, 1)
     s_val = np.atleast_1d((joint * stand).sum(axis=axis))
     t_val = np.atleast_1d((joint * turn).sum(axis=axis))
@@ -100,9 +115,9 @@ def solve(rules: FinalCountRules, scenario: str) -> Exposure:
             r[d[1]] -= 1
             w = wp * wd
             if must_turn(t2):  # R-FC-3: no decision
-                total += w * int(seen_values(p, d, r, "none")[1].sum())
+                total += w * int(seen_values(p, d, r, "none", rules)[1].sum())
                 continue
-            s_val, t_val = seen_values(p, d, r, scenario)
+            s_val, t_val = seen_values(p, d, r, scenario, rules)
             informed = t_val > s_val  # cautious: stand on an exact tie
             total += w * int(np.where(informed, t_val, s_val).sum())
             fair = bool(fair_turns[(*p, *d)])
@@ -128,16 +143,18 @@ def _batch_values(
     """For rows of (player's up values [.,2], dealer's up values [.,2], remaining counts [., NV]): the sums of
     the informed (optimal for these counts) and the fair decisions over the ordered third-card pairs, the
     fair decision where they differ (turns), and the rows' pair count (n * (n - 1))."""
-    t = fca._tables()
-    ar = np.arange(NV)
+    t = fca.tables(rules)
+    sd = fca.net_table(rules)
+    nv = t.nv
+    ar = np.arange(nv)
     t2 = p.sum(axis=1)
     d2 = d.sum(axis=1)
     dealer_tot = d2[:, None] + ar  # [B, d3]
-    joint = r[:, :, None] * r[:, None, :] - r[:, :, None] * np.eye(NV, dtype=np.int64)  # [B, p3, d3]
+    joint = r[:, :, None] * r[:, None, :] - r[:, :, None] * np.eye(nv, dtype=np.int64)  # [B, p3, d3]
     fin = t.final[t2]  # [B, p3]
-    turn_sd = t.sd[fin[:, :, None], dealer_tot[:, None, :]]  # [B, p3, d3]
+    turn_sd = sd[fin[:, :, None], dealer_tot[:, None, :]]  # [B, p3, d3]
     turn = (joint * turn_sd).sum(axis=(1, 2))
-    stand_sd = t.sd[t2[:, None], dealer_tot]  # [B, d3]
+    stand_sd = sd[t2[:, None], dealer_tot]  # [B, d3]
     stand = (joint.sum(axis=1) * stand_sd).sum(axis=1)
     forced = t2 % 2 == 1
     informed = np.where(forced | (turn > stand), turn, stand)
@@ -148,27 +165,19 @@ def _batch_values(
     return informed, fair, choice_differs, n * (n - 1)
 
 
-def _pair_weights(c: IntArray, pairs: IntArray) -> IntArray:
-    """Ways to deal each value pair (rows of ``pairs``) from counts ``c`` (rows broadcast)."""
-    na = c[..., pairs[:, 0]]
-    nb = c[..., pairs[:, 1]]
-    same = pairs[:, 0] == pairs[:, 1]
-    return np.where(same, na * (na - 1) // 2, na * nb)
-
-
 def _share_exact(rules: FinalCountRules) -> Exposure:
     """``share=2``, every value pair of the other player enumerated (vectorized over all three pairs)."""
     counts = fca._solve(rules).counts
     pairs = np.array(_pairs(counts), dtype=np.int64)  # [P, 2]
     n = len(pairs)
-    unit = np.zeros((n, NV), dtype=np.int64)
+    unit = np.zeros((n, len(counts)), dtype=np.int64)
     np.add.at(unit, (np.arange(n), pairs[:, 0]), 1)
     np.add.at(unit, (np.arange(n), pairs[:, 1]), 1)
-    wp = _pair_weights(counts[None, :], pairs)[0]  # [P]
+    wp = fca.pair_weights(counts[None, :], pairs)[0]  # [P]
     c1 = counts - unit  # [P, NV]
-    wd = _pair_weights(c1, pairs)  # [P(p), P(d)]
+    wd = fca.pair_weights(c1, pairs)  # [P(p), P(d)]
     c2 = c1[:, None, :] - unit[None, :, :]  # [P, P, NV]
-    wo = _pair_weights(np.maximum(c2, 0), pairs)  # [P, P, P(o)]
+    wo = fca.pair_weights(np.maximum(c2, 0), pairs)  # [P, P, P(o)]
     w = wp[:, None, None] * wd[:, :, None] * wo
     ip, id_, io = np.nonzero(w > 0)
     weights = w[ip, id_, io]
@@ -202,47 +211,31 @@ def _share_exact(rules: FinalCountRules) -> Exposure:
 
 
 def share(rules: FinalCountRules, k: int, *, sim_rounds: int, seed: int) -> Exposure:
-    """``share=k``: exact for k = 2, else simulated (see the module)."""
+    """``share=k``: exact for k = 2, else simulated (see the module; the loop: ``protect.simulate_share``)."""
     if k == 2:
         return _share_exact(rules)
     values = np.array([rules.value(c) for c in range(52)], dtype=np.int64)
-    rng = np.random.default_rng(seed)
-    m = 2 * (k - 1)
-    diffs = []
-    n_diff = 0
-    changed: dict[tuple[str, str, str], int] = {}
+    counts = fca._solve(rules).counts
     fair_turns = _fair_turns(rules)
-    done = 0
-    while done < sim_rounds:
-        b = min(20_000, sim_rounds - done)
-        perm = np.argsort(rng.random((b, 52)), axis=1)
-        v = values[perm[:, : 4 + m]]
+    m = 4 + 2 * (k - 1)  # the four up cards, then the other players' two up cards
+
+    def batch(decks: IntArray) -> tuple[npt.NDArray[np.float64], list[tuple[str, str, str]]]:
+        b = len(decks)
+        v = values[decks[:, :m]]
         p = np.sort(v[:, :2], axis=1)
         d = np.sort(v[:, 2:4], axis=1)
-        r = np.zeros((b, NV), dtype=np.int64) + fca._solve(rules).counts
-        for j in range(4 + m):
+        r = np.tile(counts, (b, 1))
+        for j in range(m):
             np.subtract.at(r, (np.arange(b), v[:, j]), 1)
         informed, fair, differs, pairs = _batch_values(rules, p, d, r)
-        diffs.append((informed - fair) / pairs)
-        n_diff += int(differs.sum())
+        keys = []
         for i in np.nonzero(differs)[0].tolist():
             f = bool(fair_turns[p[i, 0], p[i, 1], d[i, 0], d[i, 1]])
-            key = (_label(int(p[i].sum())), "turn" if f else "stand", "stand" if f else "turn")
-            changed[key] = changed.get(key, 0) + 1
-        done += b
-    mean, lo, hi = mean_ci(np.concatenate(diffs))
+            keys.append((_label(int(p[i].sum())), "turn" if f else "stand", "stand" if f else "turn"))
+        return (informed - fair) / pairs, keys
+
     fair_ev = float(fca.analyze(rules).expected_value)
-    return Exposure(
-        fair_ev + mean,
-        changes_from_counts(changed, sim_rounds),
-        False,
-        ci=(fair_ev + lo, fair_ev + hi),
-        rounds_simulated=sim_rounds,
-        notes=(
-            f"Simulated: {sim_rounds:,} seeded deals (seed {seed}), each solved exactly over the third cards; "
-            "the EV is the exact fair EV plus the mean gain over the fair strategy on the same deals.",
-        ),
-    )
+    return simulate_share(sim_rounds, seed, fair_ev, batch, how="solved exactly over the third cards")
 
 
 # --- the informed bot -----------------------------------------------------------------------------------
@@ -252,8 +245,10 @@ def informed_action(rules: FinalCountRules, scenario: str) -> Callable[[Any, int
     """The scenario's optimal play at a live :class:`~tablegames.engine.final_count.FinalCountRound`: the seen
     third card (``peek-own``: the seat's own, ``dealer-hole``: the dealer's), or the other seats' up cards
     (``share=K``)."""
-    t = fca._tables()
+    t = fca.tables(rules)
+    sd = fca.net_table(rules)
     counts = fca._solve(rules).counts
+    ar = np.arange(t.nv)
 
     def act(rnd: Any, seat: int) -> Action:
         me = rnd.seats[seat].cards
@@ -272,23 +267,24 @@ def informed_action(rules: FinalCountRules, scenario: str) -> Callable[[Any, int
         seen = rules.value(me[2] if scenario == "peek-own" else rnd.dealer[2])
         r[seen] -= 1
         if scenario == "peek-own":
-            stand = int((r * t.sd[t2][d2 + np.arange(NV)]).sum())
-            turn = int((r * t.sd[t.final[t2, seen]][d2 + np.arange(NV)]).sum())
+            stand = int((r * sd[t2][d2 + ar]).sum())
+            turn = int((r * sd[t.final[t2, seen]][d2 + ar]).sum())
         else:
-            stand = int(r.sum()) * int(t.sd[t2][d2 + seen])
-            turn = int((r * t.sd[t.final[t2]][:, d2 + seen]).sum())
+            stand = int(r.sum()) * int(sd[t2][d2 + seen])
+            turn = int((r * sd[t.final[t2]][:, d2 + seen]).sum())
         return TURN if turn > stand else STAND
 
     return act
 
 
 def _turn_better(rules: FinalCountRules, p: list[int], d: list[int], r: IntArray) -> bool:
-    t = fca._tables()
-    ar = np.arange(NV)
+    t = fca.tables(rules)
+    sd = fca.net_table(rules)
+    ar = np.arange(t.nv)
     t2, d2 = p[0] + p[1], d[0] + d[1]
     joint = np.outer(r, r) - np.diag(r)
-    turn = int((joint * t.sd[t.final[t2]][:, d2 + ar]).sum())
-    stand = int((joint.sum(axis=0) * t.sd[t2][d2 + ar]).sum())
+    turn = int((joint * sd[t.final[t2]][:, d2 + ar]).sum())
+    stand = int((joint.sum(axis=0) * sd[t2][d2 + ar]).sum())
     return turn > stand
 
 

@@ -1,5 +1,9 @@
 """Final Count: the patented odd/even three-card game (RULES.md §3).
 
+Every number and choice of §3 is a parameter (issue 15), RULES.md's value the default: the value of each
+rank (``value.A`` ... ``value.K``, R-FC-1; ``face-value=0`` is the preset for J/Q/K = 0), what a tie does
+(``tie``), and the odds of the two wins (``win-pays``, ``dealer-bust-pays``, R-FC-5; "X to 1", R-0.3).
+
 >>> from tablegames.cards import parse_cards
 >>> r = FinalCountRules()
 >>> r.total(parse_cards("Kc 4d")), r.total(parse_cards("Kc 4d")) % 2 == 0
@@ -8,54 +12,177 @@
 4
 >>> showdown(12, 14), showdown(None, 14), showdown(8, 15)
 (-1, -1, 1)
+>>> r2 = FinalCountRules.from_options({"dealer-bust-pays": "2", "tie": "lose"})
+>>> r2.net(8, 15), r2.net(12, 12), r2.net(14, 12), r2.net(None, 15)
+(2, -1, 1, -1)
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import ClassVar
 
-from tablegames.cards import CARDS
+from tablegames.rules.common import RuleError
 from tablegames.rules.definition import Decision, DecisionContext, GameDefinition, Meter, RuleOption, Wager
 from tablegames.rules.flow import DEALER, PUBLIC, Action, BaseFlow, RoundOps, SeatOps, seat_name
-from tablegames.rules.parameters import apply_options, choice, describe_values
+from tablegames.rules.parameters import Parameter, apply_options, choice, describe_values, integer
 
 GAME = "final-count"
 
+RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+"""The ranks by index ``card >> 2`` (``rank - 2``), as the ``value.RANK`` parameters name them."""
+DEFAULT_VALUES = (2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10, 1)
+"""R-FC-1: A = 1, 2-10 pip value, J/Q/K = 10 (by rank index)."""
+MAX_VALUE = 13  # a rank counts 0..13 (J/Q/K = 11/12/13 is the largest sensible reading)
+MAX_PAYS = 100  # the largest "X to 1" of a win
+
+# The five ways a seat still holding a wager ends (R-FC-5; "player odd" is R-FC-3/4's loss at once).
+DEALER_ODD, HIGHER, TIE, LOWER, PLAYER_ODD = range(5)
+CATEGORIES = ("dealer odd", "higher total", "tie", "lower total", "player odd")
+
 
 class FaceValue(Enum):
+    """The ``face-value`` preset: J, Q and K count 10 (R-FC-1) or 0 (its variant)."""
+
     TEN = "10"
     ZERO = "0"
 
 
+class Tie(Enum):
+    """R-FC-5: equal even totals push (the default); variants: the player wins them (at ``win-pays``) or
+    loses them."""
+
+    PUSH = "push"
+    WIN = "win"
+    LOSE = "lose"
+
+
 @dataclass(frozen=True)
 class FinalCountRules:
-    face_value: FaceValue = FaceValue.TEN
+    values: tuple[int, ...] = DEFAULT_VALUES  # by rank index (``card >> 2``), R-FC-1
+    tie: Tie = Tie.PUSH  # R-FC-5
+    win_pays: int = 1  # a higher even total wins X to 1 (R-FC-5)
+    dealer_bust_pays: int = 1  # an odd dealer total pays every player still in X to 1 (R-FC-5)
 
     game = GAME
+
+    def __post_init__(self) -> None:
+        if len(self.values) != 13 or any(not 0 <= v <= MAX_VALUE for v in self.values):
+            raise RuleError(f"card values: 13 whole numbers from 0 to {MAX_VALUE}, got {self.values!r}")
 
     @classmethod
     def from_options(
         cls, options: Mapping[str, str] | None = None, paytable: str | None = None
     ) -> FinalCountRules:
+        if paytable is not None:
+            raise RuleError(f"{GAME} has no pay table (its pays are win-pays and dealer-bust-pays)")
         return apply_options(DEFINITION.parameters, cls(), options)  # type: ignore[no-any-return]
 
     def value(self, card: int) -> int:
-        """R-FC-1: A = 1, 2-10 pip value, J/Q/K = 10 (or 0 with ``face-value=0``)."""
-        r = int(CARDS[card].rank)
-        if r == 14:
-            return 1
-        if r > 10:
-            return 10 if self.face_value == FaceValue.TEN else 0
-        return r
+        """R-FC-1: the card's value by its rank (A = 1, 2-10 pip value, J/Q/K = 10 by default)."""
+        return self.values[int(card) >> 2]
 
     def total(self, cards: Sequence[int]) -> int:
         return sum(self.value(c) for c in cards)
 
+    @property
+    def max_value(self) -> int:
+        return max(self.values)
+
+    def category(self, player_total: int | None, dealer_total: int) -> int:
+        """How a seat ends against the dealer's three-card total: an index into :data:`CATEGORIES`
+        (``player_total`` None: the seat's odd total already lost, R-FC-3/4)."""
+        if player_total is None:
+            return PLAYER_ODD
+        if dealer_total % 2:
+            return DEALER_ODD
+        if player_total == dealer_total:
+            return TIE
+        return HIGHER if player_total > dealer_total else LOWER
+
+    @property
+    def pays(self) -> tuple[int, int, int, int, int]:
+        """The net of one unit by category (R-FC-5 and its parameters; R-0.3 "X to 1")."""
+        tie = {Tie.PUSH: 0, Tie.WIN: self.win_pays, Tie.LOSE: -1}[self.tie]
+        return (self.dealer_bust_pays, self.win_pays, tie, -1, -1)
+
+    def net(self, player_total: int | None, dealer_total: int) -> int:
+        """The net of one unit wagered (R-FC-5 with this table's pays and tie rule)."""
+        return self.pays[self.category(player_total, dealer_total)]
+
     def describe(self) -> dict[str, str]:
         return describe_values(DEFINITION.parameters, self)
+
+
+def _value_parameter(index: int) -> Parameter:
+    name = RANK_NAMES[index]
+
+    def put(r: FinalCountRules, v: int) -> FinalCountRules:
+        values = list(r.values)
+        values[index] = v
+        return dataclasses.replace(r, values=tuple(values))
+
+    return Parameter(
+        f"value.{name}",
+        f"the value of a {name}",
+        "int",
+        lambda r: r.values[index],
+        put,
+        0,
+        MAX_VALUE,
+        group="card values",
+        ruling="R-FC-1",
+    )
+
+
+def _face_value(r: FinalCountRules, v: str) -> FinalCountRules:
+    face = int(FaceValue(v).value)
+    return dataclasses.replace(r, values=(*r.values[:9], face, face, face, r.values[12]))
+
+
+def _parameters() -> tuple[Parameter, ...]:
+    order = (12, *range(12))  # A, 2 ... K, as players count
+    return (
+        Parameter(
+            "face-value",
+            "J/Q/K count 10 or 0 (writes value.J, value.Q, value.K)",
+            "preset",
+            lambda r: r.values[11],  # a preset is not read back: value.J, value.Q and value.K are
+            _face_value,
+            choices=tuple(f.value for f in FaceValue),
+            listed=False,
+            group="card values",
+            ruling="R-FC-1",
+        ),
+        *(_value_parameter(i) for i in order),
+        dataclasses.replace(
+            choice("tie", "tie", Tie, "what equal even totals do", ruling="R-FC-5", group="pays"),
+            structural=False,
+        ),
+        integer(
+            "win-pays",
+            "win_pays",
+            0,
+            MAX_PAYS,
+            "a higher even total than the dealer's wins X to 1",
+            ruling="R-FC-5",
+            group="pays",
+            structural=False,
+        ),
+        integer(
+            "dealer-bust-pays",
+            "dealer_bust_pays",
+            0,
+            MAX_PAYS,
+            "an odd dealer total pays every player still in X to 1 (1 = even money)",
+            ruling="R-FC-5",
+            group="pays",
+            structural=False,
+        ),
+    )
 
 
 def must_turn(two_card_total: int) -> bool:
@@ -74,7 +201,8 @@ def player_final_total(two_card_total: int, third_value: int, turned: bool) -> i
 
 
 def showdown(player_total: int | None, dealer_total: int) -> int:
-    """+1 win, 0 push, -1 loss for a player against the dealer's three-card total (R-FC-5).
+    """+1 win, 0 push, -1 loss for a player against the dealer's three-card total (R-FC-5 as RULES.md
+    deals it; a table's own pays and tie rule: :meth:`FinalCountRules.net`).
 
     ``player_total`` is None when the player already lost (odd total).
     """
@@ -194,11 +322,11 @@ class FinalCountFlow(BaseFlow):
                 continue
             total = self.final[s.seat]
             r.hand_result(seat_name(s.seat), str(total))
-            result = showdown(total, dealer_total)
+            net = self.rules.net(total, dealer_total)  # R-FC-5, this table's pays and tie rule
             stake = s.wagers["main"]
-            outcome = {1: "win", 0: "push", -1: "lose"}[result]
+            outcome = "win" if net > 0 else "push" if net == 0 else "lose"
             detail = f"{total} vs dealer {dealer_total}" + (" (dealer busts)" if dealer_total % 2 else "")
-            r.settle(s, "main", stake, stake * (1 + result), outcome, detail)
+            r.settle(s, "main", stake, stake * (1 + net), outcome, detail)
 
     def context(self, r: RoundOps, state: SeatOps) -> FcDecision:
         return FcDecision(
@@ -226,8 +354,9 @@ DEFINITION = GameDefinition(
     title="Final Count",
     tagline="Odd total loses · Higher even total wins",
     rules_type=FinalCountRules,
+    # the choice parameters (face-value is a preset now: value.J, value.Q and value.K are the rule set's)
     rule_options=(
-        RuleOption("face-value", tuple(f.value for f in FaceValue), "J/Q/K count 10 or 0 (R-FC-1)"),
+        RuleOption("tie", tuple(t.value for t in Tie), "equal even totals push, win or lose (R-FC-5)"),
     ),
     paytables=(),
     wagers=(Wager("main", "main", main=True),),
@@ -246,5 +375,5 @@ DEFINITION = GameDefinition(
     kernel="tablegames.simulation.final_count:KERNEL",
     felt="felt/final-count.js",
     terminal="tablegames.cli.felts.final_count:FELT",
-    parameters=(choice("face-value", "face_value", FaceValue, "J/Q/K count 10 or 0", ruling="R-FC-1"),),
+    parameters=_parameters(),
 )

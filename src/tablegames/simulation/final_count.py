@@ -25,10 +25,28 @@ D_FC = 2  # detail columns per seat
 
 @njit(cache=True, nogil=True)
 def fc_run(  # type: ignore[no-untyped-def]
-    start, end, decks, deck, buf, pos, nseats, stake, value, turn, wager_acc, seat_acc, hist, seat1, detail
+    start,
+    end,
+    decks,
+    deck,
+    buf,
+    pos,
+    nseats,
+    stake,
+    value,
+    turn,
+    pays,
+    wager_acc,
+    seat_acc,
+    hist,
+    seat1,
+    detail,
 ):
-    """Final Count rounds (R-FC-1..5). Wager row 0: main. ``hist``: [win (dealer odd), win (higher), push,
-    lose (lower), lose (odd total)], turned by choice, turned by the dealer (odd two-card total), stood."""
+    """Final Count rounds (R-FC-1..5). Wager row 0: main. ``value``: each card's value, ``pays``: the net
+    of one unit by category (dealer odd, higher, tie, lower, player odd: the table's pays and tie rule).
+    ``hist``: [dealer odd, higher, tie, lower, player odd (labelled by RULES.md's pays: win (dealer odd),
+    win (higher), push, lose (lower), lose (odd total))], turned by choice, turned by the dealer (odd
+    two-card total), stood."""
     S = nseats
     k = 3 * (S + 1)
     cards = np.empty(k, dtype=np.int64)
@@ -54,22 +72,19 @@ def fc_run(  # type: ignore[no-untyped-def]
                 hist[5 if turned == 1 else 7] += 1
             ms = stake[s]
             if turned == 1 and (two + value[c]) % 2 == 1:
-                ret = 0
-                hist[4] += 1
+                cat = 4  # R-FC-3/4: an odd three-card total loses at once
             else:
                 tot = two + value[c] if turned == 1 else two
                 if dt % 2 == 1:  # R-FC-5: the dealer busts
-                    ret = 2 * ms
-                    hist[0] += 1
+                    cat = 0
                 elif tot > dt:
-                    ret = 2 * ms
-                    hist[1] += 1
+                    cat = 1
                 elif tot == dt:
-                    ret = ms
-                    hist[2] += 1
+                    cat = 2
                 else:
-                    ret = 0
-                    hist[3] += 1
+                    cat = 3
+            hist[cat] += 1
+            ret = ms * (1 + pays[cat])
             wager_acc[0, 0] += 1
             wager_acc[0, 1] += ms
             wager_acc[0, 2] += ms
@@ -103,7 +118,8 @@ class FinalCountKernel(Kernel):
 
     def prepare(self, rules: fc.FinalCountRules, wagers: Any, seats: int, strategy: str) -> KernelJob:
         st = named_strategy_tables(rules, strategy)
-        args = (wagers.main * np.ones(seats, dtype=np.int64), fc_values(rules), st.fc_turn)
+        pays = np.asarray(rules.pays, dtype=np.int64)
+        args = (wagers.main * np.ones(seats, dtype=np.int64), fc_values(rules), st.fc_turn, pays)
         return KernelJob(deal_cards=3 * (seats + 1), wager_rows=("main",), hist_size=8, args=args)
 
     def strategy_tables(self, rules: fc.FinalCountRules, decide: Decide) -> StrategyTables:
