@@ -9,7 +9,8 @@ import json
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
-from tablegames.server.client import Connection
+from tablegames.server.client import CLOSE_REDIRECT, Connection
+from tablegames.server.cluster import NotOwner
 from tablegames.server.errors import ApiError
 from tablegames.server.routes.deps import RowId, off_loop, server_of
 
@@ -23,6 +24,11 @@ async def play(websocket: WebSocket, table_id: RowId, token: str | None = None) 
     try:
         who = await off_loop(websocket, server.authenticate, token)
         runner = await off_loop(websocket, server.runner, table_id)
+    except NotOwner as moved:  # another process serves the table: the client is sent there (cluster.py)
+        redirect = {"type": "redirect", "url": moved.owner["url"], "table_id": table_id}
+        await websocket.send_text(json.dumps(redirect))
+        await websocket.close(code=CLOSE_REDIRECT)
+        return
     except ApiError as exc:
         await websocket.send_text(json.dumps({"type": "error", **exc.to_dict(), "request_id": None}))
         await websocket.close(code=4401 if exc.code == "unauthorized" else 4404)
