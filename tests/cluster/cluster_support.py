@@ -164,8 +164,10 @@ def clusters(pg_url: str, tmp_path: Path) -> Iterator[Callable[..., Cluster]]:
     """``start_cluster(n=3, args=[...], script=None)``: n nodes ``n1..nN`` started together and healthy."""
     made: list[Cluster] = []
 
-    def start(n: int = 3, args: list[str] | None = None, script: str | None = None) -> Cluster:
-        base_args = ["--no-demo-tables", *(args or [])]
+    def start(
+        n: int = 3, args: list[str] | None = None, script: str | None = None, demo: bool = False
+    ) -> Cluster:
+        base_args = [*([] if demo else ["--no-demo-tables"]), *(args or [])]
         nodes = [Node(f"n{i}", pg_url, tmp_path / f"n{i}.log", base_args, script) for i in range(1, n + 1)]
         cluster = Cluster(pg_url, nodes)
         made.append(cluster)

@@ -14,6 +14,8 @@ import httpx
 import pytest
 from cluster_support import Cluster, Player, create_table, ledger_ok, money
 
+from tablegames.rules import registry
+
 pytestmark = [pytest.mark.timeout(240), pytest.mark.slow]
 
 BUY_IN = 100_000
@@ -37,6 +39,25 @@ def my_cards(state: dict[str, object], seat: int) -> list[str]:
     assert isinstance(rnd, dict)
     (mine,) = [s for s in rnd["seats"] if s["seat"] == seat]
     return list(mine["cards"])
+
+
+def test_processes_started_together_create_the_demo_tables_once_and_spread_them(
+    start_cluster: object,
+) -> None:
+    cluster: Cluster = start_cluster(3, demo=True)  # type: ignore[operator]
+    tables = [int(t) for (t,) in cluster.sql("SELECT id FROM tables ORDER BY id")]
+    assert len(tables) == len(registry.DEFINITIONS)  # one of each game, not one per process
+    deadline = time.time() + 20
+    while True:  # the first process took them all; it gives the idle ones back as the others start
+        owned = cluster.wait_owned(tables)
+        counts = [Counter(owned.values())[n.name] for n in cluster.nodes]
+        if max(counts) - min(counts) <= 1:
+            break
+        assert time.time() < deadline, owned
+        time.sleep(0.2)
+    for n in cluster.nodes:  # the lobby from any process
+        lobby = httpx.get(f"{n.base}/tables").json()
+        assert [t["table_id"] for t in lobby] == tables
 
 
 def test_tables_spread_and_a_sigkilled_owners_round_completes_once_on_another_process(

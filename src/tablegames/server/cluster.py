@@ -80,6 +80,10 @@ _CANDIDATES = text(
 _OWNER = text(
     f"SELECT node, advertise, generation, expires_at > {_NOW} AS live FROM table_leases WHERE table_id = :t"
 )
+_FEWEST = text(  # the fewest tables a live node holds
+    f"SELECT MIN(n) FROM (SELECT COUNT(l.table_id) AS n FROM cluster_nodes c LEFT JOIN table_leases l "
+    f"ON l.node = c.node AND l.expires_at > {_NOW} WHERE c.expires_at > {_NOW} GROUP BY c.node) AS held"
+)
 _LIMITS = text(
     "SELECT id, min_bet, max_bet FROM tables WHERE id IN (SELECT * FROM unnest(CAST(:ids AS bigint[])))"
 )
@@ -117,6 +121,7 @@ class Cluster:
         self.node = node
         self.advertise = advertise
         self.held: dict[int, int] = {}  # table id -> the generation held
+        self._fresh: set[int] = set()  # leased by a transaction creating the table, maybe not committed yet
         self._held_lock = threading.Lock()
         self._adopt_lock = threading.RLock()  # one table adopted at a time (claimer thread, REST threads)
         self._stop = threading.Event()
@@ -144,6 +149,8 @@ class Cluster:
 
     def renew(self) -> set[int]:
         """Renew the node's row and every lease held; the tables whose lease is gone (taken by another node)."""
+        with self._held_lock:
+            fresh = set(self._fresh)
         pairs = self._pairs()
         with self._conn() as c, c.begin():
             c.execute(_NODE, {"n": self.node, "a": self.advertise, "s": LEASE_SECONDS})
@@ -152,7 +159,7 @@ class Cluster:
                 if pairs["ids"]
                 else set()
             )
-        return set(pairs["ids"]) - kept
+        return set(pairs["ids"]) - kept - fresh
 
     def claim(self, table_id: int) -> int | None:
         """Take the table's lease if nobody holds it (free, expired, or an earlier run of this node's): its new
@@ -181,6 +188,7 @@ class Cluster:
             if len(self.held) >= share:
                 return None
             self.held[table_id] = 1
+            self._fresh.add(table_id)
         c.execute(
             text(
                 "INSERT INTO table_leases (table_id, node, advertise, generation, expires_at, taken_at) "
@@ -247,6 +255,8 @@ class Cluster:
         from tablegames.server.runner import TableRunner
 
         with self._adopt_lock:
+            with self._held_lock:
+                self._fresh.discard(table_id)  # (committed: the caller had it created)
             if table_id in self.server.runners:
                 return True
             if generation is None:
@@ -276,6 +286,35 @@ class Cluster:
                 del self.held[table_id]
         with contextlib.suppress(Exception), self._conn() as c, c.begin():
             c.execute(_RELEASE, {"n": self.node, "ids": [table_id], "gens": [generation]})
+
+    def forget_new_table(self, table_id: int) -> None:
+        """The transaction creating the table failed: its lease was never taken."""
+        with self._held_lock:
+            self._fresh.discard(table_id)
+            self.held.pop(table_id, None)
+
+    def rebalance(self) -> None:
+        """Holding more than its share, or two tables more than the node holding the fewest (another node
+        started): give back one idle table (nobody seated, no sockets, no round in play), which a node under its
+        share takes."""
+        with self._conn() as c:
+            share = self.share(c, int(c.execute(text("SELECT COUNT(*) FROM tables")).scalar_one()))
+            fewest = int(c.execute(_FEWEST).scalar() or 0)
+        if len(self.held) <= share and len(self.held) < fewest + 2:
+            return
+        for table_id, runner in sorted(self.server.runners.items()):
+            live = runner.live
+            if runner.conns or runner.occupants or (live is not None and not live.settled):
+                continue
+            generation = self.held.get(table_id)
+            if generation is None:
+                continue
+            with self.server._tables_lock:
+                self.server.runners = {k: r for k, r in self.server.runners.items() if k != table_id}
+            runner.moved({})
+            self._give_back(table_id, generation)
+            log.warning("node %s gave table %s back (more than its share of %s)", self.node, table_id, share)
+            return
 
     def lose(self, table_id: int) -> None:
         """The table's lease is gone: stop serving it; its sockets are sent to the new owner (or closed)."""
@@ -337,6 +376,7 @@ class Cluster:
                     if self._stop.is_set():
                         return
                     self.adopt(table_id)
+                self.rebalance()
                 self._refresh_limits()
             except Exception:
                 log.exception("claiming tables on node %s failed", self.node)

@@ -132,10 +132,7 @@ class TableCore:
 
     def _moved(self) -> None:
         """(Event loop.)"""
-        self.stop_timers()
-        if self._drainer is not None:
-            self._drainer.cancel()
-            self._drainer = None
+        self.stop_timers()  # (steps already queued still run: each finds moved_to, or the fence)
         for c in list(self.conns):
             redirect(c, self.table_id, self.moved_to)
         self.conns = []

@@ -336,7 +336,7 @@ class Steps(Settling):
     def _on_timer(self) -> None:
         """(Worker.) Close betting, time a turn out or retry a settlement, if it is still due."""
         live = self.live
-        if live is None:
+        if live is None or self.moved_to is not None:
             return
         try:
             rnd = live.rnd

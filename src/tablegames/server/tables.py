@@ -48,10 +48,16 @@ class Tables(Wallet):
 
         row = new_table_row(game, name, seats, min_bet, max_bet, rules, paytable)
         if self.cluster is not None:  # leased: this process's if it holds less than its share (cluster.py)
-            with self.tx() as s:
-                s.add(row)
-                s.flush()
-                generation = self.cluster.lease_new_table(s.connection(), row.id)
+            generation = None
+            try:
+                with self.tx() as s:
+                    s.add(row)
+                    s.flush()
+                    generation = self.cluster.lease_new_table(s.connection(), row.id)
+            except BaseException:
+                if generation is not None:
+                    self.cluster.forget_new_table(row.id)
+                raise
             if generation is not None:
                 self.cluster.adopt(row.id, generation)
             return table_info(row)
