@@ -112,6 +112,7 @@ def test_tables_spread_and_a_sigkilled_owners_round_completes_once_on_another_pr
     for t in others:  # every table of the dead process was taken within 5 s by a live one
         node, generation, live, taken_at = leases[t]
         assert node in survivors and live and generation == 2
+        print(f"table {t} taken by {node} {taken_at - killed_at:.2f} s after its owner's SIGKILL")
         assert taken_at - killed_at < 5.0, taken_at - killed_at
     new_owner = leases[table][0]
     assert owners(cluster, table) == {(new_owner, cluster.node(new_owner).base, 2)}
