@@ -41,8 +41,22 @@ LEASE_SECONDS = 3.0  # a lease not renewed for this long may be taken by another
 HEARTBEAT_SECONDS = 1.0  # leases and the node's row are renewed this often
 CLAIM_SECONDS = 0.5  # free and expired leases are looked for this often
 IDLE_IN_TRANSACTION_MS = 5000  # a paused process's open transaction is ended by PostgreSQL after this
+# An owner whose lease was not renewed for 1.5 heartbeats may be dead: a socket for its table waits (up to the
+# lease) for it to renew or for a takeover rather than being sent to a process that may not answer.
+STALE_SECONDS = LEASE_SECONDS - 1.5 * HEARTBEAT_SECONDS
 
 _NOW = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)"
+
+
+def _dead(node: str) -> str:
+    """SQL: the node's heartbeat connection is gone from the database (its process died: PostgreSQL ends the
+    sessions of a killed process at once), so its leases need not be waited for. Fencing keeps this safe
+    whatever the reason: a process that is alive after all has its next write refused."""
+    return (
+        f"EXISTS (SELECT 1 FROM cluster_nodes d WHERE d.node = {node} AND d.pid IS NOT NULL "
+        "AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = d.pid))"
+    )
+
 
 #: The fence of a table's write (first statement of its transaction): the lease as this node holds it.
 FENCE = text(
@@ -54,7 +68,8 @@ _PLACEHOLDER = text(
     "VALUES (:t, '', '', 0, 0, 0) ON CONFLICT (table_id) DO NOTHING"
 )
 _LOCK_LEASE = text(
-    f"SELECT node, generation, expires_at, {_NOW} AS now FROM table_leases WHERE table_id = :t FOR UPDATE"
+    f"SELECT l.node, l.generation, l.expires_at, {_NOW} AS now, {_dead('l.node')} AS dead FROM table_leases l "
+    "WHERE l.table_id = :t FOR UPDATE OF l"
 )
 _TAKE = text(
     "UPDATE table_leases SET node = :n, advertise = :a, generation = generation + 1, "
@@ -69,20 +84,25 @@ _RELEASE = text(
     "(SELECT * FROM unnest(CAST(:ids AS bigint[]), CAST(:gens AS bigint[])))"
 )
 _NODE = text(
-    f"INSERT INTO cluster_nodes (node, advertise, expires_at) VALUES (:n, :a, {_NOW} + :s) "
-    "ON CONFLICT (node) DO UPDATE SET advertise = EXCLUDED.advertise, expires_at = EXCLUDED.expires_at"
+    f"INSERT INTO cluster_nodes (node, advertise, expires_at, pid) VALUES (:n, :a, {_NOW} + :s, pg_backend_pid()) "
+    "ON CONFLICT (node) DO UPDATE SET advertise = EXCLUDED.advertise, expires_at = EXCLUDED.expires_at, "
+    "pid = EXCLUDED.pid"
 )
-_LIVE_NODES = text(f"SELECT COUNT(*) FROM cluster_nodes WHERE expires_at > {_NOW}")
+_LIVE_NODES = text(
+    f"SELECT COUNT(*) FROM cluster_nodes c WHERE c.expires_at > {_NOW} AND NOT {_dead('c.node')}"
+)
 _CANDIDATES = text(
-    f"SELECT t.id, l.node, l.generation, l.expires_at, {_NOW} AS now FROM tables t "
+    f"SELECT t.id, l.node, l.generation, l.expires_at, {_NOW} AS now, {_dead('l.node')} AS dead FROM tables t "
     "LEFT JOIN table_leases l ON l.table_id = t.id ORDER BY t.id"
 )
 _OWNER = text(
-    f"SELECT node, advertise, generation, expires_at > {_NOW} AS live FROM table_leases WHERE table_id = :t"
+    f"SELECT l.node, l.advertise, l.generation, l.expires_at - {_NOW} AS remaining, {_dead('l.node')} AS dead "
+    "FROM table_leases l WHERE l.table_id = :t"
 )
 _FEWEST = text(  # the fewest tables a live node holds
     f"SELECT MIN(n) FROM (SELECT COUNT(l.table_id) AS n FROM cluster_nodes c LEFT JOIN table_leases l "
-    f"ON l.node = c.node AND l.expires_at > {_NOW} WHERE c.expires_at > {_NOW} GROUP BY c.node) AS held"
+    f"ON l.node = c.node AND l.expires_at > {_NOW} WHERE c.expires_at > {_NOW} AND NOT {_dead('c.node')} "
+    "GROUP BY c.node) AS held"
 )
 _LIMITS = text(
     "SELECT id, min_bet, max_bet FROM tables WHERE id IN (SELECT * FROM unnest(CAST(:ids AS bigint[])))"
@@ -102,7 +122,9 @@ class NotOwner(Exception):
 
     def __init__(self, owner: dict[str, Any]) -> None:
         super().__init__(f"table {owner['table_id']} is owned by {owner['node']} at {owner['url']}")
-        self.owner = owner
+        self.owner = {k: v for k, v in owner.items() if not k.startswith("_")}
+        # the owner's lease is due for renewal and was not renewed: it may be dead (see STALE_SECONDS)
+        self.stale = float(owner.get("_remaining", LEASE_SECONDS)) < STALE_SECONDS
 
 
 def check_fence(handle: Any, fence: tuple[int, int], node: str) -> None:
@@ -126,10 +148,13 @@ class Cluster:
         self._adopt_lock = threading.RLock()  # one table adopted at a time (claimer thread, REST threads)
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
-        # the heartbeat's own connection (and the claims'): never waits behind the tables' pool
+        # the claims' and the owner look-ups' connections: never wait behind the tables' pool
         self.engine: Engine = create_engine(
-            server.engine.url, pool_size=2, max_overflow=2, pool_pre_ping=True
+            server.engine.url, pool_size=2, max_overflow=4, pool_pre_ping=True
         )
+        # the heartbeat's one connection, kept open: its backend's pid in ``cluster_nodes`` says this process
+        # is alive (_dead)
+        self.beat: Engine = create_engine(server.engine.url, pool_size=1, max_overflow=0, pool_pre_ping=True)
 
     # --- the database ----------------------------------------------------------------------------------
 
@@ -139,7 +164,7 @@ class Cluster:
             yield c
 
     def register(self) -> None:
-        with self._conn() as c, c.begin():
+        with self.beat.connect() as c, c.begin():
             c.execute(_NODE, {"n": self.node, "a": self.advertise, "s": LEASE_SECONDS})
 
     def _pairs(self) -> dict[str, Any]:
@@ -152,7 +177,7 @@ class Cluster:
         with self._held_lock:
             fresh = set(self._fresh)
         pairs = self._pairs()
-        with self._conn() as c, c.begin():
+        with self.beat.connect() as c, c.begin():
             c.execute(_NODE, {"n": self.node, "a": self.advertise, "s": LEASE_SECONDS})
             kept = (
                 {int(t) for (t,) in c.execute(_RENEW, {**pairs, "s": LEASE_SECONDS})}
@@ -172,7 +197,7 @@ class Cluster:
                 mine = self.held.get(table_id)
             if mine is not None and row.node == self.node and row.generation == mine:
                 return None  # held already
-            if row.expires_at > row.now and row.node != self.node:
+            if row.expires_at > row.now and row.node != self.node and not row.dead:
                 return None
             generation = int(c.execute(_TAKE, {"t": table_id, "n": self.node, "a": self.advertise,
                                                "s": LEASE_SECONDS}).scalar_one())  # fmt: skip
@@ -208,18 +233,21 @@ class Cluster:
         with self._held_lock:
             self.held.clear()
         self.engine.dispose()
+        self.beat.dispose()
 
     def owner(self, table_id: int) -> dict[str, Any] | None:
-        """The table's live owner (``GET /tables/{id}/owner``), or None when nobody holds its lease now."""
+        """The table's live owner (``GET /tables/{id}/owner``; ``_remaining``: seconds its lease has left), or
+        None when nobody holds its lease now."""
         with self._conn() as c:
             row = c.execute(_OWNER, {"t": table_id}).first()
-        if row is None or not row.live or not row.node:
+        if row is None or row.remaining <= 0 or not row.node or row.dead:
             return None
         return {
             "table_id": table_id,
             "node": row.node,
             "url": row.advertise,
             "generation": int(row.generation),
+            "_remaining": float(row.remaining),
         }
 
     def share(self, c: Connection, tables: int) -> int:
@@ -239,7 +267,9 @@ class Cluster:
         free = [
             int(r.id)
             for r in rows
-            if int(r.id) not in held and r.node != self.node and (r.node is None or r.expires_at <= r.now)
+            if int(r.id) not in held
+            and r.node != self.node
+            and (r.node is None or r.expires_at <= r.now or r.dead)
         ]
         random.shuffle(free)
         room = max(0, share - len(held) - len(mine)) if respect_share else len(free)

@@ -243,6 +243,7 @@ class ClusterNode(Base):
     node: Mapped[str] = mapped_column(String(120), primary_key=True)
     advertise: Mapped[str] = mapped_column(String(300))
     expires_at: Mapped[float] = mapped_column(Float)
+    pid: Mapped[int | None] = mapped_column(Integer, nullable=True)  # its heartbeat's database session
 
 
 def normalize_url(url: str) -> str:

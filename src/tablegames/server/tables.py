@@ -118,7 +118,7 @@ class Tables(Wallet):
         owner = self.cluster.locate(table_id)
         if owner is None:
             raise ApiError("no_owner", f"table {table_id} has no owner right now; try again in a moment", 503)
-        return owner  # type: ignore[no-any-return]
+        return {k: v for k, v in owner.items() if not k.startswith("_")}
 
     def list_tables(self) -> list[dict[str, Any]]:
         if self.cluster is not None:
