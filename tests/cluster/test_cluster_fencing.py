@@ -14,11 +14,14 @@ import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
+from typer.testing import CliRunner
 
 from server_harness import ADMIN, Harness
+from tablegames.cli import app
 from tablegames.randomness import SeededRandom
 from tablegames.server import cluster
 from tablegames.server.app import create_app
+from tablegames.server.cluster import NodeNameTaken
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -137,3 +140,26 @@ def test_on_sqlite_one_process_owns_every_table(tmp_path: Path) -> None:
         }
         r = h.client.get("/tables/999/owner")
         assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
+
+
+def test_a_second_process_under_a_running_nodes_name_is_refused(pg_url: str) -> None:
+    """Two processes under one name would take each other's tables (a node takes an earlier run's at once)."""
+    with ExitStack() as stack:
+        h = Harness(stack.enter_context(TestClient(app_for(pg_url, "same", "http://a"))), stack)
+        tid = h.table("final-count")
+        with pytest.raises(NodeNameTaken, match="running already"):
+            stack.enter_context(TestClient(app_for(pg_url, "same", "http://b")))
+        assert h.client.get(f"/tables/{tid}/owner").json()["url"] == "http://a"  # still the first one's
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--advertise", "ftp://x"], "--advertise must be an http:// or https:// URL"),
+        (["--node", "n" * 121], "--node must be 1-120 characters"),
+    ],
+)
+def test_serve_checks_node_and_advertise(tmp_path: Path, options: list[str], message: str) -> None:
+    result = CliRunner().invoke(app, ["serve", "--data-dir", str(tmp_path), *options], env={"COLUMNS": "200"})
+    assert result.exit_code == 2 and message in result.output
+    assert not (tmp_path / "tablegames.sqlite3").exists()  # nothing was started

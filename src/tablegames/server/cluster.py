@@ -88,6 +88,10 @@ _NODE = text(
     "ON CONFLICT (node) DO UPDATE SET advertise = EXCLUDED.advertise, expires_at = EXCLUDED.expires_at, "
     "pid = EXCLUDED.pid"
 )
+_RUNNING = text(  # another process of this name: a live heartbeat and its session still there
+    f"SELECT 1 FROM cluster_nodes c WHERE c.node = :n AND c.expires_at > {_NOW} AND c.pid <> pg_backend_pid() "
+    f"AND NOT {_dead('c.node')}"
+)
 _LIVE_NODES = text(
     f"SELECT COUNT(*) FROM cluster_nodes c WHERE c.expires_at > {_NOW} AND NOT {_dead('c.node')}"
 )
@@ -115,6 +119,10 @@ class LeaseLost(Exception):
     def __init__(self, table_id: int) -> None:
         super().__init__(f"the lease of table {table_id} is gone")
         self.table_id = table_id
+
+
+class NodeNameTaken(RuntimeError):
+    """(Start-up.) Another running process has this node name."""
 
 
 class NotOwner(Exception):
@@ -164,7 +172,15 @@ class Cluster:
             yield c
 
     def register(self) -> None:
+        """Join: the node's heartbeat row. A node of the same name still running (its heartbeat live, its
+        session in the database) is refused: two processes under one name would take each other's tables."""
         with self.beat.connect() as c, c.begin():
+            running = c.execute(_RUNNING, {"n": self.node}).scalar()
+            if running:
+                raise NodeNameTaken(
+                    f"a server process named {self.node!r} is running already on this database; "
+                    "give each process its own --node"
+                )
             c.execute(_NODE, {"n": self.node, "a": self.advertise, "s": LEASE_SECONDS})
 
     def _pairs(self) -> dict[str, Any]:
