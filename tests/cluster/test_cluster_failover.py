@@ -172,6 +172,13 @@ def test_a_sigstopped_owner_that_lost_its_lease_writes_nothing_after_waking(star
     sleeper.signal(signal.SIGSTOP)
     stopped_at = time.time()
     try:
+        # a player arriving once the sleeper's lease is overdue is not sent to the sleeper (which would not
+        # answer): the process it came to waits for the takeover, then serves it or sends it to the new owner
+        time.sleep(1.8)
+        cid = Player(entry.base, "cid", BUY_IN)
+        assert cid.connect(entry.base, table, timeout=20)["type"] == "welcome"
+        assert sleeper.base not in cid.redirects, cid.redirects
+        cid.close()
         owner = cluster.wait_owned([table], timeout=15, exclude=sleeper.name)[table]
         deadline = time.time() + 20
         while cluster.sql("SELECT status FROM rounds WHERE id = :r", r=round_id)[0][0] != "settled":
