@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 from pathlib import Path
 from typing import Annotated
 
@@ -81,6 +82,20 @@ def register(app: typer.Typer) -> None:
         max_connections: Annotated[
             int, typer.Option(help="open connections in all (0: 4096, or fewer if the file limit is lower)")
         ] = 0,
+        node: Annotated[
+            str | None,
+            typer.Option(
+                help="this process's name among several on one PostgreSQL database, unique among them "
+                "(default: HOSTNAME:PORT)"
+            ),
+        ] = None,
+        advertise: Annotated[
+            str | None,
+            typer.Option(
+                help="the URL clients reach this process at, sent in redirects to its tables, e.g. "
+                "http://proxy/n/NAME (default: http://HOST:PORT)"
+            ),
+        ] = None,
     ) -> None:
         """Run the table server (web page, REST and WebSocket play)."""
         from tablegames.server.app import create_app, run
@@ -99,6 +114,13 @@ def register(app: typer.Typer) -> None:
         except ValueError as exc:
             fail("--" + str(exc).replace("_", "-"))
         url = database_url(database, data_dir)
+        name = node or f"{socket.gethostname()}:{port}"
+        if not 1 <= len(name) <= 120:
+            fail("--node must be 1-120 characters")
+        shown_host = socket.gethostname() if host in ("0.0.0.0", "::", "") else host
+        reach = (advertise or f"http://{shown_host}:{port}").rstrip("/")
+        if not reach.startswith(("http://", "https://")) or len(reach) > 300:
+            fail(f"--advertise must be an http:// or https:// URL (at most 300 characters), got {reach!r}")
         app = create_app(
             url,
             betting_seconds=betting_seconds,
@@ -106,6 +128,8 @@ def register(app: typer.Typer) -> None:
             admin_token=admin_token,
             demo_tables=demo_tables,
             table_threads=table_threads,
+            node=name,
+            advertise=reach,
         )
         shown = url.split("@")[-1] if "@" in url else url
         print(f"tablegames table server: http://{host}:{port}/  (database {shown})", flush=True)

@@ -16,13 +16,14 @@ from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tablegames.randomness import RandomSource
 from tablegames.rules import registry
+from tablegames.server.cluster import NotOwner
 from tablegames.server.connections import ConnectionLimits, bounded_http_protocol
 from tablegames.server.errors import ApiError
 from tablegames.server.limits import HardeningMiddleware, Limits
@@ -127,13 +128,17 @@ def create_app(
     static_dir: Path | None = None,
     table_threads: int = 2,
     limits: Limits | None = None,
+    node: str | None = None,
+    advertise: str = "",
 ) -> FastAPI:
     """The table server app.
 
     Live rounds deal from a provably fair source with a secret server seed (``require_live``). For tests only,
     ``source_factory`` deals seeded decks and ``deck_factory(table_id)`` gives each next round's deck.
     ``table_threads``: worker threads for the tables' steps (1 to ``MAX_TABLE_THREADS``). ``limits``: the
-    hardening middleware's bounds (``server/limits.py``; default ``Limits()``).
+    hardening middleware's bounds (``server/limits.py``; default ``Limits()``). ``node`` / ``advertise``: this
+    process's name among several on one PostgreSQL database and the URL clients reach it at
+    (``server/cluster.py``; default: a name unique to this server instance, no URL).
     """
     if (
         isinstance(table_threads, bool)
@@ -147,6 +152,8 @@ def create_app(
         source_factory=source_factory,
         deck_factory=deck_factory,
         table_threads=table_threads,
+        node=node,
+        advertise=advertise,
     )
     server = Server(database_url, config, admin_token)
 
@@ -176,6 +183,12 @@ def create_app(
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> JSONResponse:
         return _error(exc)
+
+    @app.exception_handler(NotOwner)
+    async def not_owner(request: Request, exc: NotOwner) -> RedirectResponse:
+        """A table served by another process (``GET /tables/{id}``): the same request there."""
+        query = f"?{request.url.query}" if request.url.query else ""
+        return RedirectResponse(exc.owner["url"].rstrip("/") + request.url.path + query, status_code=307)
 
     @app.exception_handler(SQLAlchemyError)
     async def database_error(request: Request, exc: SQLAlchemyError) -> JSONResponse:

@@ -27,6 +27,8 @@ MAX_SOCKETS_PER_PLAYER = 16  # over all tables: the oldest anywhere is closed
 MAX_SOCKETS_PER_TABLE = 64
 CLOSE_REPLACED = 4409  # close code of a socket replaced by a newer one of the same player
 CLOSE_TABLE_FULL = 4503  # close code of a socket refused (or replaced) because the table has too many
+CLOSE_REDIRECT = 4307  # close code after a ``redirect`` message: the table is served by another process
+CLOSE_RESTART = 1012  # the process gave the table up and nobody holds it yet: reconnect (to any process)
 
 
 def _on(loop: asyncio.AbstractEventLoop | None) -> bool:
@@ -98,3 +100,28 @@ class Connection:
                 self.close_code = code
             self.ending = True
             _call_on(self.loop, self._deliver, None)
+
+
+def redirect(conn: Connection, table_id: int, owner: dict[str, Any] | None) -> None:
+    """Send the client to the table's owner: one ``redirect`` message, then close code 4307 (docs/protocol.md);
+    with no owner known, close 1012 (the client reconnects, and is sent on from there)."""
+    if owner and owner.get("url"):
+        conn.send({"type": "redirect", "url": owner["url"], "table_id": table_id})
+        conn.close(CLOSE_REDIRECT)
+    else:
+        conn.close(CLOSE_RESTART)
+
+
+def follow_redirect(ws_url: str, message: dict[str, Any]) -> str:
+    """The WebSocket URL to reconnect to after a ``redirect`` message: the owner's URL (``http[s]://host[/prefix]``)
+    with the same path and query as ``ws_url``.
+
+    >>> follow_redirect("ws://a:1/ws/tables/3?token=t", {"type": "redirect", "url": "http://b:2/n/n2", "table_id": 3})
+    'ws://b:2/n/n2/ws/tables/3?token=t'
+    """
+    from urllib.parse import urlsplit
+
+    old, new = urlsplit(ws_url), urlsplit(str(message["url"]))
+    scheme = {"https": "wss", "http": "ws"}.get(new.scheme, new.scheme)
+    path = new.path.rstrip("/") + old.path
+    return f"{scheme}://{new.netloc}{path}" + (f"?{old.query}" if old.query else "")

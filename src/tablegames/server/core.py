@@ -4,7 +4,10 @@ cache of committed balances (the meters' included)."""
 from __future__ import annotations
 
 import asyncio
+import itertools
+import os
 import secrets
+import socket
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -12,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, event, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from tablegames.randomness import RandomSource
@@ -25,6 +28,16 @@ from tablegames.server.limits import KnownTokens
 from tablegames.server.meters import meter_accounts
 
 
+def _session_settings(dbapi_conn: Any, _record: Any) -> None:
+    """PostgreSQL: a transaction left open by a paused process (SIGSTOP) is ended by the database, so its locks
+    (a table's lease among them) do not hold a takeover up for ever."""
+    from tablegames.server.cluster import IDLE_IN_TRANSACTION_MS
+
+    with dbapi_conn.cursor() as cur:
+        cur.execute(f"SET idle_in_transaction_session_timeout = {int(IDLE_IN_TRANSACTION_MS)}")
+    dbapi_conn.commit()
+
+
 @dataclass(frozen=True)
 class PlayerInfo:
     player_id: int
@@ -33,6 +46,7 @@ class PlayerInfo:
 
 
 MAX_TABLE_THREADS = 64
+_INSTANCES = itertools.count(1)  # server instances in this process (their default node names differ)
 
 
 @dataclass
@@ -46,6 +60,10 @@ class Config:
     # Worker threads for the tables' steps (each table's steps still run one at a time, in order). A few are
     # enough to go on while some wait for the database; more only fight over the interpreter lock.
     table_threads: int = 2  # 1 .. MAX_TABLE_THREADS
+    # Several processes on one PostgreSQL database (server/cluster.py): this process's name and the URL clients
+    # reach it at (the owner's URL in redirects). Defaults: unique per server instance, no URL.
+    node: str | None = None
+    advertise: str = ""
 
 
 class ServerCore:
@@ -67,12 +85,19 @@ class ServerCore:
         self.known_tokens = KnownTokens()
         self.system: dict[str, int] = {}
         self.started = False
-        # account id -> committed balance. This process is the only writer of balances (one server per
-        # database), and every committed transaction stores the balances it set (tx(), write()).
+        # account id -> committed balance. On SQLite this process is the only writer of balances (one server
+        # per database), and every committed transaction stores the balances it set (tx(), write()). On
+        # PostgreSQL other processes write balances too: nothing is cached, every balance is read.
         self._balances: dict[int, int] = {}
         self._meter_accounts: dict[str, dict[str, int]] = {}
         self._meter_ids: dict[str, dict[str, int]] = {}
         self._sqlite = self.engine.dialect.name == "sqlite"
+        self._cache_balances = self._sqlite
+        # PostgreSQL: table leases (server/cluster.py), set up by Server.start(); None: this process owns all
+        self.cluster: Any = None
+        self.node = self.config.node or f"{socket.gethostname()}:{os.getpid()}:{next(_INSTANCES)}"
+        if not self._sqlite:
+            event.listen(self.engine, "connect", _session_settings)
         self.workers = ThreadPoolExecutor(max_workers=self.config.table_threads, thread_name_prefix="tables")
         self._write_lock = threading.RLock()
         self._commit_lock = threading.Lock()
@@ -102,7 +127,8 @@ class ServerCore:
                 yield
                 self._commit_lock.acquire()  # held through the commit (the end of this block) and the update
                 locked = True
-            self._balances.update(handle.info.get("new_balances", {}))
+            if self._cache_balances:
+                self._balances.update(handle.info.get("new_balances", {}))
         finally:
             if locked:
                 self._commit_lock.release()
@@ -110,21 +136,32 @@ class ServerCore:
             handle.info.pop("new_balances", None)
 
     @contextmanager
-    def tx(self) -> Iterator[Session]:
-        """One database transaction on an ORM session (committed on success, rolled back on any error)."""
+    def tx(self, fence: tuple[int, int] | None = None) -> Iterator[Session]:
+        """One database transaction on an ORM session (committed on success, rolled back on any error).
+        ``fence``: (table id, generation) of a table's write: its lease checked first (``cluster.LeaseLost``)."""
         with self._one_writer(), self.sessions() as session, self._transaction(session):
+            self._fence(session, fence)
             yield session
 
     @contextmanager
-    def write(self) -> Iterator[Connection]:
+    def write(self, fence: tuple[int, int] | None = None) -> Iterator[Connection]:
         """One transaction on a Core connection: the table hot paths (wagers, steps, settlements) use prebuilt
-        statements on it instead of the ORM. Committed on success, rolled back on any error."""
+        statements on it instead of the ORM. Committed on success, rolled back on any error. ``fence``: as
+        :meth:`tx`."""
         with self._one_writer(), self.engine.connect() as conn, self._transaction(conn):
             if self._sqlite:
                 # The database's write lock first, not at the first write: what this transaction reads stays as
                 # read until it commits, whatever other processes do (a settlement reads the jackpot meters).
                 conn.exec_driver_sql("BEGIN IMMEDIATE")
+            self._fence(conn, fence)
             yield conn
+
+    def _fence(self, handle: Session | Connection, fence: tuple[int, int] | None) -> None:
+        """The table's lease as this process holds it, locked until the commit (server/cluster.py)."""
+        if fence is not None and self.cluster is not None:
+            from tablegames.server.cluster import check_fence
+
+            check_fence(handle, fence, self.cluster.node)
 
     def meter_accounts(self, game: str) -> dict[str, int]:
         """Meter name -> its jackpot account id (fixed once the meters exist; cached)."""
@@ -159,7 +196,7 @@ class ServerCore:
         out: dict[int, int] = {}
         missing = []
         for a in set(account_ids):
-            cached = self._balances.get(a)
+            cached = self._balances.get(a) if self._cache_balances else None
             if cached is None:
                 missing.append(a)
             else:
@@ -167,12 +204,19 @@ class ServerCore:
         if missing:
             with self.reads.connect() as conn:
                 for a, b in conn.execute(select(Account.id, Account.balance).where(Account.id.in_(missing))):
-                    out[int(a)] = self._balances[int(a)] = int(b)
+                    out[int(a)] = int(b)
+                    if self._cache_balances:
+                        self._balances[int(a)] = int(b)
         return out
 
     def stop(self) -> None:
+        cluster, self.cluster = self.cluster, None
+        if cluster is not None:
+            cluster.stop()  # no more claims nor renewals
         for runner in self.runners.values():
             runner.stop()
         self.workers.shutdown(wait=True)  # the steps in progress finish
+        if cluster is not None:
+            cluster.release_all()  # the leases given back: another process may take the tables at once
         self.workers = ThreadPoolExecutor(max_workers=self.config.table_threads, thread_name_prefix="tables")
         self.engine.dispose()

@@ -221,6 +221,32 @@ class IdempotencyKey(Base):
     created_at: Mapped[float] = mapped_column(Float, default=now)
 
 
+class TableLease(Base):
+    """Which server process owns a table (PostgreSQL, several processes: ``server/cluster.py``). Taking the lease
+    increments ``generation``; every write of a round step checks it in its own transaction (fencing).
+    ``expires_at`` and ``taken_at`` are the database's clock (epoch seconds)."""
+
+    __tablename__ = "table_leases"
+
+    table_id: Mapped[int] = mapped_column(ForeignKey("tables.id"), primary_key=True)
+    node: Mapped[str] = mapped_column(String(120))
+    advertise: Mapped[str] = mapped_column(String(300))
+    generation: Mapped[int] = mapped_column(BigInteger)
+    expires_at: Mapped[float] = mapped_column(Float)
+    taken_at: Mapped[float] = mapped_column(Float, default=0.0)
+
+
+class ClusterNode(Base):
+    """A live server process (its heartbeat): the tables are spread over the nodes whose row has not expired."""
+
+    __tablename__ = "cluster_nodes"
+
+    node: Mapped[str] = mapped_column(String(120), primary_key=True)
+    advertise: Mapped[str] = mapped_column(String(300))
+    expires_at: Mapped[float] = mapped_column(Float)
+    pid: Mapped[int | None] = mapped_column(Integer, nullable=True)  # its heartbeat's database session
+
+
 def normalize_url(url: str) -> str:
     """``postgresql://`` -> ``postgresql+psycopg://`` (psycopg 3); a bare path -> a SQLite URL."""
     if url.startswith("postgresql://") or url.startswith("postgres://"):

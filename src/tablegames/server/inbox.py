@@ -22,6 +22,7 @@ from tablegames.server import ledger
 from tablegames.server.client import (
     Connection,
     _call_on,
+    redirect,
 )
 from tablegames.server.db import (
     GameTable,
@@ -90,6 +91,10 @@ class TableCore:
         # client seeds (issue 11 defect 11): the next round's server seed, committed before any seed is taken
         self._next_pf: ProvablyFair | None = None
         self.client_seeds: dict[int, str] = {}  # player id -> their seed at this table
+        # Several processes (server/cluster.py): (table id, lease generation) checked by every write of this
+        # table; once the lease is gone, where the table went (the owner, or {} if nobody holds it now)
+        self.fence: tuple[int, int] | None = None
+        self.moved_to: dict[str, Any] | None = None
         with server.tx() as s:
             self.in_play = ledger.table_in_play_account(s, row.id)
             for seat, pid, name, acc in s.execute(
@@ -115,6 +120,30 @@ class TableCore:
         """The table as anyone may see it (``GET /tables/{id}``)."""
         live = self.live
         return {**self.info(), "view": live.rnd.view(None) if live is not None else None}
+
+    def moved(self, owner: dict[str, Any] | None) -> None:
+        """(Any thread.) This process lost the table's lease: it serves it no more; every socket is sent to the
+        new owner (``redirect``, close 4307) or, with nobody holding it yet, closed (1012: reconnect)."""
+        self.moved_to = owner or {}
+        if self.server.loop is None:
+            self._moved()
+        else:
+            self._on_loop(self._moved)
+
+    def _moved(self) -> None:
+        """(Event loop.)"""
+        self.stop_timers()  # (steps already queued still run: each finds moved_to, or the fence)
+        for c in list(self.conns):
+            redirect(c, self.table_id, self.moved_to)
+        self.conns = []
+
+    def stop_timers(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._meter_push is not None:
+            self._meter_push.cancel()
+            self._meter_push = None
 
     def stop(self) -> None:
         if self._timer is not None:

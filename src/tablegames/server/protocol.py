@@ -19,7 +19,9 @@ from tablegames.server.client import (
     MAX_SOCKETS_PER_PLAYER_TABLE,
     MAX_SOCKETS_PER_TABLE,
     Connection,
+    redirect,
 )
+from tablegames.server.cluster import LeaseLost
 from tablegames.server.db import (
     Seating,
 )
@@ -110,6 +112,9 @@ class Protocol(Steps):
     def handle(self, conn: Connection, text: str | bytes) -> None:
         """Handle one client message; every refusal is an ``error`` message and changes nothing."""
         rid: str | None = None
+        if self.moved_to is not None:  # another process serves this table now (cluster.py)
+            redirect(conn, self.table_id, self.moved_to)
+            return
         try:
             if len(text) > self.server.config.max_message_bytes:
                 raise ApiError(
@@ -137,6 +142,16 @@ class Protocol(Steps):
             handler(self, conn, msg)
         except ApiError as exc:
             conn.send({"type": "error", **exc.to_dict(), "request_id": rid})
+        except LeaseLost:  # nothing was written: the client is sent to the new owner, and retries there
+            conn.send(
+                {
+                    "type": "error",
+                    "code": "moved",
+                    "message": "this table is served by another process now; nothing was changed",
+                    "request_id": rid,
+                }
+            )
+            self.server.cluster.lose(self.table_id)
         except IllegalAction as exc:
             conn.send({"type": "error", **from_engine(exc).to_dict(), "request_id": rid})
         except SQLAlchemyError:
@@ -206,7 +221,7 @@ class Protocol(Steps):
         elif seat in busy:
             raise ApiError("seat_taken", f"seat {seat} is taken")
         try:
-            with self.server.tx() as s:
+            with self.server.tx(self.fence) as s:
                 s.add(Seating(table_id=self.table_id, seat=seat, player_id=pid))
         except IntegrityError:
             raise ApiError("seat_taken", f"seat {seat} is taken") from None
@@ -224,7 +239,7 @@ class Protocol(Steps):
         live = self.live
         if live is not None and not live.rnd.is_over and live.rnd.seats[seat].playing:
             raise ApiError("in_round", f"seat {seat} has wagers in play; leave after the round")
-        with self.server.tx() as s:
+        with self.server.tx(self.fence) as s:
             clear_seat(s, self.table_id, conn.player.player_id)
         self.occupants = {k: p for k, p in self.occupants.items() if k != seat}
         self._ack(conn, "leave", msg, seat=seat)

@@ -54,7 +54,7 @@ class Pushes(TableCore):
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if deadline is not None and self.server.loop is not None:
+        if deadline is not None and self.server.loop is not None and self.moved_to is None:
             self._timer = self.server.loop.call_later(max(0.0, deadline - time.time()), self._fire)
 
     def _fire(self) -> None:

@@ -73,7 +73,7 @@ class Recovery(Steps):
                     self._refresh_meters()
                     rnd.act(step["seat"], step["action"], by=step["by"])
             if not rnd.active_seats:
-                with self.server.tx() as s:
+                with self.server.tx(self.fence) as s:
                     s.execute(update(RoundRow).where(RoundRow.id == row.id).values(status=VOID))
                 continue
             if rnd.phase == Phase.BETTING:

@@ -38,7 +38,7 @@ class Settling(Pushes):
         assert live is not None and live.round_id is not None
         rnd = live.rnd
         round_id = live.round_id
-        with self.server.write() as c:
+        with self.server.write(self.fence) as c:
             row = c.execute(sql.ROUND_FOR_SETTLEMENT, {"rid": round_id}).one()
             if row.status == SETTLED:
                 live.settled = True

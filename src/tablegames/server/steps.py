@@ -27,6 +27,7 @@ from tablegames.server import statements as sql
 from tablegames.server.client import (
     Connection,
 )
+from tablegames.server.cluster import LeaseLost
 from tablegames.server.db import (
     BETTING,
     DECIDING,
@@ -97,7 +98,7 @@ class Steps(Settling):
             else []
         )
         try:
-            with self.server.write() as c:
+            with self.server.write(self.fence) as c:
                 if first:
                     round_id = int(c.execute(sql.INSERT_ROUND, self._round_values(live)).scalar_one())
                 else:
@@ -243,7 +244,7 @@ class Steps(Settling):
     def _persist_step(self, payload: dict[str, Any], status: str | None = None) -> None:
         live = self.live
         assert live is not None and live.round_id is not None
-        with self.server.write() as c:
+        with self.server.write(self.fence) as c:
             c.execute(
                 sql.INSERT_STEP,
                 {"round_id": live.round_id, "seq": live.steps, "payload": payload, "created_at": time.time()},
@@ -335,7 +336,7 @@ class Steps(Settling):
     def _on_timer(self) -> None:
         """(Worker.) Close betting, time a turn out or retry a settlement, if it is still due."""
         live = self.live
-        if live is None:
+        if live is None or self.moved_to is not None:
             return
         try:
             rnd = live.rnd
@@ -355,6 +356,10 @@ class Steps(Settling):
                     self._after_step()
             else:
                 self._schedule()
+        except LeaseLost:
+            self.server.cluster.lose(
+                self.table_id
+            )  # another process serves the table now: nothing was written
         except Exception:
             log.exception("timer step failed on table %s; retrying", self.table_id)
             self._on_loop(self._arm, time.time() + push.RETRY_SECONDS)

@@ -10,8 +10,10 @@ from sqlalchemy.orm import Session
 
 from tablegames.rules import GAMES, registry
 from tablegames.server.checks import check_amount
+from tablegames.server.cluster import NotOwner
 from tablegames.server.db import (
     GameTable,
+    Player,
     Seating,
 )
 from tablegames.server.errors import ApiError
@@ -63,6 +65,20 @@ class Tables(Wallet):
         from tablegames.server.runner import TableRunner
 
         row = new_table_row(game, name, seats, min_bet, max_bet, rules, paytable, game_file, rule_set)
+        if self.cluster is not None:  # leased: this process's if it holds less than its share (cluster.py)
+            generation = None
+            try:
+                with self.tx() as s:
+                    s.add(row)
+                    s.flush()
+                    generation = self.cluster.lease_new_table(s.connection(), row.id)
+            except BaseException:
+                if generation is not None:
+                    self.cluster.forget_new_table(row.id)
+                raise
+            if generation is not None:
+                self.cluster.adopt(row.id, generation)
+            return table_info(row)
         with self._tables_lock:  # (REST threads) one runner per table, even if sync_tables runs meanwhile
             with self.tx() as s:
                 s.add(row)
@@ -71,25 +87,75 @@ class Tables(Wallet):
         return table_info(row)
 
     def set_limits(self, table_id: int, min_bet: object, max_bet: object) -> dict[str, Any]:
-        """Change a table's limits (operator); wagers already placed stay as they are."""
-        runner = self.runner(table_id)
-        lo = runner.row.min_bet if min_bet is None else check_amount(min_bet, "min_bet")
-        hi = runner.row.max_bet if max_bet is None else check_amount(max_bet, "max_bet")
+        """Change a table's limits (operator); wagers already placed stay as they are. (Several processes: the
+        owner's runner reads them within a second, ``cluster.py``.)"""
+        runner = self.runners.get(table_id) if self.cluster is not None else self.runner(table_id)
+        current = runner.row if runner is not None else self.table_row(table_id)
+        lo = current.min_bet if min_bet is None else check_amount(min_bet, "min_bet")
+        hi = current.max_bet if max_bet is None else check_amount(max_bet, "max_bet")
         if hi < lo:
             raise ApiError("bad_message", f"max_bet {hi} is below min_bet {lo}")
         with self.tx() as s:
             row = s.get(GameTable, table_id)
             assert row is not None
             row.min_bet, row.max_bet = lo, hi
+        if runner is None:
+            return self._tables_from_db(table_id)[0]
         runner.row.min_bet, runner.row.max_bet = lo, hi
         return runner.info()  # type: ignore[no-any-return]
 
+    def table_row(self, table_id: int) -> GameTable:
+        """The table's stored row, or ``not_found``."""
+        with self.sessions() as s:
+            row = s.get(GameTable, table_id)
+        if row is None:
+            raise ApiError("not_found", f"no table {table_id}", 404)
+        return row
+
+    def _tables_from_db(self, table_id: int | None = None) -> list[dict[str, Any]]:
+        """The tables and who sits where, as stored (several processes: the lobby of any of them)."""
+        with self.sessions() as s:
+            q = select(GameTable).order_by(GameTable.id)
+            rows = list(s.scalars(q if table_id is None else q.where(GameTable.id == table_id)))
+            seats = s.execute(
+                select(Seating.table_id, Seating.seat, Player.name).join(
+                    Player, Player.id == Seating.player_id
+                )
+            ).all()
+        occupants: dict[int, dict[int, str]] = {}
+        for t, seat, name in seats:
+            occupants.setdefault(int(t), {})[int(seat)] = name
+        return [table_info(row, occupants.get(row.id)) for row in rows]
+
+    def table_owner(self, table_id: int) -> dict[str, Any]:
+        """``GET /tables/{id}/owner``: the process serving the table (this one on SQLite); a table nobody holds
+        is taken by this process."""
+        self.table_row(table_id)
+        if self.cluster is None:
+            return {"table_id": table_id, "node": self.node, "url": self.config.advertise, "generation": 0}
+        owner = self.cluster.locate(table_id)
+        if owner is None:
+            raise ApiError("no_owner", f"table {table_id} has no owner right now; try again in a moment", 503)
+        return {k: v for k, v in owner.items() if not k.startswith("_")}
+
     def list_tables(self) -> list[dict[str, Any]]:
+        if self.cluster is not None:
+            return self._tables_from_db()
         self.sync_tables()
         return [r.info() for r in list(self.runners.values())]
 
     def runner(self, table_id: int) -> Any:
+        """The table's runner in this process; several processes: ``cluster.NotOwner`` when another one serves
+        it (a table nobody holds is taken by this one)."""
         r = self.runners.get(table_id)
+        if r is None and self.cluster is not None:
+            self.table_row(table_id)
+            owner = self.cluster.locate(table_id)
+            r = self.runners.get(table_id)
+            if r is None:
+                if owner is None:
+                    raise ApiError("no_owner", f"table {table_id} has no owner right now; try again", 503)
+                raise NotOwner(owner)
         if r is None:
             self.sync_tables()
             r = self.runners.get(table_id)
@@ -98,8 +164,12 @@ class Tables(Wallet):
         return r
 
     def sync_tables(self) -> None:
-        """Open tables created meanwhile by ``tablegames tables create`` (another process)."""
+        """Open tables created meanwhile by ``tablegames tables create`` (another process). (Several processes:
+        the leases decide, ``cluster.py``.)"""
         from tablegames.server.runner import TableRunner
+
+        if self.cluster is not None:
+            return
 
         with self._tables_lock:  # (REST threads) two requests for a new table must not open it twice
             with self.sessions() as s:

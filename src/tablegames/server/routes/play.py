@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
-from tablegames.server.client import Connection
+from tablegames.server.client import CLOSE_REDIRECT, Connection
+from tablegames.server.cluster import NotOwner
 from tablegames.server.errors import ApiError
 from tablegames.server.routes.deps import RowId, off_loop, server_of
 
 router = APIRouter()
+
+STALE_POLL_SECONDS = 0.25
+STALE_WAITS = 16  # up to 4 s: more than a stale lease has left
 
 
 @router.websocket("/ws/tables/{table_id}")
@@ -22,7 +27,22 @@ async def play(websocket: WebSocket, table_id: RowId, token: str | None = None) 
     server = server_of(websocket)
     try:
         who = await off_loop(websocket, server.authenticate, token)
-        runner = await off_loop(websocket, server.runner, table_id)
+        for waited in itertools.count():
+            try:
+                runner = await off_loop(websocket, server.runner, table_id)
+                break
+            except (
+                NotOwner
+            ) as moved:  # another process serves the table: the client is sent there (cluster.py)
+                if (
+                    moved.stale and waited < STALE_WAITS
+                ):  # its owner may be dead: a renewal or a takeover first
+                    await asyncio.sleep(STALE_POLL_SECONDS)
+                    continue
+                redirect = {"type": "redirect", "url": moved.owner["url"], "table_id": table_id}
+                await websocket.send_text(json.dumps(redirect))
+                await websocket.close(code=CLOSE_REDIRECT)
+                return
     except ApiError as exc:
         await websocket.send_text(json.dumps({"type": "error", **exc.to_dict(), "request_id": None}))
         await websocket.close(code=4401 if exc.code == "unauthorized" else 4404)

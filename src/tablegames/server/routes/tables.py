@@ -109,6 +109,19 @@ async def table(request: Request, table_id: RowId) -> TableView:
     return TableView.model_validate(await runner.call(runner.public_view))
 
 
+class OwnerOut(Out):
+    table_id: int
+    node: str  # the process serving the table (``tablegames serve --node``)
+    url: str  # where clients reach it (``--advertise``)
+    generation: int  # its lease's generation (0: one process owns every table, SQLite)
+
+
+@router.get("/tables/{table_id}/owner", response_model=OwnerOut, responses=errors(404, 503))
+async def table_owner(request: Request, table_id: RowId) -> OwnerOut:
+    """The process serving the table now (docs/server.md, "Several processes"); any process answers."""
+    return OwnerOut.model_validate(await off_loop(request, server_of(request).table_owner, table_id))
+
+
 @router.get("/tables/{table_id}/history", response_model=list[RoundSummary], responses=errors(404))
 async def table_history(
     request: Request,
@@ -120,7 +133,7 @@ async def table_history(
 ) -> Response:
     """A table's public results, newest first: no balances (a player's are theirs: ``GET /history``)."""
     server = server_of(request)
-    await off_loop(request, server.runner, table_id)  # not_found for an unknown table
+    await off_loop(request, server.table_row, table_id)  # not_found for an unknown table
     return await json_off_loop(
         request, read(server, history, None, last, before, table_id=table_id, show_balances=None)
     )

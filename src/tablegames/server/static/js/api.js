@@ -65,12 +65,16 @@ export class TableSocket {
     this.closed = false;
     this.retry = 0;
     this.queue = [];
+    this.owner = null; // the owner's URL of a redirect (several server processes): the next connect goes there
+    this.hops = 0; // redirects followed since the last welcome
     this.connect();
   }
 
   url() {
+    const path = `/ws/tables/${this.tableId}?token=${encodeURIComponent(getToken() || "")}`;
+    if (this.owner) return this.owner.replace(/^http/, "ws").replace(/\/$/, "") + path;
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    return `${proto}//${location.host}/ws/tables/${this.tableId}?token=${encodeURIComponent(getToken() || "")}`;
+    return `${proto}//${location.host}${path}`;
   }
 
   connect() {
@@ -88,10 +92,20 @@ export class TableSocket {
       } catch {
         return;
       }
+      if (msg.type === "welcome") this.hops = 0;
+      if (msg.type === "redirect") {
+        this.owner = msg.url; // another process serves this table: reconnect there (close 4307 follows)
+        return;
+      }
       this.onMessage(msg);
     });
     ws.addEventListener("close", (ev) => {
       if (this.closed) return;
+      if (ev.code === 4307 && this.owner && this.hops++ < 5) {
+        setTimeout(() => !this.closed && this.connect(), 0);
+        return;
+      }
+      this.owner = null; // any other close: back through this page's server, which sends us on
       // 4409: replaced by a newer socket of this player (reconnecting would close that one); 4503: table full
       if (ev.code === 4401 || ev.code === 4404 || ev.code === 4409 || ev.code === 4503) {
         this.onStatus("closed", ev.code);
