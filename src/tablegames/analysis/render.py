@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from tablegames.analysis.common import ASSUMPTIONS, Analysis, SideBet
+from tablegames.rules import registry
 
 
 def _pct(x: Any, digits: int = 4) -> str:
@@ -56,7 +57,8 @@ def rich_renderables(a: Analysis) -> list[Any]:
 
     out: list[Any] = []
     stake = "" if a.unit_cents is None else f", ${a.unit_cents / 100:,.2f} per wager"
-    head = Table(title=f"{a.game} — main wager ({', '.join(f'{k}={v}' for k, v in a.rules.items())}{stake})")
+    rules = registry.get(a.game).short_rules(a.rules)
+    head = Table(title=f"{a.game} — main wager ({rules}{stake})")
     head.add_column("figure")
     head.add_column("value", justify="right")
     for name, value in headline(a):

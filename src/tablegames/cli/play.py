@@ -156,7 +156,7 @@ class TerminalGame:
         self.say(
             f"[bold]{self.table.definition.title}[/] · {self.table.seats} seat(s): you are seat {self.you}"
             + {1: "", 2: ", a bot at seat 2"}.get(self.table.seats, f", bots at seats 2-{self.table.seats}")
-            + f" · rules: {', '.join(f'{k}={v}' for k, v in rules.describe().items())}"
+            + f" · rules: {self.table.definition.short_rules(rules.describe())}"
         )
         self.say(f"Random source: {self.table.source!r}. Type q (or Ctrl-D) at any prompt to quit.")
         try:

@@ -208,6 +208,17 @@ class GameDefinition:
 
         return describe_values(self.parameters, rules)
 
+    def changes(self, values: Mapping[str, str]) -> dict[str, str]:
+        """The entries of a rule set (``rule_set`` text) that differ from RULES.md's defaults: what a short
+        title shows ("" for the default rules)."""
+        base = self.rule_set(self.make_rules())
+        return {k: v for k, v in values.items() if base.get(k) != v}
+
+    def short_rules(self, values: Mapping[str, str]) -> str:
+        """``"value.K=3, tie=win"``, or ``"RULES.md rules"`` when nothing differs from the defaults."""
+        changed = self.changes(values)
+        return ", ".join(f"{k}={v}" for k, v in changed.items()) or "RULES.md rules"
+
     def new_flow(self, rules: Any) -> GameFlow:
         """The game's steps for one new round at a table with these rules."""
         return self.flow(rules)
