@@ -48,13 +48,14 @@ def game_names() -> re.Pattern[str]:
 
 
 def own_files() -> set[Path]:
-    """A game's own modules (rules, analyzer and its ``<stem>_*`` parts, kernel, felt) and the registry."""
+    """A game's own modules (rules and analyzer and their ``<stem>_*`` parts, kernel, felt) and the registry."""
     out = {SRC / "rules" / "registry.py"}
     for d in registry.DEFINITIONS:
         stem = d.key.replace("-", "_")
         out |= {SRC / area / f"{stem}.py" for area in ("rules", "analysis", "simulation", "cli/felts")}
         out.add(SRC / "analysis" / f"protect_{stem}.py")  # the analyzer's exposure scenarios
         out |= set((SRC / "analysis").glob(f"{stem}_*.py"))  # the analyzer's own parts (kernel, report)
+        out |= set((SRC / "rules").glob(f"{stem}_*.py"))  # the rules module's own parts (hand classes)
     return out
 
 
