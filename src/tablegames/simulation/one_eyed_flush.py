@@ -324,12 +324,14 @@ class OneEyedFlushKernel(Kernel):
         )
 
     def strategy_tables(self, rules: oef.OneEyedFlushRules, decide: Decide) -> StrategyTables:
+        """The decision at every *ordered* class triple and Flip Card class: the cards in the seat's order, so
+        a strategy that breaks an exact tie by the card's position (the engine's bots: the lower index) makes
+        the same choice here as at the table."""
         n3 = N_CLASSES**3
         classes = rules.classes
-        sorted_choice: dict[tuple[tuple[int, ...], int], int] = {}
-        t: tuple[int, ...]
-        for t in itertools.combinations_with_replacement(range(N_CLASSES), 3):
-            cards = classes.representative(t)
+        table = np.full(n3 * N_CLASSES, -1, dtype=np.int64)
+        for ordered in itertools.product(range(N_CLASSES), repeat=3):
+            cards = classes.representative(ordered)
             if cards is None:
                 continue
             for f in range(N_CLASSES):
@@ -337,13 +339,8 @@ class OneEyedFlushKernel(Kernel):
                 if flip is None:
                     continue
                 act = decide(oef.OefDecision(tuple(cards), flip[0], rules.wild_cards, rules.bust_limit))
-                sorted_choice[(t, f)] = -1 if act.index is None else classes.card_class(cards[act.index])
-        table = np.full(n3 * N_CLASSES, -1, dtype=np.int64)
-        for ordered in itertools.product(range(N_CLASSES), repeat=3):
-            for f in range(N_CLASSES):
-                k = sorted_choice.get((tuple(sorted(ordered)), f))
-                if k is not None and k >= 0:
-                    table[triple_index(ordered) * N_CLASSES + f] = ordered.index(k)
+                if act.index is not None:
+                    table[triple_index(ordered) * N_CLASSES + f] = act.index
         return StrategyTables({"oef_discard": table})
 
     def hand_key(self, context: oef.OefDecision) -> str:
