@@ -80,6 +80,8 @@ def test_a_payout_change_reuses_the_tallies_and_equals_a_fresh_solve() -> None:
         {"ties": "tournament", "main.trips-with-wild": "3", "main.one-eyed-flush": "19"},
         {"bust-limit": "16", "main.trips-with-wild": "2", "main.one-eyed-flush": "76"},
         {"bust-limit": "17", "main.one-eyed-flush": "182"},
+        {"bust-limit": "20"},
+        {"bust-limit": "20", "main.one-eyed-flush": "5"},
     ],
     ids=lambda o: " ".join(f"{k}={v}" for k, v in o.items()),
 )
