@@ -90,3 +90,54 @@ def test_rule_sets_at_three_percent(options: dict[str, str]) -> None:
     wild hands pay more), alone or with a structural rule, bring RULES.md's 12.29% within 0.1 point of 3%."""
     edge = analyze_game(make_rules(GAME, options)).house_edge
     assert abs(edge - Fraction(3, 100)) <= Fraction(1, 1000), float(edge)
+
+
+def _plain_stand_ev(rules: OneEyedFlushRules, cards3: list[int], flip: int) -> Fraction:
+    """Standing's EV by enumerating real cards: the dealer's two hidden cards and the dealer's draw, every rule
+    read from ``rules`` (its evaluate, dealer_discard, is_bust, ties and pay table)."""
+    from itertools import combinations
+
+    from tablegames.rules.one_eyed_flush import compare
+
+    hand = rules.evaluate(cards3)
+    rest = [c for c in range(52) if c not in (*cards3, flip)]
+    if rules.is_bust(hand, False):
+        return Fraction(-1)
+    wild = rules.holds_wild(cards3)
+    total = n = 0
+    for g, h in combinations(rest, 2):
+        dealer = [g, flip, h]
+        i = rules.dealer_discard(dealer, wild)
+        draws = [None] if i is None else [z for z in rest if z not in (g, h)]
+        for z in draws:
+            final = dealer if z is None else [z if j == i else c for j, c in enumerate(dealer)]
+            r = compare(hand, rules.evaluate(final), rules.ties)
+            weight = 46 if z is None else 1  # a dealer who stands: once per possible draw card
+            total += weight * (rules.win_odds(hand.category) if r > 0 else r)
+            n += weight
+    return Fraction(total, n)
+
+
+@pytest.mark.parametrize(
+    ("options", "cards", "flip"),
+    [
+        (
+            {"wild-cards": "2c 7h Qs Kd", "dealer-pair-draws-from": "3", "main.pair-with-wild": "2"},
+            "2c 5d 9h",
+            "8s",
+        ),
+        ({"wild-cards": "none", "ties": "tournament", "dealer-no-pair-draws-from": "9"}, "Jh 3d 4c", "6s"),
+        ({"bust": "always", "bust-limit": "10", "dealer-wild-draw": "always"}, "Jh 2d 3c", "Kd"),
+        ({"bust": "always", "bust-limit": "10"}, "9c 2d 3h", "4s"),
+    ],
+)
+def test_stand_ev_equals_plain_enumeration_under_other_rules(
+    options: dict[str, str], cards: str, flip: str
+) -> None:
+    from tablegames.cards import parse_card, parse_cards
+    from tablegames.engine.actions import STAND
+
+    rules = make_rules(GAME, options)
+    assert isinstance(rules, OneEyedFlushRules)
+    cs, f = [int(c) for c in parse_cards(cards)], int(parse_card(flip))
+    assert oef.optimal_strategy(rules).options(cs, f)[STAND] == _plain_stand_ev(rules, cs, f)
