@@ -141,3 +141,21 @@ def test_stand_ev_equals_plain_enumeration_under_other_rules(
     assert isinstance(rules, OneEyedFlushRules)
     cs, f = [int(c) for c in parse_cards(cards)], int(parse_card(flip))
     assert oef.optimal_strategy(rules).options(cs, f)[STAND] == _plain_stand_ev(rules, cs, f)
+
+
+def test_the_reports_worked_examples_build_under_other_rules() -> None:
+    """The math report's examples keep their titled claims under RULES.md's structure; under another rule set
+    (here the J♥ not wild and a bust limit of 20) they are titled by their cards and still played by the engine."""
+    from tablegames.analysis.examples import worked_examples
+
+    default = oef.ANALYZER.worked_examples(OneEyedFlushRules())
+    assert all(e.expect for e in default) and default[-1].title.startswith("The jackpot")
+    rules = make_rules(GAME, {"wild-cards": "Js Kd 2c", "bust-limit": "20"})
+    specs = oef.ANALYZER.worked_examples(rules)
+    played = worked_examples(rules, specs)
+    assert [p.title for p in played] == [
+        f"Example {i}: the player holds {t}"
+        for i, t in enumerate(["2c 3d 4h", "Kc Qd 9h", "6c 6d 6h", "Jh Js Kd"], 1)
+    ]
+    assert all({s.wager for s in p.settlements} == {"main", "jackpot", "flip"} for p in played)
+    assert played[3].hits == []  # J♥ J♠ K♦ is no One Eyed Flush when the J♥ is not wild

@@ -59,6 +59,7 @@ from tablegames.analysis.one_eyed_flush_kernel import _ways as _ways
 from tablegames.analysis.one_eyed_flush_kernel import class_name as class_name
 from tablegames.analysis.one_eyed_flush_kernel import class_value as class_value
 from tablegames.analysis.one_eyed_flush_kernel import optimal_strategy as optimal_strategy
+from tablegames.analysis.one_eyed_flush_kernel import structure as structure
 from tablegames.cards import format_cards, parse_cards
 from tablegames.engine.actions import Action
 from tablegames.engine.bots import best_action
@@ -406,7 +407,7 @@ class OneEyedFlushAnalyzer(Analyzer):
 
         jp = rules.jackpot.wager_cents
         wagers = (("main", 500, None), ("jackpot", jp, None), ("flip", 500, "ten-value"))
-        return [
+        examples = [
             ExampleSpec(
                 "A win: the player stands on 2-3-4 (9 points); the dealer draws to a higher No Pair",
                 deck("2c 3d 4h", "Ks Qh 9c", "Td"),
@@ -432,6 +433,16 @@ class OneEyedFlushAnalyzer(Analyzer):
                 {"main": "win", "jackpot": "win", "flip": "win"},
                 meters={METER: 812_345},
             ),
+        ]
+        if (
+            structure(rules) == structure(OneEyedFlushRules())
+            and rules.jackpot.meter_category == Category.ONE_EYED_FLUSH
+        ):
+            return examples
+        # other rules (issue 15): the same deals, titled by their cards, each settled as the engine does
+        return [
+            replace(e, title=f"Example {i}: the player holds {format_cards(e.deck[0:6:2])}", expect={})
+            for i, e in enumerate(examples, 1)
         ]
 
     def side_bet_stats(self, a: Analysis, rules: OneEyedFlushRules) -> list[tuple[str, SideBet]]:
