@@ -428,7 +428,7 @@ class _Tallies:
     """What depends only on the structure: every state's option tallies, their weights and which exist."""
 
     tables: _Tables
-    tallies: IntArray  # [NC, NC, NC, NC, 4, NCAT, 4]
+    tallies: npt.NDArray[np.int32]  # [NC, NC, NC, NC, 4, NCAT, 4]
     present: npt.NDArray[np.bool_]  # [NC, NC, NC, NC, 4]: the option exists in the state
     weight: IntArray  # [NC, NC, NC, NC]: deals (player card sets x flip cards) in the state
 
@@ -436,7 +436,7 @@ class _Tallies:
 @dataclass(frozen=True, eq=False)
 class _Solution:
     tables: _Tables
-    tallies: IntArray  # [NC, NC, NC, NC, 4, NCAT, 4]
+    tallies: npt.NDArray[np.int32]  # [NC, NC, NC, NC, 4, NCAT, 4] (shared with the structural cache)
     ev: IntArray  # [NC, NC, NC, NC, 4] numerators over D (options impossible or absent: very negative)
     best: IntArray  # [NC, NC, NC, NC]: chosen option
     weight: IntArray  # [NC, NC, NC, NC]: deals (player card sets x flip cards) in the state
@@ -463,20 +463,21 @@ def _structural_tallies(rules: OneEyedFlushRules) -> _Tallies:
     unused = (np.zeros((NCAT, 4), dtype=np.int64), np.zeros((0, 0, 0, 0), dtype=np.int64))  # pay, fair_best
     kernels()["states"](3, t.counts, t.ways3, *unused, *table_args(t), _multiset_index(), out, none)
     present = out.sum(axis=(5, 6)) > 0
+    tallies = out.astype(np.int32)  # every option's tallies sum to D < 2**31: half the memory of a cache entry
     left = t.counts[None, None, None, :] - (
         (np.arange(NC)[None, None, None, :] == np.arange(NC)[:, None, None, None]).astype(np.int64)
         + (np.arange(NC)[None, None, None, :] == np.arange(NC)[None, :, None, None])
         + (np.arange(NC)[None, None, None, :] == np.arange(NC)[None, None, :, None])
     )
     weight = np.where(present[..., 0], t.ways3[..., None] * left, 0)
-    return _Tallies(t, out, present, weight)
+    return _Tallies(t, tallies, present, weight)
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=8)
 def _solve(rules: OneEyedFlushRules) -> _Solution:
     s = _structural_tallies(structure(rules))
     pay = pay_matrix(rules)
-    ev = np.einsum("abcdoks,ks->abcdo", s.tallies, pay)
+    ev = np.einsum("abcdoks,ks->abcdo", s.tallies, pay, dtype=np.int64)
     ev = np.where(s.present, ev, NO_OPTION)
     # cautious tie-break: stand unless a draw is strictly better; among discards, the first position
     best = np.argmax(ev, axis=4)
@@ -515,6 +516,6 @@ class OneEyedFlushStrategy:
         return STAND if opt == 0 else discard(positions.index(opt - 1))
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=8)
 def optimal_strategy(rules: OneEyedFlushRules) -> OneEyedFlushStrategy:
     return OneEyedFlushStrategy(rules, _solve(rules))
