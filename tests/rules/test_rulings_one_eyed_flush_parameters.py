@@ -14,7 +14,7 @@ from tablegames.cards import parse_cards
 from tablegames.engine import Table
 from tablegames.engine.events import CardDiscarded, HandResult, JackpotContribution, JackpotHit, Settled
 from tablegames.rules import RuleError, make_rules, registry
-from tablegames.rules.gamefile import GameFile, dumps, load
+from tablegames.rules.gamefile import GameFile, dumps, load, loads
 from tablegames.rules.one_eyed_flush import Category, OneEyedFlushRules
 
 GAME = "one-eyed-flush"
@@ -120,11 +120,16 @@ def test_jackpot_wager_prizes_meter_R_OEF_9() -> None:
     assert settled(play({}, *trips, wagers=jp))["jackpot"].returned == 3_000
     assert settled(play({"jackpot.trips": "$50"}, *trips, wagers=jp))["jackpot"].returned == 5_000
     assert settled(play({"jackpot.pair": "$2"}, "7c 7d 2h", "2s 3d 4c", wagers=jp))["jackpot"].returned == 200
-    # the meter goes to Three of a Kind with a Wild Card instead (its fixed prize set to 0)
-    opts = {"jackpot.trips-with-wild": "0", "jackpot.meter-hand": "trips-with-wild"}
+    # the meter goes to Three of a Kind with a Wild Card instead (its fixed prize goes), the One Eyed Flush
+    # takes a fixed prize: both in one rule set, which reads back from its own description
+    opts = {"jackpot.meter-hand": "trips-with-wild", "jackpot.one-eyed-flush": "$500"}
     rnd = play(opts, "Jh 7d 7h", "2s 3d 4c", wagers=jp)
     hit = [e for e in rnd.history if isinstance(e, JackpotHit)]
     assert len(hit) == 1 and settled(rnd)["jackpot"].returned == 500_010
+    assert settled(play(opts, "Jh Js Kd", "2s 3d 4c", wagers=jp))["jackpot"].returned == 50_000
+    moved = make_rules(GAME, opts)
+    assert make_rules(GAME, registry.get(GAME).rule_set(moved)) == moved
+    assert loads(dumps(GameFile(GAME, "moved", moved))).rules == moved
     rnd = play({"jackpot.share": "1/2"}, "2c 3d 4h", "Ks Qd Tc", wagers=jp)
     assert [e.amount for e in rnd.history if isinstance(e, JackpotContribution)] == [50]
 
@@ -155,7 +160,11 @@ def test_flip_card_odds_R_OEF_10() -> None:
         ({"main.pair": "-"}, r"rule 'main.pair': - is not allowed; allowed: a whole number >= 1"),
         ({"jackpot.wager": "0"}, r"rule 'jackpot.wager' .*out of range"),
         ({"jackpot.share": "1"}, r"rule 'jackpot.share': 1 is out of range; allowed: a fraction in \[0, 1\)"),
-        ({"jackpot.meter-hand": "trips"}, r"rule 'jackpot.trips': the trips hand takes the meter"),
+        (
+            {"jackpot.meter-hand": "trips", "jackpot.trips": "500"},
+            r"rule 'jackpot.trips': the trips hand takes",
+        ),
+        ({"jackpot.one-eyed-flush": "500"}, r"rule 'jackpot.one-eyed-flush': the one-eyed-flush hand takes"),
         ({"jackpot.meter-hand": "flush"}, r"rule 'jackpot.meter-hand' .*not a choice"),
         ({"flip.value": "-1"}, r"rule 'flip.value' .*out of range"),
     ],

@@ -463,7 +463,9 @@ def _structural_tallies(rules: OneEyedFlushRules) -> _Tallies:
     unused = (np.zeros((NCAT, 4), dtype=np.int64), np.zeros((0, 0, 0, 0), dtype=np.int64))  # pay, fair_best
     kernels()["states"](3, t.counts, t.ways3, *unused, *table_args(t), _multiset_index(), out, none)
     present = out.sum(axis=(5, 6)) > 0
-    tallies = out.astype(np.int32)  # every option's tallies sum to D < 2**31: half the memory of a cache entry
+    tallies = out.astype(
+        np.int32
+    )  # every option's tallies sum to D < 2**31: half the memory of a cache entry
     left = t.counts[None, None, None, :] - (
         (np.arange(NC)[None, None, None, :] == np.arange(NC)[:, None, None, None]).astype(np.int64)
         + (np.arange(NC)[None, None, None, :] == np.arange(NC)[None, :, None, None])

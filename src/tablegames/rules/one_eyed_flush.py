@@ -460,8 +460,11 @@ def _prize(cat: Category) -> Parameter:
 
 
 def _meter_hand(r: OneEyedFlushRules, v: str | Category) -> OneEyedFlushRules:
+    """The meter's hand; its fixed prize goes (a hand takes the meter or a fixed prize, R-OEF-9)."""
     hand = next(c for c in Category if v in (c, enum_key(c)))
-    return dataclasses.replace(r, jackpot=dataclasses.replace(r.jackpot, meter_category=hand))
+    prizes = {c: p for c, p in r.jackpot.fixed_prizes_cents.items() if c != hand}
+    jp = dataclasses.replace(r.jackpot, meter_category=hand, fixed_prizes_cents=prizes)
+    return dataclasses.replace(r, jackpot=jp)
 
 
 def _pays(p: Parameter, group: str, **changes: Any) -> Parameter:
@@ -507,7 +510,6 @@ PARAMETERS: Final[tuple[Parameter, ...]] = (
         fraction("jackpot.share", "jackpot.share", "share of a Jackpot wager to the meter", ruling=R9),
         "jackpot",
     ),
-    *(_prize(c) for c in sorted(Category, reverse=True)),
     Parameter(
         "jackpot.meter-hand",
         "the first three cards' hand that takes 100% of the Jackpot meter",
@@ -520,6 +522,7 @@ PARAMETERS: Final[tuple[Parameter, ...]] = (
         structural=False,
         ruling=R9,
     ),
+    *(_prize(c) for c in sorted(Category, reverse=True)),  # after the meter hand: its prize must be 0
     *(
         _pays(
             integer(
