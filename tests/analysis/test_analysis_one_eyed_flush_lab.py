@@ -51,6 +51,7 @@ def test_the_structural_cache_key_is_exactly_the_structural_parameters() -> None
     """Every structural parameter changes ``structure(rules)`` (the key of the tables and tallies); no payout
     does. A key that missed a structural rule would serve another rule set's tallies."""
     base = OneEyedFlushRules()
+    checked = {True: 0, False: 0}
     for p in registry.get(GAME).parameters:
         if not p.listed or p.name in ("jackpot.meter-hand", "jackpot.one-eyed-flush"):
             continue
@@ -58,6 +59,8 @@ def test_the_structural_cache_key_is_exactly_the_structural_parameters() -> None
         changed = make_rules(GAME, {p.name: text})
         assert changed != base, p.name
         assert (kern.structure(changed) != kern.structure(base)) == p.structural, p.name
+        checked[p.structural] += 1
+    assert checked == {True: 7, False: 18}
 
 
 def test_a_payout_change_reuses_the_tallies_and_equals_a_fresh_solve() -> None:
