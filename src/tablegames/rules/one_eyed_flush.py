@@ -9,7 +9,7 @@ The cards and hands are in :mod:`tablegames.rules.one_eyed_flush_hands` (importe
 
 >>> from tablegames.cards import parse_cards
 >>> r = OneEyedFlushRules.from_options({"wild-cards": "Jh Js Kd 2c", "bust-limit": "16"})
->>> str(r.evaluate(parse_cards("2c 5d 9h"))), r.is_bust(r.evaluate(parse_cards("Ts 5d 2h")), True)
+>>> str(r.evaluate(parse_cards("2c 5d 9h"))), r.is_bust(r.evaluate(parse_cards("Ts 4d 2h")), True)
 ('Pair With Wild (remaining 5)', False)
 """
 
