@@ -162,3 +162,16 @@ def test_the_reports_worked_examples_build_under_other_rules() -> None:
     ]
     assert all({s.wager for s in p.settlements} == {"main", "jackpot", "flip"} for p in played)
     assert played[3].hits == []  # J♥ J♠ K♦ is no One Eyed Flush when the J♥ is not wild
+
+
+def test_the_shipped_three_percent_game_file() -> None:
+    """games/one-eyed-flush/three-percent.toml: the payouts-only rule set at 3.007%, structure as RULES.md."""
+    from pathlib import Path
+
+    from tablegames.rules.gamefile import load
+
+    path = Path(__file__).resolve().parents[2] / "games" / GAME / "three-percent.toml"
+    rules = load(path).rules
+    assert kern.structure(rules) == kern.structure(OneEyedFlushRules())
+    edge = analyze_game(rules).house_edge
+    assert abs(edge - Fraction(3, 100)) <= Fraction(1, 1000)
