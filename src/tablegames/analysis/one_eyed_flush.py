@@ -4,15 +4,16 @@ Heads-up, every deal is enumerated: the player's three cards, the dealer's Flip 
 (stand or discard one card and draw), the dealer's two hidden cards and the dealer's draw, whose policy
 depends on whether the player's final hand holds a wild card (R-OEF-7).
 
-Symmetry: a card matters only through its *class*: one of the 13 natural ranks or "wild" (J♥ J♠ K♦ are
-interchangeable, R-OEF-2). The deck is 14 classes with multiplicities (two natural jacks, three natural kings,
-three wilds), and every sum is weighted by exact card counts, so the figures are those of the 52-card deck.
-For each player hand class and Flip Card class the dealer's final-hand distribution is computed once per
-possible draw and shared by the three discard options.
+Symmetry: a card matters only through its *class*: one of the 13 natural ranks or "wild" (the table's wild
+cards, by default J♥ J♠ K♦, are interchangeable, R-OEF-2). The deck is 14 classes with multiplicities (by
+default two natural jacks, three natural kings, three wilds), and every sum is weighted by exact card counts, so
+the figures are those of the 52-card deck. For each player hand class and Flip Card class the dealer's
+final-hand distribution is computed once per possible draw and shared by the three discard options.
 
-Lookup tables built from the rule functions (:func:`~tablegames.rules.one_eyed_flush.evaluate`,
-:func:`~tablegames.rules.one_eyed_flush.compare`, :func:`~tablegames.rules.one_eyed_flush.is_bust`,
-:func:`~tablegames.rules.one_eyed_flush.dealer_discard`) on representative cards feed a Numba kernel.
+Lookup tables built from the rules object's functions (``rules.evaluate``, ``rules.is_bust``,
+``rules.dealer_discard``, ``compare`` with ``rules.ties``: :mod:`~tablegames.analysis.one_eyed_flush_tables`) on
+representative cards feed the Numba state loop (:mod:`~tablegames.analysis.one_eyed_flush_kernel`), whose
+outcome tallies are cached by the rules' structure; the pay table only weighs them (issue 15).
 
 Every option's EV is an integer over ``D = 48 * 47 * 46 * 45`` (draw, two hidden dealer cards, dealer draw).
 
