@@ -109,6 +109,7 @@ def one_eyed_flush_ratio(states: int) -> None:
     import numpy as np
 
     from tablegames.analysis import one_eyed_flush as oefa
+    from tablegames.analysis import one_eyed_flush_kernel as kern
     from tablegames.analysis import protect_one_eyed_flush as p
     from tablegames.rules.one_eyed_flush import OneEyedFlushRules
 
@@ -120,7 +121,7 @@ def one_eyed_flush_ratio(states: int) -> None:
     t = time.perf_counter()
     p.solve.__wrapped__(rules, "dealer-hole-1")
     ours = time.perf_counter() - t
-    ways = p._ways3()
+    ways = tb.ways3
 
     def possible(cls: tuple[int, ...]) -> bool:
         return all(cls.count(x) <= int(tb.counts[x]) for x in set(cls))
@@ -134,10 +135,13 @@ def one_eyed_flush_ratio(states: int) -> None:
     ]
     rng = np.random.default_rng(1)
     pick = rng.choice(len(all_states), size=states, replace=False)
-    compiled = p._dealer
-    p._dealer = p._dealer_py  # the plain-Python kernel code
+    compiled = kern._dealer, kern._tallies, kern._value
+    kern._dealer, kern._tallies, kern._value = (
+        kern._dealer_py,
+        kern._tallies_py,
+        kern._value_py,
+    )  # plain Python
     try:
-        dist = np.zeros((2, tb.value.shape[0]), dtype=np.int64)
         ev = np.zeros(4, dtype=np.int64)
         t = time.perf_counter()
         for i in pick.tolist():
@@ -145,27 +149,10 @@ def one_eyed_flush_ratio(states: int) -> None:
             rem = tb.counts.copy()
             for x in (a, b, c, f, g):
                 rem[x] -= 1
-            p._options_py(
-                0,
-                a,
-                b,
-                c,
-                f,
-                g,
-                -1,
-                -1,
-                rem,
-                tb.hand_of,
-                tb.value,
-                tb.bust_stand,
-                tb.bust_draw,
-                tb.ddisc,
-                dist,
-                ev,
-            )
+            kern._options_py(0, a, b, c, f, g, -1, -1, rem, *kern.table_args(tb), sol.pay, ev)
         plain = (time.perf_counter() - t) * len(all_states) / states
     finally:
-        p._dealer = compiled
+        kern._dealer, kern._tallies, kern._value = compiled
     print(
         f"One Eyed Flush dealer-hole-1: Numba kernel {ours:.2f} s (every state); the same code as plain Python "
         f"{plain:.0f} s (scaled from {states:,} of {len(all_states):,} states): ours {plain / ours:.0f}x faster",

@@ -289,6 +289,7 @@ def test_one_eyed_flush_informed_options_average_to_the_analyzers_options(deck: 
     import numpy as np
 
     from tablegames.analysis import one_eyed_flush as oefa
+    from tablegames.analysis import one_eyed_flush_kernel as kern
     from tablegames.analysis.protect_one_eyed_flush import _kernels
 
     rules = make_rules("one-eyed-flush")
@@ -302,26 +303,10 @@ def test_one_eyed_flush_informed_options_average_to_the_analyzers_options(deck: 
     for x in (*key, f):
         base[x] -= 1
     fair = sol.ev[(*key, f)]  # over D = 48 * 47 * 46 * 45
-    dist = np.zeros((2, t.value.shape[0]), dtype=np.int64)
 
     def run(mode: int, g: int, h: int, y: int, rem: np.ndarray) -> tuple[np.ndarray, int]:
         ev = np.zeros(4, dtype=np.int64)
-        n = options(
-            mode,
-            *key,
-            f,
-            g,
-            h,
-            y,
-            rem.copy(),
-            t.hand_of,
-            t.value,
-            t.bust_stand,
-            t.bust_draw,
-            t.ddisc,
-            dist,
-            ev,
-        )
+        n = options(mode, *key, f, g, h, y, rem.copy(), *kern.table_args(t), sol.pay, ev)
         return ev, n
 
     ev, n = run(3, -1, -1, -1, base)

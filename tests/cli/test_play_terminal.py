@@ -275,7 +275,10 @@ def test_play_same_seed_same_game() -> None:
         (["final-count", "--bet", "abc"], "'abc' is not an amount of dollars"),
         (["final-count", "--seats", "8"], "--seats must be 1-7"),
         (["poker"], "unknown game 'poker'"),
-        (["one-eyed-flush", "--rule", "ties=sometimes"], "bad value 'sometimes' for rule 'ties'"),
+        (
+            ["one-eyed-flush", "--rule", "ties=sometimes"],
+            "'sometimes' is not a choice; allowed: casino | tournament",
+        ),
     ],
 )
 def test_play_bad_options_exit_cleanly(args: list[str], message: str) -> None:

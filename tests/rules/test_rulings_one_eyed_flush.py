@@ -273,9 +273,11 @@ def test_R_OEF_10_flip_wager_in_a_round_and_bad_outcomes(deck: Deck) -> None:
 
 def test_variant_names_parse() -> None:
     r = make_rules("one-eyed-flush", {"ties": "tournament", "bust": "always", "dealer-wild-draw": "never"})
-    assert r.describe() == {  # type: ignore[union-attr]
+    described = r.describe()  # type: ignore[union-attr]
+    assert {k: described[k] for k in ("ties", "bust", "dealer-wild-draw", "main.name")} == {
         "ties": "tournament",
         "bust": "always",
         "dealer-wild-draw": "never",
-        "paytable": "even-money",
+        "main.name": "even-money",
     }
+    assert described["bust-limit"] == "14" and described["wild-cards"] == "Jh Js Kd"  # the complete rule set

@@ -4,15 +4,16 @@ Heads-up, every deal is enumerated: the player's three cards, the dealer's Flip 
 (stand or discard one card and draw), the dealer's two hidden cards and the dealer's draw, whose policy
 depends on whether the player's final hand holds a wild card (R-OEF-7).
 
-Symmetry: a card matters only through its *class*: one of the 13 natural ranks or "wild" (J♥ J♠ K♦ are
-interchangeable, R-OEF-2). The deck is 14 classes with multiplicities (two natural jacks, three natural kings,
-three wilds), and every sum is weighted by exact card counts, so the figures are those of the 52-card deck.
-For each player hand class and Flip Card class the dealer's final-hand distribution is computed once per
-possible draw and shared by the three discard options.
+Symmetry: a card matters only through its *class*: one of the 13 natural ranks or "wild" (the table's wild
+cards, by default J♥ J♠ K♦, are interchangeable, R-OEF-2). The deck is 14 classes with multiplicities (by
+default two natural jacks, three natural kings, three wilds), and every sum is weighted by exact card counts, so
+the figures are those of the 52-card deck. For each player hand class and Flip Card class the dealer's
+final-hand distribution is computed once per possible draw and shared by the three discard options.
 
-Lookup tables built from the rule functions (:func:`~tablegames.rules.one_eyed_flush.evaluate`,
-:func:`~tablegames.rules.one_eyed_flush.compare`, :func:`~tablegames.rules.one_eyed_flush.is_bust`,
-:func:`~tablegames.rules.one_eyed_flush.dealer_discard`) on representative cards feed a Numba kernel.
+Lookup tables built from the rules object's functions (``rules.evaluate``, ``rules.is_bust``,
+``rules.dealer_discard``, ``compare`` with ``rules.ties``: :mod:`~tablegames.analysis.one_eyed_flush_tables`) on
+representative cards feed the Numba state loop (:mod:`~tablegames.analysis.one_eyed_flush_kernel`), whose
+outcome tallies are cached by the rules' structure; the pay table only weighs them (issue 15).
 
 Every option's EV is an integer over ``D = 48 * 47 * 46 * 45`` (draw, two hidden dealer cards, dealer draw).
 
@@ -24,7 +25,7 @@ Action(name='stand', index=None)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
@@ -56,26 +57,28 @@ from tablegames.analysis.one_eyed_flush_kernel import _Solution as _Solution
 from tablegames.analysis.one_eyed_flush_kernel import _solve as _solve
 from tablegames.analysis.one_eyed_flush_kernel import _tables as _tables
 from tablegames.analysis.one_eyed_flush_kernel import _ways as _ways
-from tablegames.analysis.one_eyed_flush_kernel import card_class as card_class
-from tablegames.analysis.one_eyed_flush_kernel import class_cards as class_cards
 from tablegames.analysis.one_eyed_flush_kernel import class_name as class_name
+from tablegames.analysis.one_eyed_flush_kernel import class_value as class_value
 from tablegames.analysis.one_eyed_flush_kernel import optimal_strategy as optimal_strategy
-from tablegames.cards import parse_cards
+from tablegames.analysis.one_eyed_flush_kernel import structure as structure
+from tablegames.cards import format_cards, parse_cards
 from tablegames.engine.actions import Action
-from tablegames.rules.common import PayTable, RuleError, enum_key
+from tablegames.engine.bots import best_action
+from tablegames.rules.common import PayTable, RuleError, cents_for_share, enum_key
 from tablegames.rules.one_eyed_flush import (
     ALL_FLIP_BETS,
-    FLIP_ODDS,
+    CLASSES,
     METER,
     Category,
+    FlipBet,
     FlipKind,
     Hand,
     OefDecision,
     OneEyedFlushRules,
-    evaluate,
-    flip_odds,
-    point_value,
 )
+
+card_class = CLASSES.card_class  # the default wild cards' classes (a rules object's: ``rules.classes``)
+class_cards = CLASSES.class_cards
 
 if TYPE_CHECKING:
     from tablegames.analysis.protect import GameProtection
@@ -83,20 +86,25 @@ if TYPE_CHECKING:
 # --- side bets ---------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1)
-def first_three_counts() -> dict[Category, int]:
+def first_three_counts(rules: OneEyedFlushRules = OneEyedFlushRules()) -> dict[Category, int]:
     """Categories of the player's first three cards over all C(52,3) hands (``evaluate`` per class triple)."""
-    counts = [len(cards) for cards in class_cards()]
+    return dict(_first_three_counts(rules.wild_cards))
+
+
+@lru_cache(maxsize=16)
+def _first_three_counts(wild: tuple[int, ...]) -> tuple[tuple[Category, int], ...]:
+    rules = OneEyedFlushRules(wild_cards=wild)
+    counts = [len(cards) for cards in rules.classes.class_cards()]
     out = dict.fromkeys(Category, 0)
-    for classes, cards in _hands():
-        out[evaluate(cards).category] += _ways(classes, counts)
-    return out
+    for classes, cards in _hands(rules.classes):
+        out[rules.evaluate(cards).category] += _ways(classes, counts)
+    return tuple(out.items())
 
 
 def jackpot_side_bet(rules: OneEyedFlushRules, meter_cents: int | None = None) -> SideBet:
     """R-OEF-9: prizes "for 1" on the first three cards; the One Eyed Flush takes the meter."""
     cfg = rules.jackpot
-    counts = first_three_counts()
+    counts = first_three_counts(rules)
     meter = cfg.reset_cents if meter_cents is None else meter_cents
     outcomes = []
     for cat in sorted(Category, reverse=True):
@@ -121,13 +129,13 @@ def jackpot_side_bet(rules: OneEyedFlushRules, meter_cents: int | None = None) -
     return bet
 
 
-def flip_side_bets() -> dict[str, SideBet]:
-    """R-OEF-10: each named outcome of the Flip Card, over its 52 equally likely cards (``flip_odds``)."""
+def flip_side_bets(rules: OneEyedFlushRules = OneEyedFlushRules()) -> dict[str, SideBet]:
+    """R-OEF-10: each named outcome of the Flip Card, over its 52 equally likely cards (``rules.flip_odds``)."""
     out = {}
     for bet in ALL_FLIP_BETS:
         hits: dict[int | None, int] = {}
         for c in range(52):
-            o = flip_odds(bet, c)
+            o = rules.flip_odds(bet, c)
             hits[o] = hits.get(o, 0) + 1
         rows = [
             Outcome("hit" if o is not None else "miss", n, Fraction(-1 if o is None else o))
@@ -179,11 +187,11 @@ def _role_text(hand: Hand, key: tuple[int, int, int], opt: int) -> str:
     k = key[opt - 1]
     if k == WILD:
         return "discard wild"
-    v = point_value(class_cards()[k][0])  # R-OEF-1: the point value of the discarded natural card
+    v = class_value(k)  # R-OEF-1: the point value of the discarded natural card
     others = [x for i, x in enumerate(key) if i != opt - 1]
     if hand.category == Category.PAIR and others[0] == others[1]:
         return "discard remaining"
-    values = sorted(point_value(class_cards()[x][0]) for x in key if x != WILD)
+    values = sorted(class_value(x) for x in key if x != WILD)
     if v == values[-1]:
         return "discard highest"
     if v == values[0]:
@@ -213,7 +221,6 @@ def analyze(
     rules: OneEyedFlushRules, jackpot_meter_cents: int | None = None, full_strategy: bool = False
 ) -> Analysis:
     sol = _solve(rules)
-    t = sol.tables
     w = sol.weight
     total_states = int(w.sum())
     if total_states != comb(52, 3) * 49:
@@ -232,7 +239,7 @@ def analyze(
                 n = int(tab[cat, s])
                 if n == 0:
                     continue
-                payout = Fraction(int(t.win_odds[cat])) if s == 0 else Fraction(0 if s == 1 else -1)
+                payout = Fraction(int(sol.pay[cat, s]))
                 outcomes.append(Outcome(f"{label}, {enum_key(cat)}: {res}", n, payout))
     total = comb(52, 3) * 49 * D
     analysis = Analysis(
@@ -257,7 +264,7 @@ def analyze(
     if jackpot_meter_cents is not None:
         bet = jackpot_side_bet(rules, jackpot_meter_cents)
         analysis.side_bets[bet.name] = bet
-    analysis.side_bets.update(flip_side_bets())
+    analysis.side_bets.update(flip_side_bets(rules))
     return analysis
 
 
@@ -339,10 +346,12 @@ class OneEyedFlushAnalyzer(Analyzer):
     )
 
     def rules_summary(self, rules: OneEyedFlushRules) -> list[str]:
+        wild, limit = format_cards(rules.wild_cards) or "no card", rules.bust_limit
+        pair, no_pair = rules.dealer_pair_draws_from, rules.dealer_no_pair_draws_from
         return [
             "One 52-card deck, shuffled before every round (R-0.1); one to seven players (R-0.2).",
-            "The one-eyed cards J♥, J♠ and K♦ are wild. Natural cards count A = 1, 2-10 pip value, J Q K = 10; "
-            "pairs and trips are by rank (R-OEF-1).",
+            f"The wild cards: {wild} (RULES.md: the one-eyed J♥ J♠ K♦). Natural cards count A = 1, 2-10 pip "
+            "value, J Q K = 10; pairs and trips are by rank (R-OEF-1).",
             "Hands, best first: One Eyed Flush (the three wilds), Three of a Kind with a Wild Card, Pair with a "
             "Wild Card, Three of a Kind, Pair, No Pair (valued by the sum of its points) (R-OEF-2). The better "
             "category wins; within Pair with a Wild Card and Pair the lower remaining card wins, within No Pair "
@@ -350,10 +359,10 @@ class OneEyedFlushAnalyzer(Analyzer):
             f"dealer wins (ties rule: {rules.ties.value}) (R-OEF-3).",
             "Wagers: the main wager, and optionally the One Eyed Flush Jackpot and the Flip Card wager. Players "
             "and the dealer get three cards face down, the dealer's second face up: the Flip Card (R-OEF-4).",
-            "Each player stands or discards one card and draws one (R-OEF-5). A No Pair hand over 14 after a "
+            f"Each player stands or discards one card and draws one (R-OEF-5). A No Pair hand over {limit} after a "
             f"draw busts and loses at once (bust rule: {rules.bust.value}) (R-OEF-6).",
-            "The dealer draws at most once: a natural Pair with a remaining card of 5 or more discards it; a No "
-            "Pair with a card of 7 or more discards the highest; a Pair with a Wild Card draws only when a live "
+            f"The dealer draws at most once: a natural Pair with a remaining card of {pair} or more discards it; a "
+            f"No Pair with a card of {no_pair} or more discards the highest; a Pair with a Wild Card draws only when a live "
             "player holds a wild (discarding the higher natural card); anything else stands (dealer-wild-draw: "
             f"{rules.dealer_wild_draw.value}) (R-OEF-7).",
             "The main wager pays by the pay table on a win, pushes on a standoff (R-OEF-8). The Jackpot pays on "
@@ -383,9 +392,12 @@ class OneEyedFlushAnalyzer(Analyzer):
             PaySchedule(
                 "Flip Card wager (R-OEF-10)",
                 (
-                    ("a point value 1-9", f"{FLIP_ODDS[FlipKind.VALUE]} to 1"),
-                    ("ten-value (10, J, Q, K)", f"{FLIP_ODDS[FlipKind.TEN_VALUE]} to 1"),
-                    ("one-eyed (J♥ J♠ K♦)", f"{FLIP_ODDS[FlipKind.ONE_EYED]} to 1"),
+                    ("a point value 1-9", f"{rules.flip.of(FlipKind.VALUE)} to 1"),
+                    ("ten-value (10, J, Q, K)", f"{rules.flip.of(FlipKind.TEN_VALUE)} to 1"),
+                    (
+                        f"one-eyed ({format_cards(rules.wild_cards)})",
+                        f"{rules.flip.of(FlipKind.ONE_EYED)} to 1",
+                    ),
                 ),
             ),
         ]
@@ -396,7 +408,7 @@ class OneEyedFlushAnalyzer(Analyzer):
 
         jp = rules.jackpot.wager_cents
         wagers = (("main", 500, None), ("jackpot", jp, None), ("flip", 500, "ten-value"))
-        return [
+        examples = [
             ExampleSpec(
                 "A win: the player stands on 2-3-4 (9 points); the dealer draws to a higher No Pair",
                 deck("2c 3d 4h", "Ks Qh 9c", "Td"),
@@ -423,6 +435,16 @@ class OneEyedFlushAnalyzer(Analyzer):
                 meters={METER: 812_345},
             ),
         ]
+        if (
+            structure(rules) == structure(OneEyedFlushRules())
+            and rules.jackpot.meter_category == Category.ONE_EYED_FLUSH
+        ):
+            return examples
+        # other rules (issue 15): the same deals, titled by their cards, each settled as the engine does
+        return [
+            replace(e, title=f"Example {i}: the player holds {format_cards(e.deck[0:6:2])}", expect={})
+            for i, e in enumerate(examples, 1)
+        ]
 
     def side_bet_stats(self, a: Analysis, rules: OneEyedFlushRules) -> list[tuple[str, SideBet]]:
         out = [(f"Jackpot (meter at reset ${rules.jackpot.reset_cents / 100:,.0f})", jackpot_side_bet(rules))]
@@ -444,10 +466,12 @@ class OneEyedFlushAnalyzer(Analyzer):
 
     def meter_sweeps(self, rules: OneEyedFlushRules) -> list[MeterSweep]:
         cfg = rules.jackpot
-        counts = first_three_counts()
+        counts = first_three_counts(rules)
         total = comb(52, 3) * cfg.wager_cents
         fixed = sum(counts[c] * p for c, p in cfg.fixed_prizes_cents.items())
         n_hit = counts[cfg.meter_category]
+        if n_hit == 0:  # too few wild cards for the meter's hand: the meter is never won
+            return []
 
         def edge(meter_cents: Fraction) -> Fraction:
             return 1 - (fixed + n_hit * Fraction(meter_cents)) / total
@@ -458,7 +482,7 @@ class OneEyedFlushAnalyzer(Analyzer):
 
     def verify_targets(self, a: Analysis, rules: OneEyedFlushRules) -> list[VerifyTarget]:
         cfg = rules.jackpot
-        counts = first_three_counts()
+        counts = first_three_counts(rules)
         fixed = Fraction(
             sum(counts[c] * p for c, p in cfg.fixed_prizes_cents.items()), comb(52, 3) * cfg.wager_cents
         )
@@ -495,6 +519,53 @@ class OneEyedFlushAnalyzer(Analyzer):
         from tablegames.analysis.protect_one_eyed_flush import PROTECTION
 
         return PROTECTION
+
+    # --- one stacked deal, settled by the analysis' own tables (issue 12) ----------------------------------
+
+    def tie_wagers(self, rules: OneEyedFlushRules, bet_cents: int) -> tuple[tuple[str, int, str | None], ...]:
+        return (
+            ("main", bet_cents, None),
+            ("jackpot", rules.jackpot.wager_cents, None),
+            ("flip", 500, "ten-value"),
+        )
+
+    def deal_value(
+        self, rules: OneEyedFlushRules, deck: Sequence[int], wagers: Sequence[tuple[str, int, str | None]]
+    ) -> dict[str, int]:
+        """Heads-up deal order (R-0.2, R-OEF-4): seat, dealer, seat, dealer (the Flip Card), seat, dealer; the
+        seat's draw then the dealer's take the next cards. Decided by the optimal strategy's EVs, settled by
+        the solution's class tables (hand, bust, the dealer's discard, the result and the pay matrix)."""
+        sol = _solve(rules)
+        t = sol.tables
+        cls = t.classes.card_class
+        seat, dealer, nxt, flip = [deck[0], deck[2], deck[4]], [deck[1], deck[3], deck[5]], 6, deck[3]
+        first = t.hands[int(t.hand_of[tuple(cls(c) for c in seat)])]
+        action = best_action(optimal_strategy(rules).options(seat, flip))
+        if action.index is not None:  # R-OEF-5: discard one card, draw the next
+            seat[action.index], nxt = deck[nxt], nxt + 1
+        hp = int(t.hand_of[tuple(cls(c) for c in seat)])
+        out: dict[str, int] = {}
+        for name, stake, option in wagers:
+            if name == "main":
+                if (t.bust_draw if action.index is not None else t.bust_stand)[hp]:  # R-OEF-6
+                    out[name] = -stake
+                    continue
+                wild = int(WILD in (cls(c) for c in seat))
+                pos = int(t.ddisc[(*(cls(c) for c in dealer), wild)])  # R-OEF-7
+                if pos >= 0:
+                    dealer[pos] = deck[nxt]
+                hd = int(t.hand_of[tuple(cls(c) for c in dealer)])
+                out[name] = stake * int(sol.pay[t.hand_cat[hp], t.result[hp, hd]])  # R-OEF-3, R-OEF-8
+            elif name == "jackpot":  # R-OEF-9 on the first three cards, the meter fed by this wager
+                cfg = rules.jackpot
+                meter = cfg.reset_cents + cents_for_share(stake, cfg.share)
+                out[name] = (
+                    meter if first.category == cfg.meter_category else cfg.prize(first.category)
+                ) - stake
+            elif name == "flip":  # R-OEF-10
+                odds = rules.flip_odds(FlipBet.parse(option or ""), flip)
+                out[name] = -stake if odds is None else stake * odds
+        return out
 
 
 def _p(a: Analysis, named: Callable[[str], bool]) -> Fraction:

@@ -1,130 +1,239 @@
-"""The exact One Eyed Flush solver (RULES.md §2) behind :mod:`tablegames.analysis.one_eyed_flush`: lookup tables
-built from the rule functions, the Numba kernel (and its pure-Python twin), the solution and strategy object.
+"""The exact One Eyed Flush solver (RULES.md §2) behind :mod:`tablegames.analysis.one_eyed_flush`: on the
+lookup tables of :mod:`tablegames.analysis.one_eyed_flush_tables`, the one state loop (Numba, with its
+pure-Python twin) that both the exact analysis and the exposure scenarios of
+:mod:`tablegames.analysis.protect_one_eyed_flush` run, the solution and the strategy object.
+
+Everything is read from the rules object (issue 15): the wild cards (the card classes), the ties, the bust rule and
+limit, the dealer's draw thresholds and wild draw build the tables; the main pay table only weighs the outcome
+tallies. So the tables and the kernel's tallies are cached by :func:`structure` (the rules with every payout at its
+default), and a pay-table change re-solves with one product of the cached tallies and the payouts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from itertools import combinations_with_replacement, permutations
-from math import comb
-from typing import TYPE_CHECKING, Any
+from itertools import combinations_with_replacement
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from tablegames.analysis.one_eyed_flush_tables import NC as NC
+from tablegames.analysis.one_eyed_flush_tables import NCAT as NCAT
+from tablegames.analysis.one_eyed_flush_tables import RESULTS as RESULTS
+from tablegames.analysis.one_eyed_flush_tables import WILD as WILD
+from tablegames.analysis.one_eyed_flush_tables import D as D
+from tablegames.analysis.one_eyed_flush_tables import IntArray as IntArray
+from tablegames.analysis.one_eyed_flush_tables import _hands as _hands
+from tablegames.analysis.one_eyed_flush_tables import _structural_tables as _structural_tables
+from tablegames.analysis.one_eyed_flush_tables import _Tables as _Tables
+from tablegames.analysis.one_eyed_flush_tables import _tables as _tables
+from tablegames.analysis.one_eyed_flush_tables import _ways as _ways
+from tablegames.analysis.one_eyed_flush_tables import class_name as class_name
+from tablegames.analysis.one_eyed_flush_tables import class_value as class_value
+from tablegames.analysis.one_eyed_flush_tables import pay_matrix as pay_matrix
+from tablegames.analysis.one_eyed_flush_tables import structure as structure
 from tablegames.engine.actions import STAND, Action, discard
-from tablegames.rules.one_eyed_flush import (
-    CLASSES,
-    Category,
-    Hand,
-    OneEyedFlushRules,
-    compare,
-    dealer_discard,
-    evaluate,
-    is_bust,
-)
+from tablegames.rules.one_eyed_flush import OneEyedFlushRules
 
-if TYPE_CHECKING:
-    pass
+# --- the kernels (plain Python, compiled by Numba on first use) ----------------------------------------
 
 
-IntArray = npt.NDArray[np.int64]
-NC = CLASSES.n  # 13 natural ranks (rank - 2) and the wild class (rules.indexing.CardClasses)
-WILD = CLASSES.wild_class
-D = 48 * 47 * 46 * 45
-RESULTS = ("win", "push", "loss", "bust")
-NCAT = len(Category)
-card_class = CLASSES.card_class
-class_cards = CLASSES.class_cards
+def _dealer_py(
+    rem: IntArray, f: int, g: int, h: int, zf: int, hand_of: IntArray, ddisc: IntArray, dist: IntArray
+) -> int:
+    """``dist[w, hand]``: the dealer's final hands (w = the player holds a wild) over the dealer's unknown
+    cards: the face-down ``g``/``h`` (-1: unknown, from ``rem``) and the draw (``zf`` >= 0: known, else from
+    what is left; a dealer who stands counts once per possible draw card). Returns the total weight."""
+    dist[:, :] = 0
+    total = 0
+    for gg in range(NC):
+        if g >= 0:
+            if gg != g:
+                continue
+            wg = 1
+        else:
+            wg = rem[gg]
+            if wg == 0:
+                continue
+            rem[gg] -= 1
+        for hh in range(NC):
+            if h >= 0:
+                if hh != h:
+                    continue
+                wh = 1
+            else:
+                wh = rem[hh]
+                if wh == 0:
+                    continue
+                rem[hh] -= 1
+            wgh = wg * wh
+            left = 0
+            for k in range(NC):
+                left += rem[k]
+            if zf >= 0:
+                left = 1
+            total += wgh * left
+            for w in range(2):
+                pos = ddisc[f, gg, hh, w]
+                if pos < 0:
+                    dist[w, hand_of[f, gg, hh]] += wgh * left
+                    continue
+                if pos == 0:
+                    k1, k2 = gg, hh
+                elif pos == 1:
+                    k1, k2 = f, hh
+                else:
+                    k1, k2 = f, gg
+                if zf >= 0:
+                    dist[w, hand_of[k1, k2, zf]] += wgh
+                else:
+                    for z in range(NC):
+                        nz = rem[z]
+                        if nz > 0:
+                            dist[w, hand_of[k1, k2, z]] += wgh * nz
+            if h < 0:
+                rem[hh] += 1
+        if g < 0:
+            rem[gg] += 1
+    return total
 
 
-def class_name(k: int) -> str:
-    return CLASSES.letters[k]
+def _tallies_py(
+    mode: int,
+    a: int,
+    b: int,
+    c: int,
+    f: int,
+    g: int,
+    h: int,
+    y: int,
+    rem: IntArray,
+    hand_of: IntArray,
+    hand_cat: IntArray,
+    result: IntArray,
+    bust_stand: npt.NDArray[np.bool_],
+    bust_draw: npt.NDArray[np.bool_],
+    ddisc: IntArray,
+    dist: IntArray,
+    tal: IntArray,
+    memo: IntArray,
+    known: npt.NDArray[np.bool_],
+    idx4: IntArray,
+) -> int:
+    """One state: ``tal[option, category, result]`` (option 0 stand, 1 + position of the sorted classes
+    a <= b <= c discarded; result 0 win / 1 push / 2 loss / 3 bust) summed over the unseen cards, and the number
+    of those deals. ``mode``: 0 dealer-hole-1 (``g`` seen), 1 dealer-hole-both (``g``, ``h``), 2 next-card
+    (``y``), 3 nothing seen (the fair game; ``rem`` may be reduced further: share). ``rem``: the cards not seen.
+    With ``memo`` non-empty (mode 3, ``rem`` = the deck less the three and the Flip Card), the dealer's
+    distribution after a draw is memoized by the sorted 4-class multiset out of the deck (``idx4``) and f."""
+    nh = result.shape[0]
+    zf = y if mode == 2 else -1
+    tal[:, :, :] = 0
+    hp = hand_of[a, b, c]
+    cat = hand_cat[hp]
+    wild = 1 if (a == WILD or b == WILD or c == WILD) else 0
+    # stand: the dealer's draw takes the next card (known in next-card)
+    n = _dealer(rem, f, g, h, zf, hand_of, ddisc, dist)
+    if mode == 3:
+        left = 0
+        for k in range(NC):
+            left += rem[k]
+        scale = left - 3  # the draws' extra dimension: the dealer's draw after the player's
+    else:
+        scale = 45
+    n_state = n * scale
+    if bust_stand[hp]:
+        tal[0, cat, 3] += n_state
+    else:
+        for hd in range(nh):
+            tal[0, cat, result[hp, hd]] += dist[wild, hd] * scale
+    use_memo = memo.shape[0] > 0
+    for yy in range(NC):
+        if mode == 2:
+            if yy != y:
+                continue
+            ny = 1
+        else:
+            ny = rem[yy]
+            if ny == 0:
+                continue
+        if use_memo:
+            if yy <= a:
+                key = idx4[yy, a, b, c]
+            elif yy <= b:
+                key = idx4[a, yy, b, c]
+            elif yy <= c:
+                key = idx4[a, b, yy, c]
+            else:
+                key = idx4[a, b, c, yy]
+            if not known[key, f]:
+                rem[yy] -= 1
+                _dealer(rem, f, g, h, -1, hand_of, ddisc, memo[key, f])
+                rem[yy] += 1
+                known[key, f] = True
+            dd = memo[key, f]
+            m = 0
+            for k in range(nh):
+                m += dd[0, k]
+        else:
+            if mode != 2:
+                rem[yy] -= 1
+            m = _dealer(rem, f, g, h, -1, hand_of, ddisc, dist)
+            if mode != 2:
+                rem[yy] += 1
+            dd = dist
+        for pos in range(3):
+            if pos == 0:
+                k1, k2 = b, c
+            elif pos == 1:
+                if b == a:
+                    continue
+                k1, k2 = a, c
+            else:
+                if c == b:
+                    continue
+                k1, k2 = a, b
+            hq = hand_of[k1, k2, yy]
+            cq = hand_cat[hq]
+            if bust_draw[hq]:
+                tal[1 + pos, cq, 3] += ny * m
+                continue
+            w = 1 if (k1 == WILD or k2 == WILD or yy == WILD) else 0
+            for hd in range(nh):
+                tal[1 + pos, cq, result[hq, hd]] += ny * dd[w, hd]
+    # equal classes: the same option as the first position of the class
+    if b == a:
+        tal[2, :, :] = tal[1, :, :]
+    if c == b:
+        tal[3, :, :] = tal[2, :, :]
+    return int(n_state)
 
 
-@dataclass(frozen=True, eq=False)
-class _Tables:
-    counts: IntArray  # [NC]
-    hand_of: IntArray  # [NC, NC, NC] -> hand id (any order), -1 if impossible
-    hands: tuple[Hand, ...]  # id -> Hand
-    hand_cat: IntArray  # [H]
-    value: IntArray  # [H, H]: main-wager result for player id vs dealer id (+odds, 0, -1)
-    result: IntArray  # [H, H]: 0 win, 1 push, 2 loss
-    bust_stand: npt.NDArray[np.bool_]  # [H]
-    bust_draw: npt.NDArray[np.bool_]  # [H]
-    ddisc: IntArray  # [NC, NC, NC, 2]: position the dealer discards (w = player holds a wild), -1 stands
-    win_odds: IntArray  # [NCAT]
+def _value_py(tal: IntArray, pay: IntArray, ev: IntArray) -> int:
+    """``ev[option]`` = the tallies weighed by ``pay[category, result]``; returns the best option (cautious:
+    stand on a tie, then the first position)."""
+    best = 0
+    for o in range(4):
+        s = 0
+        for k in range(NCAT):
+            for r in range(4):
+                s += tal[o, k, r] * pay[k, r]
+        ev[o] = s
+        if s > ev[best]:
+            best = o
+    return best
 
 
-_rep = CLASSES.representative
-
-
-def _hands() -> Iterator[tuple[tuple[int, int, int], list[int]]]:
-    """Every multiset of three card classes (a <= b <= c) that real cards can make, with representative cards."""
-    for classes in combinations_with_replacement(range(NC), 3):
-        cards = _rep(classes)
-        if cards is not None:
-            yield classes, cards
-
-
-def _ways(classes: tuple[int, ...], counts: Sequence[int] | IntArray) -> int:
-    """How many sets of real cards fall in these classes (``counts[k]``: the cards of class k)."""
-    ways = 1
-    for k in set(classes):
-        ways *= comb(int(counts[k]), classes.count(k))
-    return ways
-
-
-@lru_cache(maxsize=16)
-def _tables(rules: OneEyedFlushRules) -> _Tables:
-    cc = class_cards()
-    counts = np.array([len(x) for x in cc], dtype=np.int64)
-    hand_ids: dict[Hand, int] = {}
-    hand_of = np.full((NC, NC, NC), -1, dtype=np.int64)
-    ddisc = np.full((NC, NC, NC, 2), -1, dtype=np.int64)
-    for classes, cards in _hands():
-        hid = hand_ids.setdefault(evaluate(cards), len(hand_ids))
-        dropped = []
-        for w in (0, 1):
-            i = dealer_discard(cards, bool(w), rules.dealer_wild_draw)
-            dropped.append(None if i is None else classes[i])
-        # every order of the same classes: same hand; the discarded class found at its position
-        for perm in set(permutations(classes)):
-            hand_of[perm] = hid
-            for w in (0, 1):
-                k = dropped[w]
-                ddisc[(*perm, w)] = -1 if k is None else perm.index(k)
-    hands = tuple(sorted(hand_ids, key=hand_ids.__getitem__))
-    n = len(hands)
-    value = np.zeros((n, n), dtype=np.int64)
-    result = np.zeros((n, n), dtype=np.int64)
-    for i, hp in enumerate(hands):
-        for j, hd in enumerate(hands):
-            r = compare(hp, hd, rules.ties)
-            value[i, j] = rules.win_odds(hp.category) if r > 0 else (0 if r == 0 else -1)
-            result[i, j] = 0 if r > 0 else (1 if r == 0 else 2)
-    return _Tables(
-        counts=counts,
-        hand_of=hand_of,
-        hands=hands,
-        hand_cat=np.array([int(h.category) for h in hands], dtype=np.int64),
-        value=value,
-        result=result,
-        bust_stand=np.array([is_bust(h, False, rules.bust) for h in hands], dtype=np.bool_),
-        bust_draw=np.array([is_bust(h, True, rules.bust) for h in hands], dtype=np.bool_),
-        ddisc=ddisc,
-        win_odds=np.array([rules.win_odds(c) for c in Category], dtype=np.int64),
-    )
-
-
-# --- the kernel ----------------------------------------------------------------------------------------
-
-
-def _kernel_py(
+def _states_py(
+    mode: int,
     counts: IntArray,
+    ways3: IntArray,
+    pay: IntArray,
+    fair_best: IntArray,
     hand_of: IntArray,
     hand_cat: IntArray,
     result: IntArray,
@@ -132,161 +241,206 @@ def _kernel_py(
     bust_draw: npt.NDArray[np.bool_],
     ddisc: IntArray,
     idx4: IntArray,
-    out: IntArray,
-) -> None:
-    """For every sorted player class triple (a, b, c) and Flip Card class f, the outcome tallies of each
-    option: ``out[a, b, c, f, option, category, result]`` with option 0 = stand, 1..3 = discard the card at
-    position 0..2 of the sorted triple, result 0 win / 1 push / 2 loss / 3 bust; each option's tallies sum
-    to D (impossible states stay 0).
-
-    After a draw, the cards out of the deck are the three first cards, the Flip Card and the new card, whichever
-    card was thrown: the dealer's distribution is memoized by that sorted 4-class multiset (``idx4``) and f.
-    """
+    store: IntArray,
+    changes: IntArray,
+) -> int:
+    """The one state loop: every state of ``mode`` (see :func:`_tallies_py`): the three cards, the Flip Card and
+    the card(s) seen. With ``store`` non-empty (the exact analysis, mode 3) each state's tallies are kept
+    (``store[a, b, c, f]``, the draws memoized); else the best option by ``pay`` is played and the sum of its
+    results weighted by the state's deals returned, ``changes[a, b, c, fair option, informed option]``
+    counting deals."""
     nh = result.shape[0]
     dist = np.zeros((2, nh), dtype=np.int64)
-    n4 = idx4.max() + 1
+    tal = np.zeros((4, NCAT, 4), dtype=np.int64)
+    ev = np.zeros(4, dtype=np.int64)
+    rem = np.zeros(NC, dtype=np.int64)
+    keep = store.shape[0] > 0
+    n4 = idx4.max() + 1 if keep else 0
     memo = np.zeros((n4, NC, 2, nh), dtype=np.int64)
     known = np.zeros((n4, NC), dtype=np.bool_)
-    rem = np.zeros(NC, dtype=np.int64)
+    total = 0
     for a in range(NC):
         for b in range(a, NC):
             for c in range(b, NC):
-                if hand_of[a, b, c] < 0:
+                if ways3[a, b, c] == 0:
                     continue
                 for f in range(NC):
-                    for k in range(NC):
-                        rem[k] = counts[k]
-                    rem[a] -= 1
-                    rem[b] -= 1
-                    rem[c] -= 1
-                    rem[f] -= 1
-                    if rem[a] < 0 or rem[b] < 0 or rem[c] < 0 or rem[f] < 0:
-                        continue
-                    # stand
-                    hp = hand_of[a, b, c]
-                    cat = hand_cat[hp]
-                    if bust_stand[hp]:
-                        out[a, b, c, f, 0, cat, 3] += D
-                    else:
-                        w = 1 if (a == WILD or b == WILD or c == WILD) else 0
-                        _dealer_dist(rem, f, 45, hand_of, ddisc, dist)
-                        for hd in range(nh):
-                            out[a, b, c, f, 0, cat, result[hp, hd]] += dist[w, hd]
-                    # draw: the player's new card y, then the dealer's hidden cards and draw
-                    for y in range(NC):
-                        ny = rem[y]
-                        if ny == 0:
+                    for s1 in range(NC):
+                        if mode == 3 and s1 > 0:
                             continue
-                        if y <= a:
-                            key = idx4[y, a, b, c]
-                        elif y <= b:
-                            key = idx4[a, y, b, c]
-                        elif y <= c:
-                            key = idx4[a, b, y, c]
-                        else:
-                            key = idx4[a, b, c, y]
-                        if not known[key, f]:
-                            rem[y] -= 1
-                            _dealer_dist(rem, f, 1, hand_of, ddisc, memo[key, f])
-                            rem[y] += 1
-                            known[key, f] = True
-                        dd = memo[key, f]
-                        for pos in range(3):
-                            if pos == 0:
-                                k1, k2 = b, c
-                            elif pos == 1:
-                                k1, k2 = a, c
-                            else:
-                                k1, k2 = a, b
-                            if pos == 1 and b == a:
+                        for s2 in range(NC):
+                            if mode != 1 and s2 > 0:
                                 continue
-                            if pos == 2 and c == b:
+                            for k in range(NC):
+                                rem[k] = counts[k]
+                            rem[a] -= 1
+                            rem[b] -= 1
+                            rem[c] -= 1
+                            wf = rem[f]
+                            if wf <= 0:
                                 continue
-                            hp = hand_of[k1, k2, y]
-                            cat = hand_cat[hp]
-                            if bust_draw[hp]:
-                                out[a, b, c, f, 1 + pos, cat, 3] += ny * 47 * 46 * 45
+                            rem[f] -= 1
+                            weight = ways3[a, b, c] * wf
+                            g = -1
+                            h = -1
+                            y = -1
+                            if mode != 3:
+                                w1 = rem[s1]
+                                if w1 <= 0:
+                                    continue
+                                rem[s1] -= 1
+                                weight *= w1
+                                if mode == 0:
+                                    g = s1
+                                elif mode == 2:
+                                    y = s1
+                                else:
+                                    w2 = rem[s2]
+                                    if w2 <= 0:
+                                        continue
+                                    rem[s2] -= 1
+                                    weight *= w2
+                                    g = s1
+                                    h = s2
+                            n_state = _tallies(
+                                mode,
+                                a,
+                                b,
+                                c,
+                                f,
+                                g,
+                                h,
+                                y,
+                                rem,
+                                hand_of,
+                                hand_cat,
+                                result,
+                                bust_stand,
+                                bust_draw,
+                                ddisc,
+                                dist,
+                                tal,
+                                memo,
+                                known,
+                                idx4,
+                            )
+                            if keep:
+                                for o in range(4):
+                                    for k in range(NCAT):
+                                        for r in range(4):
+                                            store[a, b, c, f, o, k, r] = tal[o, k, r]
                                 continue
-                            w = 1 if (k1 == WILD or k2 == WILD or y == WILD) else 0
-                            for hd in range(nh):
-                                out[a, b, c, f, 1 + pos, cat, result[hp, hd]] += ny * dd[w, hd]
-                    # equal classes: copy the first position's tallies
-                    if b == a:
-                        out[a, b, c, f, 2] = out[a, b, c, f, 1]
-                    if c == b:
-                        out[a, b, c, f, 3] = out[a, b, c, f, 2]
+                            best = _value(tal, pay, ev)
+                            total += weight * ev[best]
+                            changes[a, b, c, fair_best[a, b, c, f], best] += weight * n_state
+    return total
 
 
-def _dealer_dist_py(
-    rem: IntArray, f: int, tail: int, hand_of: IntArray, ddisc: IntArray, dist: IntArray
-) -> None:
-    """Weights of the dealer's final hand ids, for w = 0 / 1, over the two hidden cards (ordered) from
-    ``rem`` and the dealer's draw from what is left; a dealer who stands takes the factor (left * tail)."""
-    dist[:, :] = 0
-    n = 0
-    for k in range(NC):
-        n += rem[k]
-    left = n - 2
-    for g in range(NC):
-        ng = rem[g]
-        if ng == 0:
-            continue
-        rem[g] -= 1
-        for h in range(NC):
-            nh2 = rem[h]
-            if nh2 == 0:
-                continue
-            wgh = ng * nh2
-            rem[h] -= 1
-            for w in range(2):
-                pos = ddisc[f, g, h, w]
-                if pos < 0:
-                    dist[w, hand_of[f, g, h]] += wgh * left * tail
-                    continue
-                if pos == 0:
-                    k1, k2 = g, h
-                elif pos == 1:
-                    k1, k2 = f, h
-                else:
-                    k1, k2 = f, g
-                for z in range(NC):
-                    nz = rem[z]
-                    if nz > 0:
-                        dist[w, hand_of[k1, k2, z]] += wgh * nz * tail
-            rem[h] += 1
-        rem[g] += 1
+def _options_py(
+    mode: int,
+    a: int,
+    b: int,
+    c: int,
+    f: int,
+    g: int,
+    h: int,
+    y: int,
+    rem: IntArray,
+    hand_of: IntArray,
+    hand_cat: IntArray,
+    result: IntArray,
+    bust_stand: npt.NDArray[np.bool_],
+    bust_draw: npt.NDArray[np.bool_],
+    ddisc: IntArray,
+    pay: IntArray,
+    ev: IntArray,
+) -> int:
+    """One state's ``ev[option]`` under ``pay`` (summed over the unseen cards) and its number of deals: the
+    informed bot's decision and ``share``'s."""
+    nh = result.shape[0]
+    dist = np.zeros((2, nh), dtype=np.int64)
+    tal = np.zeros((4, NCAT, 4), dtype=np.int64)
+    memo = np.zeros((0, NC, 2, nh), dtype=np.int64)
+    known = np.zeros((0, NC), dtype=np.bool_)
+    idx4 = np.zeros((1, 1, 1, 1), dtype=np.int64)  # no memo: not read
+    n = _tallies(
+        mode,
+        a,
+        b,
+        c,
+        f,
+        g,
+        h,
+        y,
+        rem,
+        hand_of,
+        hand_cat,
+        result,
+        bust_stand,
+        bust_draw,
+        ddisc,
+        dist,
+        tal,
+        memo,
+        known,
+        idx4,
+    )
+    _value(tal, pay, ev)
+    return int(n)
 
 
-_KERNEL: Any = None
+_dealer: Any = _dealer_py
+_tallies: Any = _tallies_py
+_value: Any = _value_py
+_COMPILED: dict[str, Any] = {}
 
 
-def _compiled() -> Any:
-    """The Numba-compiled kernel (cached on disk), or the plain Python one with TABLEGAMES_NO_NUMBA=1."""
-    global _KERNEL, _dealer_dist
-    if _KERNEL is None:
+def kernels() -> dict[str, Any]:
+    """The Numba-compiled kernels (cached on disk): ``states`` (the one state loop) and ``options`` (one state),
+    or the plain Python ones with TABLEGAMES_NO_NUMBA=1."""
+    global _dealer, _tallies, _value
+    if not _COMPILED:
         import os
 
         if os.environ.get("TABLEGAMES_NO_NUMBA"):
-            _dealer_dist = _dealer_dist_py
-            _KERNEL = _kernel_py
+            _COMPILED.update(states=_states_py, options=_options_py)
         else:
             from numba import njit
 
-            _dealer_dist = njit(cache=True)(_dealer_dist_py)
-            _KERNEL = njit(cache=True)(_kernel_py)
-    return _KERNEL
+            _dealer = njit(cache=True)(_dealer_py)
+            _tallies = njit(cache=True)(_tallies_py)
+            _value = njit(cache=True)(_value_py)
+            _COMPILED.update(states=njit(cache=True)(_states_py), options=njit(cache=True)(_options_py))
+    return _COMPILED
 
 
-_dealer_dist: Any = _dealer_dist_py
+def table_args(t: _Tables) -> tuple[Any, ...]:
+    """The tables as the kernels take them, after the state: hand_of, hand_cat, result, bust_stand, bust_draw,
+    ddisc."""
+    return (t.hand_of, t.hand_cat, t.result, t.bust_stand, t.bust_draw, t.ddisc)
+
+
+# --- the solution ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class _Tallies:
+    """What depends only on the structure: every state's option tallies, their weights and which exist."""
+
+    tables: _Tables
+    tallies: npt.NDArray[np.int32]  # [NC, NC, NC, NC, 4, NCAT, 4]
+    present: npt.NDArray[np.bool_]  # [NC, NC, NC, NC, 4]: the option exists in the state
+    weight: IntArray  # [NC, NC, NC, NC]: deals (player card sets x flip cards) in the state
 
 
 @dataclass(frozen=True, eq=False)
 class _Solution:
     tables: _Tables
-    tallies: IntArray  # [NC, NC, NC, NC, 4, NCAT, 4]
+    tallies: npt.NDArray[np.int32]  # [NC, NC, NC, NC, 4, NCAT, 4] (shared with the structural cache)
     ev: IntArray  # [NC, NC, NC, NC, 4] numerators over D (options impossible or absent: very negative)
     best: IntArray  # [NC, NC, NC, NC]: chosen option
     weight: IntArray  # [NC, NC, NC, NC]: deals (player card sets x flip cards) in the state
+    pay: IntArray  # [NCAT, 4]: the main wager's net by category and result
 
 
 NO_OPTION = -(10**15)
@@ -301,32 +455,35 @@ def _multiset_index() -> IntArray:
     return idx
 
 
-@lru_cache(maxsize=16)
-def _solve(rules: OneEyedFlushRules) -> _Solution:
-    t = _tables(rules)
-    kernel = _compiled()
+@lru_cache(maxsize=8)
+def _structural_tallies(rules: OneEyedFlushRules) -> _Tallies:
+    t = _structural_tables(rules)
     out = np.zeros((NC, NC, NC, NC, 4, NCAT, 4), dtype=np.int64)
-    kernel(
-        t.counts, t.hand_of, t.hand_cat, t.result, t.bust_stand, t.bust_draw, t.ddisc, _multiset_index(), out
-    )
-    pay = np.zeros((NCAT, 4), dtype=np.int64)
-    pay[:, 0] = t.win_odds
-    pay[:, 2] = -1
-    pay[:, 3] = -1
-    ev = np.einsum("abcdoks,ks->abcdo", out, pay)
+    none = np.zeros((0, 0, 0, 4, 4), dtype=np.int64)  # no changes counted: the states' tallies are kept
+    unused = (np.zeros((NCAT, 4), dtype=np.int64), np.zeros((0, 0, 0, 0), dtype=np.int64))  # pay, fair_best
+    kernels()["states"](3, t.counts, t.ways3, *unused, *table_args(t), _multiset_index(), out, none)
     present = out.sum(axis=(5, 6)) > 0
-    ev = np.where(present, ev, NO_OPTION)
+    tallies = out.astype(
+        np.int32
+    )  # every option's tallies sum to D < 2**31: half the memory of a cache entry
+    left = t.counts[None, None, None, :] - (
+        (np.arange(NC)[None, None, None, :] == np.arange(NC)[:, None, None, None]).astype(np.int64)
+        + (np.arange(NC)[None, None, None, :] == np.arange(NC)[None, :, None, None])
+        + (np.arange(NC)[None, None, None, :] == np.arange(NC)[None, None, :, None])
+    )
+    weight = np.where(present[..., 0], t.ways3[..., None] * left, 0)
+    return _Tallies(t, tallies, present, weight)
+
+
+@lru_cache(maxsize=8)
+def _solve(rules: OneEyedFlushRules) -> _Solution:
+    s = _structural_tallies(structure(rules))
+    pay = pay_matrix(rules)
+    ev = np.einsum("abcdoks,ks->abcdo", s.tallies, pay, dtype=np.int64)
+    ev = np.where(s.present, ev, NO_OPTION)
     # cautious tie-break: stand unless a draw is strictly better; among discards, the first position
     best = np.argmax(ev, axis=4)
-    weight = np.zeros((NC, NC, NC, NC), dtype=np.int64)
-    counts = t.counts
-    for (a, b, c), _ in _hands():
-        ways = _ways((a, b, c), counts)
-        for f in range(NC):
-            left = int(counts[f]) - (a, b, c).count(f)
-            if left > 0 and present[a, b, c, f, 0]:
-                weight[a, b, c, f] = ways * left
-    return _Solution(t, out, ev, best, weight)
+    return _Solution(s.tables, s.tallies, ev, best, s.weight, pay)
 
 
 @dataclass(frozen=True, eq=False)
@@ -340,6 +497,7 @@ class OneEyedFlushStrategy:
         cards = [int(c) for c in cards3]
         if len(cards) != 3 or len({*cards, int(flip_card)}) != 4:
             raise ValueError("need three distinct player cards and a different Flip Card")
+        card_class = self._sol.tables.classes.card_class
         classes = [card_class(c) for c in cards]
         key = tuple(sorted(classes))
         positions = [key.index(k) for k in classes]
@@ -360,6 +518,6 @@ class OneEyedFlushStrategy:
         return STAND if opt == 0 else discard(positions.index(opt - 1))
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=8)
 def optimal_strategy(rules: OneEyedFlushRules) -> OneEyedFlushStrategy:
     return OneEyedFlushStrategy(rules, _solve(rules))

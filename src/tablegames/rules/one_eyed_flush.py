@@ -1,35 +1,29 @@
 """One Eyed Flush: a three-card game where J♥ J♠ K♦ are wild (RULES.md §2).
 
 Data plus pure functions: card values, hand evaluation with wilds, comparison, bust, the dealer's draw
-policy, the Jackpot and Flip Card wagers, and a rule-of-thumb player strategy.
+policy, the Jackpot and Flip Card wagers, and a rule-of-thumb player strategy. Every number and choice of
+RULES.md §2 is a field of :class:`OneEyedFlushRules` and a parameter (issue 15): the module constants below
+are only the defaults; play and math read the rules object (``rules.evaluate``, ``rules.dealer_discard``...).
+
+The cards and hands are in :mod:`tablegames.rules.one_eyed_flush_hands` (imported back here).
 
 >>> from tablegames.cards import parse_cards
->>> h = evaluate(parse_cards("J♥ 5♣ 9♦")); h.category.name, h.key
-('PAIR_WITH_WILD', 5)
->>> compare(h, evaluate(parse_cards("8♠ 8♦ 2♣")))
-1
->>> compare(evaluate(parse_cards("J♠ K♦ 4♣")), evaluate(parse_cards("J♥ 7♣ 7♦")))
-0
+>>> r = OneEyedFlushRules.from_options({"wild-cards": "Jh Js Kd 2c", "bust-limit": "16"})
+>>> str(r.evaluate(parse_cards("2c 5d 9h"))), r.is_bust(r.evaluate(parse_cards("Ts 4d 2h")), True)
+('Pair With Wild (remaining 5)', False)
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import dataclasses
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum, IntEnum
+from enum import Enum
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
-from tablegames.cards import CARDS, Card, Rank, Suit
-from tablegames.rules.common import (
-    PayTable,
-    RuleError,
-    check_known_options,
-    choose,
-    load_toml,
-    paytable_from_mapping,
-)
+from tablegames.rules.common import PayTable, RuleError, enum_key, load_toml, paytable_from_mapping
 from tablegames.rules.definition import (
     Decision,
     DecisionContext,
@@ -41,168 +35,41 @@ from tablegames.rules.definition import (
 )
 from tablegames.rules.flow import DEALER, PUBLIC, Action, BaseFlow, CardsView, RoundOps, SeatOps, seat_name
 from tablegames.rules.indexing import CardClasses
+from tablegames.rules.one_eyed_flush_hands import BUST_LIMIT as BUST_LIMIT
+from tablegames.rules.one_eyed_flush_hands import CLASSES as CLASSES
+from tablegames.rules.one_eyed_flush_hands import DEFAULT_WILD as DEFAULT_WILD
+from tablegames.rules.one_eyed_flush_hands import NO_PAIR_DRAWS_FROM as NO_PAIR_DRAWS_FROM
+from tablegames.rules.one_eyed_flush_hands import PAIR_DRAWS_FROM as PAIR_DRAWS_FROM
+from tablegames.rules.one_eyed_flush_hands import WILD_CARDS as WILD_CARDS
+from tablegames.rules.one_eyed_flush_hands import BustRule as BustRule
+from tablegames.rules.one_eyed_flush_hands import Category as Category
+from tablegames.rules.one_eyed_flush_hands import DealerWildDraw as DealerWildDraw
+from tablegames.rules.one_eyed_flush_hands import Hand as Hand
+from tablegames.rules.one_eyed_flush_hands import Ties as Ties
+from tablegames.rules.one_eyed_flush_hands import _discard_order as _discard_order
+from tablegames.rules.one_eyed_flush_hands import _rank_key as _rank_key
+from tablegames.rules.one_eyed_flush_hands import card_classes as card_classes
+from tablegames.rules.one_eyed_flush_hands import compare as compare
+from tablegames.rules.one_eyed_flush_hands import dealer_discard as dealer_discard
+from tablegames.rules.one_eyed_flush_hands import evaluate as evaluate
+from tablegames.rules.one_eyed_flush_hands import holds_wild as holds_wild
+from tablegames.rules.one_eyed_flush_hands import is_bust as is_bust
+from tablegames.rules.one_eyed_flush_hands import is_wild as is_wild
+from tablegames.rules.one_eyed_flush_hands import point_value as point_value
+from tablegames.rules.parameters import (
+    Parameter,
+    apply_options,
+    choice,
+    describe_values,
+    fraction,
+    integer,
+    money,
+    paytable,
+    preset,
+)
+from tablegames.rules.parameters import cards as cards_parameter
 
 GAME = "one-eyed-flush"
-
-WILD_CARDS: Final[frozenset[Card]] = frozenset(
-    {Card.of(Rank.JACK, Suit.HEARTS), Card.of(Rank.JACK, Suit.SPADES), Card.of(Rank.KING, Suit.DIAMONDS)}
-)
-"""R-OEF-1: the one-eyed cards."""
-
-CLASSES: Final = CardClasses(WILD_CARDS)
-"""R-OEF-1/2: a card plays by its rank unless it is wild; suits play no other role. The classes the exact
-analysis and the simulation both enumerate (13 natural ranks and the wild class)."""
-
-
-def is_wild(card: int) -> bool:
-    return card in WILD_CARDS
-
-
-def point_value(card: int) -> int:
-    """R-OEF-1: A = 1, 2-10 pip value, J/Q/K = 10."""
-    r = int(CARDS[card].rank)
-    return 1 if r == 14 else min(r, 10)
-
-
-class Category(IntEnum):
-    """R-OEF-2, best last (higher value = better hand)."""
-
-    NO_PAIR = 0
-    PAIR = 1
-    TRIPS = 2
-    PAIR_WITH_WILD = 3
-    TRIPS_WITH_WILD = 4
-    ONE_EYED_FLUSH = 5
-
-
-@dataclass(frozen=True, order=True)
-class Hand:
-    """An evaluated hand: its category and key (remaining card value for pairs, total for No Pair)."""
-
-    category: Category
-    key: int = 0
-
-    @property
-    def has_pair_or_better(self) -> bool:
-        return self.category != Category.NO_PAIR
-
-    def __str__(self) -> str:
-        name = self.category.name.replace("_", " ").title()
-        if self.category in (Category.PAIR, Category.PAIR_WITH_WILD):
-            return f"{name} (remaining {self.key})"
-        if self.category == Category.NO_PAIR:
-            return f"No Pair ({self.key})"
-        return name
-
-
-def _rank_key(card: int) -> int:
-    """Rank used for pairing (R-OEF-1: by rank, not by point value)."""
-    return int(CARDS[card].rank)
-
-
-def evaluate(cards: Sequence[int]) -> Hand:
-    """Category and key of three cards; a wild always plays as best it can (R-OEF-2)."""
-    if len(cards) != 3 or len(set(cards)) != 3:
-        raise ValueError("One Eyed Flush hands are 3 distinct cards")
-    wilds = sum(1 for c in cards if c in WILD_CARDS)
-    naturals = [c for c in cards if c not in WILD_CARDS]
-    if wilds == 3:
-        return Hand(Category.ONE_EYED_FLUSH)
-    if wilds == 2:
-        return Hand(Category.TRIPS_WITH_WILD)
-    if wilds == 1:
-        a, b = naturals
-        if _rank_key(a) == _rank_key(b):
-            return Hand(Category.TRIPS_WITH_WILD)
-        # The wild pairs with the higher-valued card; the lower-valued one remains.
-        return Hand(Category.PAIR_WITH_WILD, min(point_value(a), point_value(b)))
-    ranks = [_rank_key(c) for c in cards]
-    distinct = set(ranks)
-    if len(distinct) == 1:
-        return Hand(Category.TRIPS)
-    if len(distinct) == 2:
-        odd = next(c for c in cards if ranks.count(_rank_key(c)) == 1)
-        return Hand(Category.PAIR, point_value(odd))
-    return Hand(Category.NO_PAIR, sum(point_value(c) for c in cards))
-
-
-class Ties(Enum):
-    CASINO = "casino"
-    TOURNAMENT = "tournament"
-
-
-class BustRule(Enum):
-    AFTER_DRAW = "after-draw"
-    ALWAYS = "always"
-
-
-class DealerWildDraw(Enum):
-    VS_WILD = "vs-wild"
-    ALWAYS = "always"
-    NEVER = "never"
-
-
-_PUSH_CATEGORIES = frozenset({Category.ONE_EYED_FLUSH, Category.TRIPS_WITH_WILD, Category.TRIPS})
-
-
-def compare(player: Hand, dealer: Hand, ties: Ties = Ties.CASINO) -> int:
-    """+1 player wins, 0 standoff, -1 dealer wins (R-OEF-3)."""
-    if player.category != dealer.category:
-        return 1 if player.category > dealer.category else -1
-    if player.category in _PUSH_CATEGORIES:
-        return 0
-    if player.key != dealer.key:
-        return 1 if player.key < dealer.key else -1  # lower remaining card / lower total wins
-    return 0 if ties == Ties.TOURNAMENT else -1  # "player must be lower"
-
-
-BUST_LIMIT: Final = 14
-
-
-def is_bust(hand: Hand, drew: bool, rule: BustRule = BustRule.AFTER_DRAW) -> bool:
-    """R-OEF-6: a No Pair over 14 busts, after a draw only (or always, by variant)."""
-    if hand.category != Category.NO_PAIR or hand.key <= BUST_LIMIT:
-        return False
-    return drew or rule == BustRule.ALWAYS
-
-
-def _discard_order(card: int) -> tuple[int, int]:
-    """Sort key: higher value first, then higher rank (K, Q, J, 10) on equal value (R-OEF-7)."""
-    return (point_value(card), _rank_key(card))
-
-
-def dealer_discard(
-    cards: Sequence[int], player_holds_wild: bool, rule: DealerWildDraw = DealerWildDraw.VS_WILD
-) -> int | None:
-    """Index of the card the dealer discards before drawing, or None to stand (R-OEF-7).
-
-    ``player_holds_wild``: some player still in the round (not busted) holds a final hand with a wild card.
-
-    >>> from tablegames.cards import parse_cards
-    >>> dealer_discard(parse_cards("8s 8d 5c"), False), dealer_discard(parse_cards("8s 8d 4c"), False)
-    (2, None)
-    >>> dealer_discard(parse_cards("2s Qc Kh"), False)
-    2
-    >>> dealer_discard(parse_cards("Jh 5c 9d"), False), dealer_discard(parse_cards("Jh 5c 9d"), True)
-    (None, 2)
-    """
-    hand = evaluate(cards)
-    naturals = [i for i, c in enumerate(cards) if c not in WILD_CARDS]
-    if hand.category == Category.PAIR:
-        if hand.key >= 5:
-            return next(i for i in naturals if [_rank_key(c) for c in cards].count(_rank_key(cards[i])) == 1)
-        return None
-    if hand.category == Category.NO_PAIR:
-        top = max(naturals, key=lambda i: _discard_order(cards[i]))
-        return top if point_value(cards[top]) >= 7 else None
-    if hand.category == Category.PAIR_WITH_WILD:
-        draw = rule == DealerWildDraw.ALWAYS or (rule == DealerWildDraw.VS_WILD and player_holds_wild)
-        return max(naturals, key=lambda i: _discard_order(cards[i])) if draw else None
-    return None
-
-
-def holds_wild(cards: Sequence[int]) -> bool:
-    return any(c in WILD_CARDS for c in cards)
 
 
 # --- side wagers ---------------------------------------------------------------------------------
@@ -228,13 +95,25 @@ class JackpotConfig:
 
     def __post_init__(self) -> None:
         if self.wager_cents <= 0:
-            raise RuleError("jackpot wager must be a positive number of cents")
+            raise RuleError("rule 'jackpot.wager': the jackpot wager must be a positive number of cents")
         if not 0 <= self.share < 1:
-            raise RuleError("jackpot share must be in [0, 1)")
+            raise RuleError(
+                f"rule 'jackpot.share': {self.share} is out of range; allowed: a fraction in [0, 1)"
+            )
+        prizes = {c: p for c, p in self.fixed_prizes_cents.items() if p}
+        object.__setattr__(self, "fixed_prizes_cents", prizes)  # a zero prize is no prize: one equal form
+        if prizes.get(self.meter_category):
+            raise RuleError(
+                f"rule 'jackpot.{enum_key(self.meter_category)}': the {enum_key(self.meter_category)} hand "
+                "takes the meter (jackpot.meter-hand), its fixed prize must be 0"
+            )
 
     def __hash__(self) -> int:  # the dict field is not hashable; rules objects key caches (lru_cache)
         prizes = frozenset(self.fixed_prizes_cents.items())
         return hash((self.wager_cents, self.reset_cents, self.share, self.meter_category, prizes))
+
+    def prize(self, category: Category) -> int:
+        return self.fixed_prizes_cents.get(category, 0)
 
 
 class FlipKind(Enum):
@@ -272,18 +151,33 @@ class FlipBet:
         return str(self.value) if self.kind == FlipKind.VALUE else self.kind.value
 
 
-FLIP_ODDS: Final[Mapping[FlipKind, int]] = {FlipKind.VALUE: 11, FlipKind.TEN_VALUE: 2, FlipKind.ONE_EYED: 15}
+@dataclass(frozen=True)
+class FlipOdds:
+    """R-OEF-10: "X to 1" of each kind of Flip Card outcome."""
+
+    value: int = 11
+    ten_value: int = 2
+    one_eyed: int = 15
+
+    def of(self, kind: FlipKind) -> int:
+        return {FlipKind.VALUE: self.value, FlipKind.TEN_VALUE: self.ten_value}.get(kind, self.one_eyed)
 
 
-def flip_odds(bet: FlipBet, flip_card: int) -> int | None:
+FLIP_ODDS: Final[Mapping[FlipKind, int]] = {k: FlipOdds().of(k) for k in FlipKind}
+"""The default odds (R-OEF-10)."""
+
+
+def flip_odds(
+    bet: FlipBet, flip_card: int, odds: FlipOdds = FlipOdds(), wild: Collection[int] = WILD_CARDS
+) -> int | None:
     """``X`` of "X to 1" when the Flip Card matches ``bet``, else None (R-OEF-10)."""
     if bet.kind == FlipKind.ONE_EYED:
-        hit = flip_card in WILD_CARDS
+        hit = flip_card in wild
     elif bet.kind == FlipKind.TEN_VALUE:
         hit = point_value(flip_card) == 10
     else:
         hit = point_value(flip_card) == bet.value
-    return FLIP_ODDS[bet.kind] if hit else None
+    return odds.of(bet.kind) if hit else None
 
 
 ALL_FLIP_BETS: Final[tuple[FlipBet, ...]] = (
@@ -295,65 +189,101 @@ ALL_FLIP_BETS: Final[tuple[FlipBet, ...]] = (
 
 # --- rules object ------------------------------------------------------------------------------
 
-_TIES = {t.value: t for t in Ties}
-_BUST = {b.value: b for b in BustRule}
-_DWD = {d.value: d for d in DealerWildDraw}
-
 EVEN_MONEY = PayTable("even-money", Category, {c: 1 for c in Category})
 """R-OEF-8 default: every main-wager win pays 1 to 1, whatever the winning category."""
 
 
 @dataclass(frozen=True)
 class OneEyedFlushRules:
+    """Every number and choice of RULES.md §2 (its value the default); the parameters are in DEFINITION."""
+
     ties: Ties = Ties.CASINO
     bust: BustRule = BustRule.AFTER_DRAW
     dealer_wild_draw: DealerWildDraw = DealerWildDraw.VS_WILD
     main_paytable: PayTable[Category] = EVEN_MONEY
     jackpot: JackpotConfig = JackpotConfig()
+    bust_limit: int = BUST_LIMIT
+    dealer_pair_draws_from: int = PAIR_DRAWS_FROM
+    dealer_no_pair_draws_from: int = NO_PAIR_DRAWS_FROM
+    wild_cards: tuple[int, ...] = DEFAULT_WILD
+    flip: FlipOdds = FlipOdds()
 
     game = GAME
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "wild_cards", tuple(sorted(int(c) for c in self.wild_cards)))
+        for cat in Category:
+            odds = self.main_paytable.odds(cat)
+            if odds is None or odds < 1:
+                raise RuleError(
+                    f"rule 'main.{enum_key(cat)}': {'-' if odds is None else odds} is not allowed; "
+                    "allowed: a whole number >= 1 (a main-wager win always pays, R-OEF-8)"
+                )
 
     @classmethod
     def from_options(
         cls, options: Mapping[str, str] | None = None, paytable: str | None = None
     ) -> OneEyedFlushRules:
-        options = dict(options or {})
-        check_known_options(GAME, options, [o.name for o in DEFINITION.rule_options])
-        rules = cls(
-            ties=choose("ties", options.get("ties", "casino"), _TIES),
-            bust=choose("bust", options.get("bust", "after-draw"), _BUST),
-            dealer_wild_draw=choose("dealer-wild-draw", options.get("dealer-wild-draw", "vs-wild"), _DWD),
-        )
+        rules = cls()
         if paytable is not None and paytable != "even-money":
             data = load_toml(paytable)
             main = data.get("main")
             if not isinstance(main, dict):
                 raise RuleError(f"{paytable}: needs a [main] table of winning category = odds")
             table = paytable_from_mapping(str(data.get("name", Path(paytable).stem)), Category, main)
-            rules = cls(rules.ties, rules.bust, rules.dealer_wild_draw, table, rules.jackpot)
-        return rules
+            pays = {c: table.odds(c) or 1 for c in Category}  # a category not listed wins 1 to 1 (R-OEF-8)
+            rules = dataclasses.replace(rules, main_paytable=PayTable(table.name, Category, pays))
+        return apply_options(DEFINITION.parameters, rules, options)  # type: ignore[no-any-return]
+
+    @property
+    def classes(self) -> CardClasses:
+        return card_classes(self.wild_cards)
+
+    @property
+    def wild(self) -> frozenset[int]:
+        return self.classes.wild
 
     def win_odds(self, category: Category) -> int:
         """Odds paid on a main-wager win with this category (R-OEF-8)."""
         return self.main_paytable.odds(category) or 1
 
+    def evaluate(self, cards: Sequence[int]) -> Hand:
+        return evaluate(cards, self.wild)
+
+    def holds_wild(self, cards: Sequence[int]) -> bool:
+        return holds_wild(cards, self.wild)
+
+    def is_bust(self, hand: Hand, drew: bool) -> bool:
+        return is_bust(hand, drew, self.bust, self.bust_limit)
+
+    def dealer_discard(self, cards: Sequence[int], player_holds_wild: bool) -> int | None:
+        return dealer_discard(
+            cards,
+            player_holds_wild,
+            self.dealer_wild_draw,
+            pair_from=self.dealer_pair_draws_from,
+            no_pair_from=self.dealer_no_pair_draws_from,
+            wild=self.wild,
+        )
+
+    def flip_odds(self, bet: FlipBet, flip_card: int) -> int | None:
+        return flip_odds(bet, flip_card, self.flip, self.wild)
+
     def describe(self) -> dict[str, str]:
-        return {
-            "ties": self.ties.value,
-            "bust": self.bust.value,
-            "dealer-wild-draw": self.dealer_wild_draw.value,
-            "paytable": self.main_paytable.name,
-        }
+        return describe_values(DEFINITION.parameters, self)
 
 
 # --- rule-of-thumb player strategy (replaced by the exact optimal one where available) ---------
 
 
-def rule_of_thumb_discard(cards: Sequence[int], flip_card: int) -> int | None:
+def rule_of_thumb_discard(
+    cards: Sequence[int], flip_card: int, wild: Collection[int] = WILD_CARDS, bust_limit: int = BUST_LIMIT
+) -> int | None:
     """A simple documented strategy: index to discard, or None to stand.
 
     Keep any hand with a wild card, trips, and pairs whose remaining card is 4 or less; otherwise draw to a
-    pair by throwing the remaining card; with No Pair, stand on 14 or less and throw the highest card otherwise.
+    pair by throwing the remaining card; with No Pair, stand on the bust limit (14) or less and throw the
+    highest card otherwise.
 
     >>> from tablegames.cards import parse_cards
     >>> rule_of_thumb_discard(parse_cards("5c 5d 9h"), 0), rule_of_thumb_discard(parse_cards("Ac 2d 3h"), 0)
@@ -361,7 +291,7 @@ def rule_of_thumb_discard(cards: Sequence[int], flip_card: int) -> int | None:
     >>> rule_of_thumb_discard(parse_cards("9c Qd 8h"), 0)
     1
     """
-    hand = evaluate(cards)
+    hand = evaluate(cards, wild)
     if hand.category == Category.PAIR:
         if hand.key <= 4:
             return None
@@ -371,7 +301,7 @@ def rule_of_thumb_discard(cards: Sequence[int], flip_card: int) -> int | None:
             if point_value(c) == hand.key and [_rank_key(x) for x in cards].count(_rank_key(c)) == 1
         )
     if hand.category == Category.NO_PAIR:
-        if hand.key <= BUST_LIMIT:
+        if hand.key <= bust_limit:
             return None
         return max(range(3), key=lambda i: _discard_order(cards[i]))
     return None
@@ -390,10 +320,12 @@ class OefDecision(DecisionContext):
     game: ClassVar[str] = GAME
     cards: tuple[int, ...]
     flip_card: int
+    wild: tuple[int, ...] = DEFAULT_WILD  # the table's wild cards (R-OEF-1)
+    bust_limit: int = BUST_LIMIT  # the table's bust limit (R-OEF-6)
 
 
 def rule_of_thumb(ctx: OefDecision) -> str:
-    i = rule_of_thumb_discard(ctx.cards, ctx.flip_card)
+    i = rule_of_thumb_discard(ctx.cards, ctx.flip_card, frozenset(ctx.wild), ctx.bust_limit)
     return "stand" if i is None else f"discard {i}"
 
 
@@ -405,7 +337,7 @@ def describe_hand(rules: OneEyedFlushRules, cards: Sequence[int | None]) -> str:
     'Pair With Wild (remaining 5)'
     """
     known = [c for c in cards if c is not None]
-    return str(evaluate(known)) if len(known) == 3 else ""
+    return str(rules.evaluate(known)) if len(known) == 3 else ""
 
 
 def meters(rules: OneEyedFlushRules) -> tuple[Meter, ...]:
@@ -448,8 +380,8 @@ class OneEyedFlushFlow(BaseFlow):
             r.discard(seat_name(state.seat), state.cards[i], seat_name(state.seat))
             state.cards[i] = r.draw(seat_name(state.seat), seat_name(state.seat))
             self.drew.add(state.seat)
-        hand = evaluate(state.cards)
-        if is_bust(hand, state.seat in self.drew, self.rules.bust):
+        hand = self.rules.evaluate(state.cards)
+        if self.rules.is_bust(hand, state.seat in self.drew):
             state.out = True
             # the hand is still face down: its description is the seat's own until the dealer shows it
             r.settle(
@@ -458,18 +390,18 @@ class OneEyedFlushFlow(BaseFlow):
 
     def dealer_play(self, r: RoundOps) -> None:
         r.reveal(DEALER, tuple(r.dealer))
-        wild = any(holds_wild(s.cards) for s in r.active_seats if not s.out)
-        idx = dealer_discard(r.dealer, wild, self.rules.dealer_wild_draw)
+        wild = any(self.rules.holds_wild(s.cards) for s in r.active_seats if not s.out)
+        idx = self.rules.dealer_discard(r.dealer, wild)
         if idx is not None:
             r.discard(DEALER, r.dealer[idx], PUBLIC)
             r.dealer[idx] = r.draw(DEALER, PUBLIC)
-        r.hand_result(DEALER, str(evaluate(r.dealer)))
+        r.hand_result(DEALER, str(self.rules.evaluate(r.dealer)))
 
     def settle_all(self, r: RoundOps) -> None:
-        dealer_hand = evaluate(r.dealer)
+        dealer_hand = self.rules.evaluate(r.dealer)
         for s in r.active_seats:
             r.reveal(seat_name(s.seat), tuple(s.cards))
-            hand = evaluate(s.cards)
+            hand = self.rules.evaluate(s.cards)
             r.hand_result(seat_name(s.seat), str(hand))
             if not s.out:
                 stake = s.wagers["main"]
@@ -487,24 +419,24 @@ class OneEyedFlushFlow(BaseFlow):
             if "flip" in s.wagers:
                 bet = FlipBet.parse(s.options["flip"])
                 stake = s.wagers["flip"]
-                odds = flip_odds(bet, self.flip_card)
+                odds = self.rules.flip_odds(bet, self.flip_card)
                 returned = 0 if odds is None else stake * (odds + 1)
                 r.settle(s, "flip", stake, returned, "win" if returned else "lose", str(bet))
 
     def _settle_jackpot(self, r: RoundOps, s: SeatOps) -> None:
         """R-OEF-9 on the first three cards."""
         stake = s.wagers["jackpot"]
-        first = evaluate(s.initial_cards)
+        first = self.rules.evaluate(s.initial_cards)
         if first.category == self.rules.jackpot.meter_category:
             paid = r.hit_meter(s, METER)
             outcome = "win" if paid else "lose"
             r.settle(s, "jackpot", stake, paid, outcome, str(first), meter=METER, meter_cents=paid)
             return
-        paid = self.rules.jackpot.fixed_prizes_cents.get(first.category, 0)
+        paid = self.rules.jackpot.prize(first.category)
         r.settle(s, "jackpot", stake, paid, "win" if paid else "lose", str(first))
 
     def context(self, r: RoundOps, state: SeatOps) -> OefDecision:
-        return OefDecision(tuple(state.cards), self.flip_card)
+        return OefDecision(tuple(state.cards), self.flip_card, self.rules.wild_cards, self.rules.bust_limit)
 
     def extra_view(self, r: RoundOps, cards: CardsView) -> dict[str, Any]:
         return {"flip_card": cards([self.flip_card])[0] if self.flip_card >= 0 else None}
@@ -512,6 +444,96 @@ class OneEyedFlushFlow(BaseFlow):
 
 def _flip_option(text: str) -> str:
     return str(FlipBet.parse(text))
+
+
+def _prize(cat: Category) -> Parameter:
+    """``jackpot.<hand>``: the Jackpot's fixed prize in cents for a first-three-card category (R-OEF-9)."""
+
+    def put(r: OneEyedFlushRules, v: int) -> OneEyedFlushRules:
+        prizes = {**r.jackpot.fixed_prizes_cents, cat: v}
+        return dataclasses.replace(r, jackpot=dataclasses.replace(r.jackpot, fixed_prizes_cents=prizes))
+
+    p = money(f"jackpot.{enum_key(cat)}", "jackpot", f"Jackpot prize for {enum_key(cat)}", ruling=R9)
+    return dataclasses.replace(
+        p, get=lambda r: r.jackpot.prize(cat), put=put, structural=False, group="jackpot"
+    )
+
+
+def _meter_hand(r: OneEyedFlushRules, v: str | Category) -> OneEyedFlushRules:
+    """The meter's hand; its fixed prize goes (a hand takes the meter or a fixed prize, R-OEF-9)."""
+    hand = next(c for c in Category if v in (c, enum_key(c)))
+    prizes = {c: p for c, p in r.jackpot.fixed_prizes_cents.items() if c != hand}
+    jp = dataclasses.replace(r.jackpot, meter_category=hand, fixed_prizes_cents=prizes)
+    return dataclasses.replace(r, jackpot=jp)
+
+
+def _pays(p: Parameter, group: str, **changes: Any) -> Parameter:
+    """A payout parameter: its change re-solves without rebuilding the analysis' tables."""
+    return dataclasses.replace(p, structural=False, group=group, **changes)
+
+
+R1, R3, R6, R7, R8, R9, R10 = (f"R-OEF-{n}" for n in (1, 3, 6, 7, 8, 9, 10))
+_DRAWS = "the dealer's {} draws when its {} card is worth this or more (11: never)"
+PARAMETERS: Final[tuple[Parameter, ...]] = (
+    choice("ties", "ties", Ties, "equal remaining cards or values: dealer wins or a standoff", ruling=R3),
+    choice(
+        "bust", "bust", BustRule, "a No Pair over the bust limit busts after a draw, or always", ruling=R6
+    ),
+    integer("bust-limit", "bust_limit", 5, 30, "a No Pair worth more than this busts", ruling=R6),
+    integer(
+        "dealer-pair-draws-from",
+        "dealer_pair_draws_from",
+        1,
+        11,
+        _DRAWS.format("Pair", "remaining"),
+        ruling=R7,
+    ),
+    integer(
+        "dealer-no-pair-draws-from",
+        "dealer_no_pair_draws_from",
+        1,
+        11,
+        _DRAWS.format("No Pair", "highest"),
+        ruling=R7,
+    ),
+    choice("dealer-wild-draw", "dealer_wild_draw", DealerWildDraw, "the dealer's Pair With Wild", ruling=R7),
+    cards_parameter("wild-cards", "wild_cards", "the wild cards", ruling=R1),
+    preset(
+        "main-paytable", "main_paytable", {"even-money": EVEN_MONEY}, "main wager pay table", group="main"
+    ),
+    *(_pays(p, "main", low=1) for p in paytable("main", "main_paytable", list(Category), "main", ruling=R8)),
+    _pays(
+        money("jackpot.wager", "jackpot.wager_cents", "the fixed Jackpot wager", low=1, ruling=R9), "jackpot"
+    ),
+    _pays(money("jackpot.reset", "jackpot.reset_cents", "the Jackpot meter's reset", ruling=R9), "jackpot"),
+    _pays(
+        fraction("jackpot.share", "jackpot.share", "share of a Jackpot wager to the meter", ruling=R9),
+        "jackpot",
+    ),
+    Parameter(
+        "jackpot.meter-hand",
+        "the first three cards' hand that takes 100% of the Jackpot meter",
+        "choice",
+        lambda r: r.jackpot.meter_category,
+        _meter_hand,
+        choices=tuple(enum_key(c) for c in sorted(Category, reverse=True)),
+        show=enum_key,
+        group="jackpot",
+        structural=False,
+        ruling=R9,
+    ),
+    *(_prize(c) for c in sorted(Category, reverse=True)),  # after the meter hand: its prize must be 0
+    *(
+        _pays(
+            integer(
+                f"flip.{k.value}", f"flip.{k.name.lower()}", 0, 1000, f"{k.value} pays X to 1", ruling=R10
+            ),
+            "flip",
+        )
+        for k in FlipKind
+    ),
+)
+"""Every number and choice of RULES.md §2 (issue 15), RULES.md's value the default."""
 
 
 DEFINITION = GameDefinition(
@@ -563,4 +585,5 @@ DEFINITION = GameDefinition(
     kernel="tablegames.simulation.one_eyed_flush:KERNEL",
     felt="felt/one-eyed-flush.js",
     terminal="tablegames.cli.felts.one_eyed_flush:FELT",
+    parameters=PARAMETERS,
 )

@@ -25,10 +25,7 @@ from tablegames.simulation.tables import NO_PRIZE
 WILD_CLASS = oef.CLASSES.wild_class
 N_CLASSES = oef.CLASSES.n
 CLASS_LETTERS = oef.CLASSES.letters
-card_class = oef.CLASSES.card_class
-class_cards = oef.CLASSES.class_cards
-representative = oef.CLASSES.representative
-triple_index = oef.CLASSES.triple_index
+triple_index = oef.CLASSES.triple_index  # the same for every set of wild cards (13 ranks and the wild class)
 
 
 D_OEF = 4  # detail columns per seat
@@ -230,46 +227,43 @@ class OefTables:
     meter_reset: int
 
 
-def _class_triples() -> list[tuple[int, ...]]:
-    return [t for t in itertools.product(range(N_CLASSES), repeat=3) if representative(t) is not None]
-
-
 @lru_cache(maxsize=16)
 def oef_tables(rules: oef.OneEyedFlushRules) -> OefTables:
-    """One Eyed Flush tables for ``rules`` (R-OEF-1..10)."""
+    """One Eyed Flush tables for ``rules`` (R-OEF-1..10), every rule read from the rules object."""
     n3 = N_CLASSES**3
-    triples = _class_triples()
+    classes = rules.classes
+    triples = [
+        t for t in itertools.product(range(N_CLASSES), repeat=3) if classes.representative(t) is not None
+    ]
     hand_code = np.full(n3, -1, dtype=np.int64)
     has_wild = np.zeros(n3, dtype=np.int64)
     codes: dict[oef.Hand, int] = {}
     dealer = np.full(n3 * 2, -1, dtype=np.int64)
     for t in triples:
-        cards = representative(t)
+        cards = classes.representative(t)
         assert cards is not None
-        hand = oef.evaluate(cards)
+        hand = rules.evaluate(cards)
         i = triple_index(t)
         hand_code[i] = codes.setdefault(hand, len(codes))
-        has_wild[i] = int(oef.holds_wild(cards))
+        has_wild[i] = int(rules.holds_wild(cards))
         for w in (0, 1):
-            d = oef.dealer_discard(cards, bool(w), rules.dealer_wild_draw)
+            d = rules.dealer_discard(cards, bool(w))
             dealer[i * 2 + w] = -1 if d is None else d
     hands = tuple(codes)
     compare = np.array(
         [oef.compare(p, d, rules.ties) for p in hands for d in hands], dtype=np.int64
     )  # row-major [p, d]
-    bust = np.array(
-        [int(oef.is_bust(h, bool(drew), rules.bust)) for h in hands for drew in (0, 1)], dtype=np.int64
-    )
+    bust = np.array([int(rules.is_bust(h, bool(drew))) for h in hands for drew in (0, 1)], dtype=np.int64)
     jp = rules.jackpot
     flip = np.array(
         [
-            [NO_PRIZE if (o := oef.flip_odds(b, c)) is None else o for c in range(52)]
+            [NO_PRIZE if (o := rules.flip_odds(b, c)) is None else o for c in range(52)]
             for b in oef.ALL_FLIP_BETS
         ],
         dtype=np.int64,
     )
     return OefTables(
-        card_class=np.array([card_class(c) for c in range(52)], dtype=np.int64),
+        card_class=np.array([classes.card_class(c) for c in range(52)], dtype=np.int64),
         hand_code=hand_code,
         has_wild=has_wild,
         hands=hands,
@@ -279,7 +273,7 @@ def oef_tables(rules: oef.OneEyedFlushRules) -> OefTables:
         win_odds=np.array([rules.win_odds(h.category) for h in hands], dtype=np.int64),
         dealer_discard=dealer,
         jackpot_meter=np.array([int(h.category == jp.meter_category) for h in hands], dtype=np.int64),
-        jackpot_fixed=np.array([jp.fixed_prizes_cents.get(h.category, 0) for h in hands], dtype=np.int64),
+        jackpot_fixed=np.array([jp.prize(h.category) for h in hands], dtype=np.int64),
         flip_odds=flip,
         meter_reset=jp.reset_cents,
     )
@@ -330,28 +324,27 @@ class OneEyedFlushKernel(Kernel):
         )
 
     def strategy_tables(self, rules: oef.OneEyedFlushRules, decide: Decide) -> StrategyTables:
+        """The decision at every *ordered* class triple and Flip Card class: the cards in the seat's order, so
+        a strategy that breaks an exact tie by the card's position (the engine's bots: the lower index) makes
+        the same choice here as at the table."""
         n3 = N_CLASSES**3
-        sorted_choice: dict[tuple[tuple[int, ...], int], int] = {}
-        t: tuple[int, ...]
-        for t in itertools.combinations_with_replacement(range(N_CLASSES), 3):
-            cards = representative(t)
+        classes = rules.classes
+        table = np.full(n3 * N_CLASSES, -1, dtype=np.int64)
+        for ordered in itertools.product(range(N_CLASSES), repeat=3):
+            cards = classes.representative(ordered)
             if cards is None:
                 continue
             for f in range(N_CLASSES):
-                flip = representative([f], cards)
+                flip = classes.representative([f], cards)
                 if flip is None:
                     continue
-                act = decide(oef.OefDecision(tuple(cards), flip[0]))
-                sorted_choice[(t, f)] = -1 if act.index is None else card_class(cards[act.index])
-        table = np.full(n3 * N_CLASSES, -1, dtype=np.int64)
-        for ordered in itertools.product(range(N_CLASSES), repeat=3):
-            for f in range(N_CLASSES):
-                k = sorted_choice.get((tuple(sorted(ordered)), f))
-                if k is not None and k >= 0:
-                    table[triple_index(ordered) * N_CLASSES + f] = ordered.index(k)
+                act = decide(oef.OefDecision(tuple(cards), flip[0], rules.wild_cards, rules.bust_limit))
+                if act.index is not None:
+                    table[triple_index(ordered) * N_CLASSES + f] = act.index
         return StrategyTables({"oef_discard": table})
 
     def hand_key(self, context: oef.OefDecision) -> str:
+        card_class = oef.card_classes(context.wild).card_class  # the table's wild cards
         cls = sorted((card_class(c) for c in context.cards), reverse=True)
         return "".join(CLASS_LETTERS[k] for k in cls) + "|" + CLASS_LETTERS[card_class(context.flip_card)]
 
@@ -362,6 +355,7 @@ class OneEyedFlushKernel(Kernel):
         parts = text.split()
         if len(parts) == 2 and parts[0] == "discard" and len(parts[1]) == 1:
             k = CLASS_LETTERS.find(parts[1].upper())
+            card_class = oef.card_classes(context.wild).card_class
             for i, c in enumerate(context.cards):
                 if card_class(c) == k:
                     return discard(i)

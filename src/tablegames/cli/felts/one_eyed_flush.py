@@ -20,7 +20,8 @@ class OneEyedFlushFelt(TerminalFelt):
         rows: list[Row] = [("Dealer", view["dealer"], hands.get("dealer", ""))]
         if view.get("flip_card"):
             flip = parse_card(view["flip_card"])
-            note = f"value {oef.point_value(flip)}" + (", one-eyed (wild)" if oef.is_wild(flip) else "")
+            wild = rules.wild if isinstance(rules, oef.OneEyedFlushRules) else oef.WILD_CARDS
+            note = f"value {oef.point_value(flip)}" + (", wild" if oef.is_wild(flip, wild) else "")
             rows.append(("Flip Card", [view["flip_card"]], note))
         return rows
 
