@@ -15,10 +15,7 @@ def listed(game: str) -> list[Parameter]:
     return [p for p in registry.get(game).parameters if p.listed]
 
 
-CONVERTED = [g for g in GAMES if registry.get(g).parameters]  # TEMPORARY while issue 15 lands game by game
-
-
-@pytest.mark.parametrize("game", CONVERTED)
+@pytest.mark.parametrize("game", GAMES)
 def test_every_game_lists_parameters_whose_defaults_read_back(game: str) -> None:
     d = registry.get(game)
     rules = make_rules(game)
@@ -30,7 +27,7 @@ def test_every_game_lists_parameters_whose_defaults_read_back(game: str) -> None
         assert make_rules(game, {p.name: p.value(rules)}) == rules, p.name
 
 
-@pytest.mark.parametrize("game", CONVERTED)
+@pytest.mark.parametrize("game", GAMES)
 def test_rule_set_round_trips_and_describe_is_the_rule_set(game: str) -> None:
     d = registry.get(game)
     rules = make_rules(game)
@@ -39,7 +36,7 @@ def test_rule_set_round_trips_and_describe_is_the_rule_set(game: str) -> None:
     assert loads(dumps(GameFile(game, "x", rules))).rules == rules
 
 
-@pytest.mark.parametrize("game", CONVERTED)
+@pytest.mark.parametrize("game", GAMES)
 def test_unknown_rule_and_bad_value_name_the_field_and_what_is_allowed(game: str) -> None:
     with pytest.raises(RuleError, match="unknown rule 'no-such-rule'; known rules: "):
         make_rules(game, {"no-such-rule": "1"})
@@ -68,7 +65,7 @@ def _value(p: Parameter) -> st.SearchStrategy[str]:
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_random_rule_sets_round_trip_through_a_game_file(data: st.DataObject) -> None:
-    game = data.draw(st.sampled_from(CONVERTED))
+    game = data.draw(st.sampled_from(GAMES))
     params = [p for p in listed(game) if p.kind in ("choice", "int", "odds", "money")]
     chosen = (
         data.draw(st.lists(st.sampled_from(params), max_size=4, unique_by=lambda p: p.name)) if params else []
