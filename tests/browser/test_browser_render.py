@@ -142,6 +142,25 @@ def test_one_eyed_flush_view_shows_only_what_seat_1_may_see(harness: Any, screen
     assert page.locator("#seat-3 .player-name").inner_text() == "open seat"
 
 
+def test_wild_marks_follow_the_tables_rule_set(harness: Any) -> None:
+    """Issue 15: a table whose rule set makes other cards wild draws those marked, as its view lists them
+    (``wild_cards``): the page knows no wild card of its own."""
+    page, _ = harness
+    table = Table(make_rules("one-eyed-flush", {"wild-cards": "7s 4c"}), seats=2, source=SeededRandom(1))
+    rnd = table.new_round(deck("Jh 4c 2d 7s 9c Kd 3h Td 8s"))
+    rnd.place_wager(1, "main", 500)
+    rnd.place_wager(2, "main", 500)
+    rnd.deal()
+    view = rnd.view(1)
+    assert view["wild_cards"] == ["4c", "7s"]
+    draw(
+        page,
+        {"game": "one-eyed-flush", "seatCount": 2, "players": {}, "mySeat": 1, "round": view, "meters": {}},
+    )
+    assert faces(page, "#seat-1 .hand") == ["Jh", "7s", "3h"]
+    assert page.eval_on_selector_all("svg.card.wild", "els => els.map(e => e.dataset.card)") == ["7s"]
+
+
 def test_let_it_ride_community_cards_and_pulled_bet(harness: Any, screenshots: Path) -> None:
     """R-LIR-2/3: the burn card is never shown; the community cards appear face up one at a time."""
     page, _ = harness

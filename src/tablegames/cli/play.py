@@ -462,7 +462,8 @@ class TerminalGame:
         from tablegames.cli.render import event_lines
 
         events = rnd.visible_history(self.you)
-        for line in event_lines(self.table.game, events, shown, self.you):
+        wild = rnd.view(self.you).get("wild_cards") or ()
+        for line in event_lines(self.table.game, events, shown, self.you, wild):
             self.say(line)
         return len(events)
 

@@ -11,7 +11,7 @@ Everything here draws from what one seat may see: a ``Round.view(seat)`` dict an
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -51,20 +51,21 @@ def signed(cents: int) -> str:
 # --- cards ---------------------------------------------------------------------------------------
 
 
-def card_text(card: str | None, game: str = "") -> Text:
-    """One card as ``[A♥]`` (red suits in red; the game's wild cards marked ``*``), or a back ``[##]``."""
+def card_text(card: str | None, wild: Collection[str] = ()) -> Text:
+    """One card as ``[A♥]`` (red suits in red; a wild card, as the view lists them, marked ``*``), or a back
+    ``[##]``."""
     if card is None:
         return Text(BACK, style="dim")
     c = parse_card(card)
     label = c.pretty
     style = RED if c.suit.is_red else BLACK
-    if game and felt_of(game).is_wild(c):
+    if card in wild:
         return Text.assemble("[", (label, style), ("*", WILD), "]")
     return Text.assemble("[", (label, style), "]")
 
 
-def cards_text(cards: Sequence[str | None], game: str = "") -> Text:
-    return Text(" ").join(card_text(c, game) for c in cards) if cards else Text("-", style="dim")
+def cards_text(cards: Sequence[str | None], wild: Collection[str] = ()) -> Text:
+    return Text(" ").join(card_text(c, wild) for c in cards) if cards else Text("-", style="dim")
 
 
 def plain_cards(cards: Sequence[str | None]) -> str:
@@ -140,8 +141,9 @@ def table_view(
     hands = hand_results(events) if settled else {}
     pulled = pulled_bets(events)
     felt = felt_of(game)
+    wild = frozenset(view.get("wild_cards") or ())
     rows: list[tuple[Text, Text, str, Text | None]] = [
-        (Text(name, style="bold"), cards_text(cards, game), note, None)
+        (Text(name, style="bold"), cards_text(cards, wild), note, None)
         for name, cards, note in felt.top_rows(view, hands, rules, settled)
     ]
     for seat in view["seats"]:
@@ -155,7 +157,7 @@ def table_view(
         if seat["out"]:
             hand = f"{hand}, out" if hand else "out"
         wagers = Text(wagers_text(game, seat, pulled.get(n, set())), style="dim")
-        rows.append((name, cards_text(seat["cards"], game), hand, wagers))
+        rows.append((name, cards_text(seat["cards"], wild), hand, wagers))
     name_w = max(r[0].cell_len for r in rows) + 2
     cards_w = max(r[1].cell_len for r in rows) + 2
     lines: list[RenderableType] = []
@@ -186,7 +188,9 @@ def action_words(game: str, action: str) -> str:
     return decision.label if len(parts) == 1 else action
 
 
-def event_lines(game: str, events: Sequence[Mapping[str, Any]], start: int = 0, you: int = 1) -> list[Text]:
+def event_lines(
+    game: str, events: Sequence[Mapping[str, Any]], start: int = 0, you: int = 1, wild: Collection[str] = ()
+) -> list[Text]:
     """One line per notable event from ``events[start:]``, in play order: decisions, community cards, turned
     cards, busts, the dealer's play.
 
@@ -204,24 +208,24 @@ def event_lines(game: str, events: Sequence[Mapping[str, Any]], start: int = 0, 
             lines.append(Text(f"{_who(e['seat'], you)}: {words}"))
         elif kind == "cards_revealed" and e["owner"] == COMMUNITY:
             stage += 1
-            lines.append(Text.assemble("Community card: ", cards_text(e["cards"], game)))
+            lines.append(Text.assemble("Community card: ", cards_text(e["cards"], wild)))
         elif kind == "cards_revealed" and e["owner"] == "dealer":
-            lines.append(Text.assemble(felt.dealer_reveal, cards_text(e["cards"], game)))
+            lines.append(Text.assemble(felt.dealer_reveal, cards_text(e["cards"], wild)))
         elif (
             kind == "cards_revealed"
             and e["owner"].startswith("seat")
             and (reveal := felt.seat_reveal(_who(int(e["owner"].split()[1]), you))) is not None
         ):
-            lines.append(Text.assemble(reveal, cards_text(e["cards"], game)))
+            lines.append(Text.assemble(reveal, cards_text(e["cards"], wild)))
         elif kind == "card_discarded" and e["owner"] == "dealer":
             pending_discard = e["card"]
         elif kind == "card_dealt" and e["to"] == "dealer" and pending_discard is not None:
             lines.append(
                 Text.assemble(
                     "Dealer discards ",
-                    card_text(pending_discard, game),
+                    card_text(pending_discard, wild),
                     " and draws ",
-                    card_text(e["card"], game),
+                    card_text(e["card"], wild),
                 )
             )
             pending_discard = None

@@ -23,6 +23,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
+from tablegames.cards import CARDS
 from tablegames.rules.common import PayTable, RuleError, enum_key, load_toml, paytable_from_mapping
 from tablegames.rules.definition import (
     Decision,
@@ -439,7 +440,10 @@ class OneEyedFlushFlow(BaseFlow):
         return OefDecision(tuple(state.cards), self.flip_card, self.rules.wild_cards, self.rules.bust_limit)
 
     def extra_view(self, r: RoundOps, cards: CardsView) -> dict[str, Any]:
-        return {"flip_card": cards([self.flip_card])[0] if self.flip_card >= 0 else None}
+        return {
+            "flip_card": cards([self.flip_card])[0] if self.flip_card >= 0 else None,
+            "wild_cards": [str(CARDS[c]) for c in self.rules.wild_cards],  # the table's (R-OEF-1): drawn marked
+        }
 
 
 def _flip_option(text: str) -> str:

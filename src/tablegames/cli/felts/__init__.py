@@ -21,10 +21,6 @@ class TerminalFelt:
     dealer_reveal = "Dealer shows: "
     envy_title = "Envy"  # the results' name of a payment to a seat for another seat's hand
 
-    def is_wild(self, card: int) -> bool:
-        """Whether the card is marked ``*`` (a wild card)."""
-        return False
-
     def top_rows(
         self, view: Mapping[str, Any], hands: Mapping[str, str], rules: Any, settled: bool
     ) -> list[Row]:

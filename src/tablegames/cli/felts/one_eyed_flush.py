@@ -11,9 +11,6 @@ from tablegames.rules import one_eyed_flush as oef
 
 
 class OneEyedFlushFelt(TerminalFelt):
-    def is_wild(self, card: int) -> bool:
-        return oef.is_wild(card)
-
     def top_rows(
         self, view: Mapping[str, Any], hands: Mapping[str, str], rules: Any, settled: bool
     ) -> list[Row]:

@@ -278,6 +278,10 @@ function renderMeters(parent, scene) {
 export function renderTable(root, scene) {
   const game = scene.game || {};
   scene = { ...scene, game, layout: scene.layout || feltFor(game), results: scene.results || {} };
+  if (scene.round && scene.round.wild_cards) {
+    // the table's wild cards, as its view lists them (a rule set may change them): drawn marked
+    scene.layout = { ...scene.layout, wild: new Set(scene.round.wild_cards) };
+  }
   root.replaceChildren();
   root.className = `table-scene game-${game.key} seats-${scene.seatCount} ${scene.layout.sceneClass || ""}`.trim();
   renderMeters(root, scene);
