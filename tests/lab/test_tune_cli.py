@@ -47,7 +47,7 @@ def test_tune_table_shows_every_figure_and_the_changes() -> None:
         "hit frequency",
         "4.5015%",
         "46.2086%",
-        "10 -> 0",
+        "=0 (was 10)",
     ):
         assert text in out
     assert "best 1 candidates" in out and "11.1259% now" in out

@@ -201,19 +201,12 @@ def _print_candidates(rules: Any, name: str | None, report: Any, save: Path | No
         + (f" with {', '.join(report.constraints)}" if report.constraints else "")
     )
     table = Table(title=f"best {len(report.candidates)} candidates (each solved exactly)")
-    for col in (
-        "#",
-        "house edge",
-        "off target (points)",
-        "element of risk",
-        "hit frequency",
-        "std dev",
-        "changes",
-    ):
-        table.add_column(col, justify="left" if col == "changes" else "right")
+    for col in ("#", "edge", "off", "EoR", "hit", "σ"):
+        table.add_column(col, justify="right", no_wrap=True)
+    table.add_column("changes", justify="left", overflow="fold", min_width=20)
     for i, c in enumerate(report.candidates, 1):
         f = c.figures
-        changes = ", ".join(f"{k} {a} -> {b}" for k, a, b in _rows(c.changes)) or "(none)"
+        changes = ", ".join(f"{k}={b} (was {a})" for k, a, b in _rows(c.changes)) or "(none)"
         table.add_row(
             str(i),
             pct(f.house_edge),
@@ -224,6 +217,8 @@ def _print_candidates(rules: Any, name: str | None, report: Any, save: Path | No
             changes,
         )
     console.print(table)
+    console.print("edge = house edge, off = points from the target, EoR = element of risk,")
+    console.print("hit = hit frequency (P(win)), σ = standard deviation")
     for note in report.notes:
         console.print(f"note: {note}")
     console.print(f"{report.evaluations} exact solves")

@@ -442,7 +442,8 @@ class OneEyedFlushFlow(BaseFlow):
     def extra_view(self, r: RoundOps, cards: CardsView) -> dict[str, Any]:
         return {
             "flip_card": cards([self.flip_card])[0] if self.flip_card >= 0 else None,
-            "wild_cards": [str(CARDS[c]) for c in self.rules.wild_cards],  # the table's (R-OEF-1): drawn marked
+            # the table's wild cards (R-OEF-1), which the page and the terminal draw marked
+            "wild_cards": [str(CARDS[c]) for c in self.rules.wild_cards],
         }
 
 
