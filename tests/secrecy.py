@@ -9,13 +9,17 @@ from typing import Any
 
 CARD = re.compile(r"^[2-9TJQKA][cdhs]$")
 
+RULE_DATA = frozenset({"wild_cards", "rules", "paytable", "rule_set"})
+"""Keys whose values are the table's rules (the wild cards a view lists), not cards dealt: never a secret."""
+
 
 def cards_in(obj: Any) -> set[str]:
     """Every card string anywhere in a message."""
     if isinstance(obj, str):
         return {obj} if CARD.match(obj) else set()
     if isinstance(obj, dict):
-        return set().union(*(cards_in(v) for v in obj.values())) if obj else set()
+        values = [v for k, v in obj.items() if k not in RULE_DATA]
+        return set().union(*(cards_in(v) for v in values)) if values else set()
     if isinstance(obj, list):
         return set().union(*(cards_in(v) for v in obj)) if obj else set()
     return set()

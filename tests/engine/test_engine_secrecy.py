@@ -10,14 +10,14 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from secrecy import allowed, leaked_texts, strings_in
+from secrecy import RULE_DATA, allowed, leaked_texts, strings_in
 from tablegames.engine import Table
 from tablegames.engine.base import Round
 from tablegames.randomness import SeededRandom
 from tablegames.rules import GAMES, make_rules, registry
 from tablegames.rules.parameters import Parameter
 
-NOT_DERIVED = frozenset({"rules", "source", "wager_specs", "game"})
+NOT_DERIVED = frozenset({"source", "wager_specs", "game"}) | RULE_DATA
 
 
 def every_wager(game: str) -> list[tuple[str, int, str | None]]:

@@ -26,6 +26,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from sqlalchemy import select
 from test_hard_support import make_app
 
+from secrecy import RULE_DATA
 from server_harness import ADMIN
 from tablegames.server.db import RoundPlayer
 from tablegames.server.ledger import check_ledger
@@ -99,12 +100,12 @@ def _card_strings(value: Any) -> list[str]:
             out.extend(_card_strings(v))
     elif isinstance(value, dict):
         for k, v in value.items():
-            if k not in ("rules", "paytable", "name", "message", "player", "occupants", "table"):
+            if k not in ("name", "message", "player", "occupants", "table") and k not in RULE_DATA:
                 out.extend(_card_strings(v))
     return out
 
 
-NOT_DERIVED = ("rules", "paytable", "name", "message", "player", "occupants", "table", "source")
+NOT_DERIVED = ("name", "message", "player", "occupants", "table", "source", *RULE_DATA)
 
 
 def _strings(value: Any) -> set[str]:

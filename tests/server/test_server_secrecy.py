@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from test_server_support import every_wager, play_round, rigged_deck
 
-from secrecy import allowed, cards_in, leaked_texts, strings_in
+from secrecy import RULE_DATA, allowed, cards_in, leaked_texts, strings_in
 from server_harness import WS, Harness
 from tablegames.rules import GAMES, registry
 
 pytestmark = pytest.mark.timeout(180)
 
-NOT_DERIVED = frozenset({"rules", "paytable", "name", "message", "player", "occupants", "table", "source"})
+NOT_DERIVED = frozenset({"name", "message", "player", "occupants", "table", "source"}) | RULE_DATA
 
 
 def choose_for(seat: int, st: dict[str, Any]) -> str:

@@ -6,14 +6,15 @@ The complete rule set is ``definition.rule_set(rules)`` (every listed parameter)
 parameters yet keeps its short ``describe()`` (its ``--rule`` options), so every game of the registry works.
 
 >>> from tablegames.rules import registry
->>> d = registry.get("final-count")
->>> r = resolve(d.key, {"face-value": "0"}, None, None, None)
->>> r.rule_set, r.name
-({'face-value': '0'}, None)
->>> resolve(d.key, {"face-value": "7"}, None, None, None)  # doctest: +ELLIPSIS
+>>> d = registry.DEFINITIONS[-1]
+>>> p = next(p for p in d.parameters if p.kind == "choice")
+>>> r = resolve(d.key, {p.name: p.choices[-1]}, None, None, None)
+>>> r.rule_set[p.name] == p.choices[-1], r.rule_set == d.rule_set(d.make_rules(r.rule_set)), r.name
+(True, True, None)
+>>> resolve(d.key, {p.name: "no-such"}, None, None, None)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-tablegames.server.errors.FieldError: rule 'face-value' (...): '7' is not a choice; allowed: 10 | 0
+tablegames.server.errors.FieldError: rule '...' (...): 'no-such' is not a choice; allowed: ...
 >>> field_of("rule 'main.flush' (Main pay table: flush pays X to 1): 'x' is not a whole number")
 'main.flush'
 """
