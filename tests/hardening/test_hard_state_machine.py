@@ -26,8 +26,9 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from sqlalchemy import select
 from test_hard_support import make_app
 
-from secrecy import RULE_DATA
+from secrecy import RULE_DATA, allowed, cards_in, leaked_texts, strings_in
 from server_harness import ADMIN
+from tablegames.rules import GAMES, registry
 from tablegames.server.db import RoundPlayer
 from tablegames.server.ledger import check_ledger
 from tablegames.server.limits import Limits
@@ -37,25 +38,31 @@ pytestmark = pytest.mark.timeout(600)
 PLAYERS = 3
 BUY_IN = 1_000_000
 MAX_BET = 1_000
-WAGER_NAMES = {
-    "let-it-ride": ["bets", "bonus", "progressive"],
-    "one-eyed-flush": ["main", "jackpot", "flip"],
-    "final-count": ["main"],
-}
-GOOD_WAGERS = {
-    "let-it-ride": [{"bets": 100}, {"bets": 500, "bonus": 100}, {"bets": 200, "progressive": 100}],
-    "one-eyed-flush": [{"main": 100}, {"main": 300, "jackpot": 100}, {"main": 100, "flip": 100}],
-    "final-count": [{"main": 100}, {"main": 1000}],
-}
+
+
+def good_wagers(game: str) -> list[tuple[dict[str, int], dict[str, str]]]:
+    """The main wager alone, and with each side bet (its fixed amount, else 100 cents; its option's default),
+    from the game's definition: every registered game, a game added later included."""
+    d = registry.get(game)
+    rules = d.make_rules()
+    main = d.main_wager.name
+    out: list[tuple[dict[str, int], dict[str, str]]] = [({main: 100}, {})]
+    for w in d.side_bets:
+        fixed = w.fixed_cents(rules)
+        options = {w.name: w.option.default or w.option.choices[0]} if w.option else {}
+        out.append(({main: 300, w.name: fixed if fixed is not None else 100}, options))
+    return out
+
+
+WAGER_NAMES = sorted({w.name for d in registry.DEFINITIONS for w in d.wagers} | {"x"})
+OPTION_TEXTS = sorted(
+    {c for d in registry.DEFINITIONS for w in d.wagers if w.option for c in w.option.choices[:3]}
+)
 ACTIONS = [
-    "pull",
-    "ride",
-    "stand",
-    "turn",
-    "discard 0",
-    "discard 1",
-    "discard 2",
-    "discard 3",
+    *sorted({x.name for d in registry.DEFINITIONS for x in d.decisions if not x.indexed}),
+    *sorted(
+        {f"{x.name} {i}" for d in registry.DEFINITIONS for x in d.decisions if x.indexed for i in range(4)}
+    ),
     "fly",
     "",
     "discard -1",
@@ -89,70 +96,7 @@ amounts = st.one_of(
 )
 
 
-def _card_strings(value: Any) -> list[str]:
-    """Every card string in a JSON value (cards are two-character strings like 'Th')."""
-    out: list[str] = []
-    if isinstance(value, str):
-        if len(value) == 2 and value[0] in "23456789TJQKA" and value[1] in "cdhs":
-            out.append(value)
-    elif isinstance(value, list):
-        for v in value:
-            out.extend(_card_strings(v))
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            if k not in ("name", "message", "player", "occupants", "table") and k not in RULE_DATA:
-                out.extend(_card_strings(v))
-    return out
-
-
-NOT_DERIVED = ("name", "message", "player", "occupants", "table", "source", *RULE_DATA)
-
-
-def _strings(value: Any) -> set[str]:
-    """Every string in a JSON value, but those that are not about cards (names, rules, messages)."""
-    if isinstance(value, str):
-        return {value}
-    if isinstance(value, list):
-        return set().union(*(_strings(v) for v in value)) if value else set()
-    if isinstance(value, dict):
-        values = [v for k, v in value.items() if k not in NOT_DERIVED]
-        return set().union(*(_strings(v) for v in values)) if values else set()
-    return set()
-
-
-def hidden_texts(history: list[dict[str, Any]], upto: int, seat: int | None) -> set[str]:
-    """Texts derived from the cards of hands ``seat`` cannot see whole after ``upto`` events (settlement details,
-    hand names: issue 11 defect 9), less those it may know from hands it does see (totals repeat)."""
-    ok = allowed_cards(history, upto, seat)
-    hidden: set[str] = set()
-    known: set[str] = set()
-    owners = {e["to"] for e in history if e["type"] == "card_dealt" and e["to"].startswith("seat ")}
-    for owner in owners:
-        texts = {
-            e["detail"]
-            for e in history
-            if e["type"] == "settled" and f"seat {e['seat']}" == owner and e["detail"]
-        } | {e["hand"] for e in history if e["type"] == "hand" and e["owner"] == owner}
-        cards = {e["card"] for e in history if e["type"] == "card_dealt" and e["to"] == owner}
-        if owner == f"seat {seat}" or cards <= ok:
-            known |= texts
-        else:
-            hidden |= texts
-    # a wager's named option (the Flip Card outcome "ten-value") is public at the table, not a card's secret
-    known |= {e["option"] for e in history if e["type"] == "wager_placed" and e.get("option")}
-    return hidden - known
-
-
-def allowed_cards(history: list[dict[str, Any]], upto: int, seat: int | None) -> set[str]:
-    """Cards a viewer at ``seat`` may know after the first ``upto`` events of a round."""
-    mine = f"seat {seat}" if seat is not None else None
-    ok: set[str] = set()
-    for e in history[:upto]:
-        if e["type"] in ("card_dealt", "card_discarded") and e["visible_to"] in ("all", mine):
-            ok.add(e["card"])
-        elif e["type"] == "cards_revealed":
-            ok.update(e["cards"])
-    return ok
+NOT_DERIVED = frozenset({"name", "message", "player", "occupants", "table", "source"}) | RULE_DATA
 
 
 class Client:
@@ -273,24 +217,22 @@ class TableMachine(RuleBasedStateMachine):
         self.clients[i].send({"type": "leave", "request_id": self.rid()})
         self.sync()
 
-    @rule(i=st.integers(0, PLAYERS - 1), good=st.integers(0, 2))
+    @rule(i=st.integers(0, PLAYERS - 1), good=st.integers(0, 3))
     def good_wager(self, i: int, good: int) -> None:
-        options = GOOD_WAGERS[self.game]
-        wagers = options[good % len(options)]
+        choices = good_wagers(self.game)
+        wagers, options = choices[good % len(choices)]
         msg: dict[str, Any] = {"type": "wager", "request_id": self.rid(), "wagers": wagers}
-        if "flip" in wagers:
-            msg["options"] = {"flip": "ten-value"}
+        if options:
+            msg["options"] = options
         self.clients[i].rids.append(msg["request_id"])
         self.clients[i].send(msg)
         self.sync()
 
     @rule(
         i=st.integers(0, PLAYERS - 1),
-        names=st.lists(
-            st.sampled_from([*WAGER_NAMES["let-it-ride"], "main", "jackpot", "flip", "x"]), max_size=3
-        ),
+        names=st.lists(st.sampled_from(WAGER_NAMES), max_size=3),
         amount=amounts,
-        option=st.one_of(st.none(), st.sampled_from(["7", "ten-value", "one-eyed", "0", "eleven", ""])),
+        option=st.one_of(st.none(), st.sampled_from([*OPTION_TEXTS, "0", "eleven", ""])),
     )
     def any_wager(self, i: int, names: list[str], amount: Any, option: str | None) -> None:
         msg: dict[str, Any] = {
@@ -310,7 +252,7 @@ class TableMachine(RuleBasedStateMachine):
         if not c.rids:
             return
         rid = data.draw(st.sampled_from(c.rids))
-        c.send({"type": "wager", "request_id": rid, "wagers": GOOD_WAGERS[self.game][0]})
+        c.send({"type": "wager", "request_id": rid, "wagers": good_wagers(self.game)[0][0]})
         self.sync()
 
     @rule(
@@ -387,7 +329,7 @@ class TableMachine(RuleBasedStateMachine):
                     continue
                 if live is not None and not live.rnd.is_over and live.rnd.phase.value != "betting":
                     break
-                c.send({"type": "wager", "request_id": self.rid(), "wagers": GOOD_WAGERS[self.game][0]})
+                c.send({"type": "wager", "request_id": self.rid(), "wagers": good_wagers(self.game)[0][0]})
                 self.sync()
         live = self.runner.live
         assert live is not None
@@ -462,16 +404,15 @@ class TableMachine(RuleBasedStateMachine):
                 continue  # still open: checked once it is over
             history = r.json()["events"]
             for seat, seq, m in messages:
-                allowed = allowed_cards(history, seq, seat)
-                shown = set(_card_strings(m["round"])) | set(_card_strings(m["events"]))
-                assert shown <= allowed, (round_id, seat, seq, shown - allowed)
+                ok = allowed(history, seat, seq)
+                shown = cards_in(m["round"]) | cards_in(m["events"])
+                assert shown <= ok, (round_id, seat, seq, shown - ok)
                 # no text derived from a hidden card either (a bust's "No Pair (28)")
-                texts = _strings(m["round"]) | _strings(m["events"])
+                texts = strings_in(m["round"], NOT_DERIVED) | strings_in(m["events"], NOT_DERIVED)
                 # its own hand, described to it (view "hands", shared contract 2), may match another's by chance
-                texts -= _strings(((m["round"] or {}).get("hands") or {}).get(str(seat), {}))
-                for secret in hidden_texts(history, seq, seat):
-                    told = [t for t in texts if t == secret or (len(secret) >= 6 and secret in t)]
-                    assert not told, (round_id, seat, seq, secret, told)
+                texts -= strings_in(((m["round"] or {}).get("hands") or {}).get(str(seat), {}), NOT_DERIVED)
+                told = leaked_texts(history, seat, seq, texts)
+                assert not told, (round_id, seat, seq, told)
                 # and every shown event card is the true card at that deck position
                 for e in m["events"]:
                     if e["type"] == "card_dealt" and e["card"] is not None:
@@ -492,24 +433,16 @@ SETTINGS = settings(
 )
 
 
-class OneEyedFlushMachine(TableMachine):
-    game = "one-eyed-flush"
+def _machine_test(game: str) -> Any:
+    machine = type(f"Machine_{game}", (TableMachine,), {"game": game})
+    case = machine.TestCase
+    case.settings = SETTINGS
+    return case
 
 
-class LetItRideMachine(TableMachine):
-    game = "let-it-ride"
-
-
-class FinalCountMachine(TableMachine):
-    game = "final-count"
-
-
-TestOneEyedFlushTable = OneEyedFlushMachine.TestCase
-TestOneEyedFlushTable.settings = SETTINGS
-TestLetItRideTable = LetItRideMachine.TestCase
-TestLetItRideTable.settings = SETTINGS
-TestFinalCountTable = FinalCountMachine.TestCase
-TestFinalCountTable.settings = SETTINGS
+# one state machine per registered game (a game added later gets its own)
+for _game in GAMES:
+    globals()[f"TestTable_{_game.replace('-', '_')}"] = _machine_test(_game)
 
 
 def test_the_secrecy_check_can_fail() -> None:
@@ -521,10 +454,11 @@ def test_the_secrecy_check_can_fail() -> None:
         {"type": "card_dealt", "to": "dealer", "position": 2, "card": "7c", "visible_to": "all"},
         {"type": "cards_revealed", "owner": "seat 2", "cards": ["Kd"]},
     ]
-    assert allowed_cards(history, 4, 1) == {"As", "7c"}
-    assert allowed_cards(history, 5, 1) == {"As", "7c", "Kd"}
-    assert allowed_cards(history, 4, None) == {"7c"}
-    assert not set(_card_strings({"seats": [{"cards": ["Kd", None]}]})) <= allowed_cards(history, 4, 1)
+    assert allowed(history, 1, 4) == {"As", "7c"}
+    assert allowed(history, 1, 5) == {"As", "7c", "Kd"}
+    assert allowed(history, None, 4) == {"7c"}
+    assert not cards_in({"seats": [{"cards": ["Kd", None]}]}) <= allowed(history, 1, 4)
+    assert cards_in({"round": {"wild_cards": ["Kd"]}}) == set()  # the table's rules, not a dealt card
 
 
 def test_the_description_check_can_fail() -> None:
@@ -537,7 +471,8 @@ def test_the_description_check_can_fail() -> None:
          "detail": "No Pair (21)", "visible_to": "seat 2"},
         {"type": "cards_revealed", "owner": "seat 2", "cards": ["Kd"]},
     ]  # fmt: skip
-    assert hidden_texts(history, 4, 1) == {"No Pair (21)"}
-    assert hidden_texts(history, 4, None) == {"No Pair (21)"}
-    assert hidden_texts(history, 4, 2) == set()  # its own hand
-    assert hidden_texts(history, 5, 1) == set()  # shown
+    told = {"you lose", "No Pair (21)"}
+    assert leaked_texts(history, 1, 4, told) == {"No Pair (21)"}
+    assert leaked_texts(history, None, 4, told) == {"No Pair (21)"}
+    assert leaked_texts(history, 2, 4, told) == set()  # its own hand
+    assert leaked_texts(history, 1, 5, told) == set()  # shown
