@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from tablegames.cli import analyze, loadtest, play, protect, rng, serve, simulate
+from tablegames.cli import analyze, deploy, loadtest, play, protect, rng, serve, simulate
 
 app = typer.Typer(
     name="tablegames",
@@ -20,7 +20,7 @@ def _root() -> None:
     """Casino table card games: play them, prove their math, simulate them fast."""
 
 
-for _module in (play, analyze, protect, simulate, serve, rng, loadtest):
+for _module in (play, analyze, protect, simulate, serve, rng, loadtest, deploy):
     _module.register(app)
 
 

@@ -18,11 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tablegames.loadtest.config import MAX_CLIENTS, LoadTestError, check_loopback_database
+from tablegames.loadtest.config import MAX_CLIENTS, MAX_SERVERS, LoadTestError, check_loopback_database
 from tablegames.loadtest.process import _free_port
 from tablegames.loadtest.proxy import HAProxy, NodeAddress, render
 
-MAX_SERVERS = 8
 HEALTH_PATHS = ("/healthz", "/health")  # the first one a node answers is the proxy's health check
 
 

@@ -92,12 +92,12 @@ def render(
         for n in nodes
     )
     servers = "\n".join(f"    server {n.name} {n.address} check" for n in nodes)
-    backends = "\n".join(
+    backends = "\n\n".join(
         f"backend node_{n.name}\n"
         f"    http-request set-path %[path,regsub(^/n/{n.name}/?,/)]\n"
         f"    option httpchk GET {health}\n"
         f"    http-check expect status 200\n"
-        f"    server {n.name} {n.address} {check}\n"
+        f"    server {n.name} {n.address} {check}"
         for n in nodes
     )
     text = (template or TEMPLATE).read_text()
