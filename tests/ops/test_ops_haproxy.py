@@ -41,7 +41,9 @@ def test_deploy_haproxy_writes_the_routes(tmp_path: Path) -> None:
     assert text.count("option httpchk GET /healthz") == 3 and "balance roundrobin" in text
     assert "timeout tunnel 1h" in text  # WebSockets are long-lived tunnels
     if haproxy_binary() is not None:
-        checked = subprocess.run([haproxy_binary() or "", "-c", "-f", str(out)], capture_output=True, text=True)
+        checked = subprocess.run(
+            [haproxy_binary() or "", "-c", "-f", str(out)], capture_output=True, text=True
+        )
         assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
