@@ -173,6 +173,8 @@ class Client:
             return None
         if kind in self.stats.latencies:
             self.stats.latencies[kind].append(answer["_at"] - sent)
+            if self.start.is_set() and not self._stopping():
+                self.stats.acked_in_window += 1
         if answer.get("duplicate"):
             self.stats.errors["duplicate_ack"] += 1
         # every accepted request is followed by a state push

@@ -186,6 +186,7 @@ class Stats:
     load_average: tuple[float, ...] = ()
     failures: Counter[str] = field(default_factory=Counter)
     timeouts: int = 0
+    acked_in_window: int = 0  # wagers and decisions acknowledged during the measured window (CPU per request)
     # several processes: sockets that dropped and were opened again, redirects followed, resumed sessions,
     # rounds counted from a player's history (settled while it was away)
     reconnects: int = 0
@@ -287,6 +288,12 @@ class LoadReport:
             "disconnects": self.stats.disconnects,
             "client_failures": dict(self.stats.failures),
             "server_cpu_s": self.stats.server_cpu,
+            "requests_in_window": self.stats.acked_in_window,
+            "server_cpu_ms_per_request": (
+                round(1000 * self.stats.server_cpu / self.stats.acked_in_window, 3)
+                if self.stats.server_cpu is not None and self.stats.acked_in_window
+                else None
+            ),
             "client_cpu_s": self.stats.client_cpu,
             "load_average": list(self.stats.load_average),
             "timeouts": self.stats.timeouts,

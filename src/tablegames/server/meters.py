@@ -37,7 +37,7 @@ from tablegames.server.db import (
     MeterHit,
     Player,
 )
-from tablegames.server.notify import Listener, is_postgres, notify_all
+from tablegames.server.notify import Listener, notify_all
 
 if TYPE_CHECKING:
     from tablegames.engine.events import JackpotHit
@@ -180,7 +180,7 @@ class MeterFeed:
         self._busy = False
 
     def start(self) -> None:
-        if self.listener is not None or not is_postgres(self.server.database_url):
+        if self.listener is not None or self.server.engine.dialect.name != "postgresql":
             return
         loop = self.server.loop
         if loop is None:

@@ -40,10 +40,10 @@ def _dialect(handle: Any) -> str:
 def is_postgres(database_url: str) -> bool:
     """Whether the URL names a PostgreSQL database.
 
-    >>> is_postgres("postgresql+psycopg://u@127.0.0.1/db"), is_postgres("sqlite:///x.db")
-    (True, False)
+    >>> is_postgres("postgresql+psycopg://u@127.0.0.1/db"), is_postgres("sqlite:///x.db"), is_postgres("x.db")
+    (True, False, False)
     """
-    return make_url(database_url).get_backend_name() == "postgresql"
+    return "://" in database_url and make_url(database_url).get_backend_name() == "postgresql"
 
 
 def notify(conn: Any, payload: dict[str, Any] | str, channel: str = METERS_CHANNEL) -> bool:
