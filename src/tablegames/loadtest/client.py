@@ -211,6 +211,7 @@ class Client:
         resuming = False
         out_since: float | None = None  # when the connection was lost (None: connected)
         tried = 0
+        hops = 0  # redirects in a row (an owner that never accepts the player is an error, not a loop)
         while True:
             self.dropped, self.redirect = False, None
             try:
@@ -221,6 +222,7 @@ class Client:
                     try:
                         if resuming:
                             await self._resume()
+                            hops = 0
                         await self._play(resuming)
                         return
                     except Dropped:
@@ -229,10 +231,9 @@ class Client:
                         reader.cancel()
                         with contextlib.suppress(asyncio.CancelledError, Exception):
                             await reader
-            except (OSError, TimeoutError) as exc:  # refused: the process is gone (or not up yet)
+            except (OSError, TimeoutError):  # refused: the process is gone (or not up yet)
                 if not self.cfg.reconnect:
                     raise
-                del exc
             except Exception as exc:  # the server closed the socket, or refused the handshake
                 if not self.cfg.reconnect or type(exc).__module__.split(".")[0] != "websockets":
                     raise
@@ -241,6 +242,9 @@ class Client:
             resuming = True
             if self.redirect is not None:  # the table's owner is elsewhere: go there at once
                 self.stats.redirects += 1
+                hops += 1
+                if hops > 10:
+                    raise LoadTestError(f"redirected {hops} times in a row (last to {self.redirect})")
                 self.p.base = self.redirect.rstrip("/")
             else:
                 now = time.monotonic()

@@ -240,7 +240,8 @@ class MeterFeed:
             q = q.where(Meter.game.in_(sorted(games)))
         server = self.server
         moved: set[str] = set()
-        with server._commit_lock, server.reads.connect() as conn:
+        # the connection first: a thread never waits for one while it holds the commit lock
+        with server.reads.connect() as conn, server._commit_lock:
             rows = conn.execute(q).all()
             cache = server._balances
             for game, acc, balance in rows:
