@@ -4,13 +4,14 @@ and the CPU milliseconds one process spends per action (the figure to push down)
 
 For each process count the load climbs a ladder of players (``BENCH_CLUSTER_LEVELS``, 5 players a table, each
 thinking ``BENCH_CLUSTER_THINK`` s on average) until the p99 from a request to its ack reaches 100 ms or a run has
-errors; the best rung under the target is the figure. The kill-one run repeats the best rung of the largest
-process count with its last process SIGKILLed a third of the way in (the books must still balance: it passes
+errors; the best rung under the target is the figure. Each process count also takes the reference load
+without thinking time (capacity: actions/s whatever the latency). The kill-one run repeats the best rung of the
+largest process count with its last process SIGKILLed a third of the way in (the books must still balance: it passes
 once leases and failover are in). The issue's reference point is measured too: one process, 50 players at 8
 tables, no thinking time (``tablegames loadtest --clients 50 --tables 8 --duration 15``).
 
 Environment: ``BENCH_CLUSTER_DURATION`` (s, default 15), ``BENCH_CLUSTER_THINK`` (s, 0.5),
-``BENCH_CLUSTER_LEVELS`` (players, ``20,40,80,160``), ``BENCH_CLUSTER_SERVERS`` (``1,2,4``),
+``BENCH_CLUSTER_LEVELS`` (players, ``10,20,40,80,160``), ``BENCH_CLUSTER_SERVERS`` (``1,2,4``),
 ``BENCH_CLUSTER_PROXY`` (1: through HAProxy), ``TABLEGAMES_TEST_POSTGRES_URL`` (else .ci/start-postgres).
 """
 
@@ -69,7 +70,7 @@ def main() -> None:
 
     duration = float(os.environ.get("BENCH_CLUSTER_DURATION", "15"))
     think = float(os.environ.get("BENCH_CLUSTER_THINK", "0.5"))
-    levels = [int(x) for x in os.environ.get("BENCH_CLUSTER_LEVELS", "20,40,80,160").split(",")]
+    levels = [int(x) for x in os.environ.get("BENCH_CLUSTER_LEVELS", "10,20,40,80,160").split(",")]
     counts = [int(x) for x in os.environ.get("BENCH_CLUSTER_SERVERS", "1,2,4").split(",")]
     proxy = os.environ.get("BENCH_CLUSTER_PROXY", "0") == "1"
     if proxy and haproxy_binary() is None:
@@ -86,11 +87,31 @@ def main() -> None:
         flush=True,
     )
     ref = _run(base, clients=50, tables=8, duration=duration, think=0.0, servers=1)
+    ref["tables"] = 8
     print(_line("1 process, 50/8, no thinking", ref), flush=True)
     if "failed" not in ref:
         print(
             f"  reference: {ref['actions_per_s']} actions/s at p99 {ref['latency']['p99_ms']} ms, "
             f"{ref['server_cpu_ms_per_request']} CPU ms per action (server process)",
+            flush=True,
+        )
+    saturated: dict[int, dict[str, Any]] = {}
+    for (
+        n
+    ) in counts:  # the same no-thinking load over n processes: capacity, and what a process costs per action
+        d = ref if n == 1 else _run(base, clients=50, tables=8, duration=duration, think=0.0, servers=n)
+        saturated[n] = d
+        if n != 1:
+            print(_line(f"{n} processes, 50/8, no thinking", d), flush=True)
+    one_sat = saturated.get(1)
+    if one_sat is not None and "failed" not in one_sat and one_sat["actions_per_s"]:
+        print(
+            "  no thinking, as ratios to one process: "
+            + ", ".join(
+                f"{n}: {d['actions_per_s'] / one_sat['actions_per_s']:.2f}x actions/s (p99 {d['latency']['p99_ms']} ms)"
+                for n, d in saturated.items()
+                if "failed" not in d
+            ),
             flush=True,
         )
     best: dict[int, dict[str, Any]] = {}

@@ -20,10 +20,11 @@ from tablegames.loadtest.process import ServerProcess, _cpu
 
 
 def _homes(cfg: LoadConfig, base: str, cluster: Cluster | None) -> list[tuple[str, str]]:
-    """Table number t -> (where its players' REST goes, where its sockets go): with several processes table t
-    is played on process t mod N (before leases exist that keeps each table on one process; with leases the
-    first socket makes that process the owner, and any other is redirected). REST goes through the proxy when
-    there is one (any process answers it), else to the table's process."""
+    """Table number t -> (where its players' REST goes, where the table is created and its sockets go): with
+    several processes table t is played on process t mod N (before leases exist that keeps each table on one
+    process; with leases that process owns it, as its creator and its first socket's, and a socket that lands
+    anywhere else is redirected). REST goes through the proxy when there is one (any process answers it), else
+    to the table's process."""
     if cluster is None:
         return [(base, base)] * cfg.tables
     nodes = cluster.nodes
@@ -58,7 +59,8 @@ async def _setup(base: str, admin: str, cfg: LoadConfig, cluster: Cluster | None
         for t in range(cfg.tables):
             game = cfg.games[t % len(cfg.games)]
             r = await http.post(
-                "/tables",
+                f"{homes[t][1]}/tables",  # on the process that is to play it (whether a lease goes to its
+                # creator or to its first socket, that is the one)
                 json={
                     "game": game,
                     "name": f"load {run_id} {t + 1}",
