@@ -202,10 +202,12 @@ async def _kill_one(
     stats: Stats,
     cpu_killed: dict[int, float | None],
 ) -> None:
-    """SIGKILL the last process ``cfg.kill_one_at`` seconds into the play (its CPU time taken just before)."""
+    """SIGKILL, ``cfg.kill_one_at`` seconds into the play, the last process that players are on (its CPU time
+    taken just before)."""
     assert cfg.kill_one_at is not None
     await asyncio.sleep(max(0.0, t0 + cfg.kill_one_at - time.monotonic()))
-    victim = cluster.nodes[-1]
+    hosting = [n for n in cluster.nodes if n.alive and any(p.base == n.advertise for p in players)]
+    victim = hosting[-1] if hosting else cluster.nodes[-1]
     if victim.proc is not None:
         cpu_killed[victim.proc.pid] = _cpu(victim.proc.pid)
     stats.expected_reconnects = sum(1 for p in players if p.base == victim.advertise)
