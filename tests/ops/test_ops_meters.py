@@ -61,3 +61,47 @@ def test_a_contribution_on_one_process_shows_on_another_within_one_second(
     assert took < 1.0, f"process B showed the new meters {took:.2f} s after the settlement on A"
     ann.close()
     bob.close()
+
+
+def _play_out(p: Player, request_id: str) -> dict[str, Any]:
+    """Wager, then take the first legal action on each of the player's turns; the round's result."""
+    p.send(type="wager", request_id=request_id, wagers=_wagers())
+    while True:
+        m = p.until(lambda m: m["type"] in ("state", "round_result"), timeout=30)
+        if m["type"] == "round_result":
+            return m
+        rnd = m.get("round")
+        if rnd and rnd["phase"] == "deciding" and rnd["to_act"] == m["seat"] and rnd["legal_actions"]:
+            p.send(type="act", request_id=f"{request_id}-{len(p.messages)}", action=rnd["legal_actions"][0],
+                   decision=m["decision"])  # fmt: skip
+
+
+def test_a_table_in_the_middle_of_a_round_follows_the_other_process_too(
+    make_cluster: Callable[..., Cluster],
+) -> None:
+    """Bob's round on process B waits for his decision while Ann's round on A settles: B's state shows the
+    meter as the database has it (plus Bob's own round's contribution) within 1 s, not at his next step."""
+    cluster = make_cluster(2, betting_seconds=5.0, turn_seconds=30.0)
+    a, b = cluster.nodes
+    t1 = create_table(a.url, LINKED.key)
+    t2 = create_table(a.url, LINKED.key)
+    ann = Player(a.url, "ann")
+    bob = Player(b.url, "bob")
+    ann.join(t1, a.url)
+    bob.join(t2, b.url)
+    bob.send(type="wager", request_id="bw", wagers=_wagers())
+    waiting = bob.until(lambda m: m["type"] == "state" and (m.get("round") or {}).get("phase") == "deciding")
+    shown = dict(waiting["meters"])  # the database's value plus Bob's own contribution
+    db = {m["meter"]: m["value"] for m in httpx.get(f"{b.url}/jackpots").json() if m["game"] == LINKED.key}
+    own = {k: shown[k] - db[k] for k in shown}
+    _play_out(ann, "aw")
+    settled_at = time.monotonic()
+    after = {m["meter"]: m["value"] for m in httpx.get(f"{a.url}/jackpots").json() if m["game"] == LINKED.key}
+    assert after != db
+    seen = bob.until(lambda m: m["type"] == "state" and m["meters"] != shown, timeout=5)
+    took = time.monotonic() - settled_at
+    assert seen["meters"] == {k: after[k] + own[k] for k in shown}
+    assert (seen.get("round") or {}).get("phase") == "deciding"  # still Bob's turn: no step of his moved it
+    assert took < 1.0, f"process B showed the new meters {took:.2f} s after the settlement on A"
+    ann.close()
+    bob.close()
