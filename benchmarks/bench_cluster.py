@@ -146,11 +146,16 @@ def main() -> None:
         k = _run(base, clients=d["clients"], tables=d["tables"], duration=duration, think=think, servers=top,
                  proxy=proxy, kill_one_at=round(duration / 3, 1))  # fmt: skip
         print(_line(f"{top} processes, one killed", k), flush=True)
-        if "failed" not in k and one:
+        if "failed" not in k:
             c = k["cluster"]
+            ratio = (
+                f"{k['rounds_per_s'] / one['rounds_per_s']:.2f}x rounds/s, "
+                f"{k['actions_per_s'] / one['actions_per_s']:.2f}x actions/s of one process; "
+                if one and one["rounds_per_s"] and one["actions_per_s"]
+                else ""
+            )
             print(
-                f"  kill-one: {k['rounds_per_s'] / one['rounds_per_s']:.2f}x rounds/s, "
-                f"{k['actions_per_s'] / one['actions_per_s']:.2f}x actions/s of one process; reconnects "
+                f"  kill-one: {c['killed']} killed at {c['killed_at_s']} s; {ratio}reconnects "
                 f"{c['reconnects']}/{c['expected_reconnects']}, books {'ok' if k['money']['ok'] else 'FAILED'}"
                 f"{'' if k['ok'] else ' (needs leases and failover: issue 16)'}",
                 flush=True,
