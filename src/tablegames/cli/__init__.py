@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from tablegames.cli import analyze, deploy, loadtest, play, protect, rng, serve, simulate
+from tablegames.cli import analyze, loadtest, play, protect, rng, serve, simulate
 
 app = typer.Typer(
     name="tablegames",
@@ -20,8 +20,11 @@ def _root() -> None:
     """Casino table card games: play them, prove their math, simulate them fast."""
 
 
-for _module in (play, analyze, protect, simulate, serve, rng, loadtest, deploy):
+for _module in (play, analyze, protect, simulate, serve, rng, loadtest):
     _module.register(app)
+
+
+__import__("tablegames.cli.deploy", fromlist=["register"]).register(app)  # `tablegames deploy` (issue 16)
 
 
 def main() -> None:

@@ -26,7 +26,6 @@ from tablegames.rules import registry
 from tablegames.server.connections import ConnectionLimits, bounded_http_protocol
 from tablegames.server.errors import ApiError
 from tablegames.server.limits import HardeningMiddleware, Limits
-from tablegames.server.meters import MeterFeed
 from tablegames.server.routes import games, jackpots, play, players, rounds, tables, wallet
 from tablegames.server.routes.deps import COMMON_ERRORS, Out
 from tablegames.server.service import (
@@ -154,7 +153,9 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.rest_threads = ThreadPoolExecutor(max_workers=REST_THREADS, thread_name_prefix="rest")
         server.start(demo_tables=demo_tables)
-        feed = MeterFeed(server)  # meters moved by other processes on this PostgreSQL database (issue 16)
+        from tablegames.server.meters import MeterFeed  # other processes' meters (issue 16)
+
+        feed = MeterFeed(server)
         feed.start()
         try:
             yield
