@@ -44,7 +44,10 @@ class Player:
         """Connect to the table's socket (at ``base``, default the player's) and sit; the state after sitting."""
         url = "ws" + (base or self.base)[4:] + f"/ws/tables/{table_id}?token={self.token}"
         self.ws = connect(url, open_timeout=10)
-        self.until(lambda m: m["type"] == "state")
+        first = self.until(lambda m: m["type"] in ("state", "redirect"))
+        if first["type"] == "redirect":  # not the table's owner (issue 16): go there, same path
+            self.close()
+            return self.join(table_id, first["url"])
         self.send(type="sit", request_id=f"sit-{table_id}")
         self.until(lambda m: m["type"] == "ack" and m.get("request_id") == f"sit-{table_id}")
         return self.until(lambda m: m["type"] == "state" and m.get("seat") is not None)

@@ -38,7 +38,7 @@ def test_deploy_haproxy_writes_the_routes(tmp_path: Path) -> None:
         assert f"use_backend node_{name} if to_{name}" in text
         assert f"set-path %[path,regsub(^/n/{name}/?,/)]" in text  # the prefix stripped
         assert f"server {name} {addr} check" in text
-    assert text.count("option httpchk GET /healthz") == 3 and "balance roundrobin" in text
+    assert text.count("option httpchk GET /health\n") == 3 and "balance roundrobin" in text
     assert "timeout tunnel 1h" in text  # WebSockets are long-lived tunnels
     if haproxy_binary() is not None:
         checked = subprocess.run(
@@ -76,8 +76,8 @@ def test_play_through_haproxy_in_front_of_two_servers(make_cluster: Callable[...
     assert r.status_code == 404 and "GET /nowhere" in r.json()["error"]["message"]
 
     game = registry.DEFINITIONS[0]
-    table = create_table(proxy, game.key)  # REST through the proxy, round-robin
-    ann = Player(proxy, "ann", buy_in=50_000)  # registered and bought in through the proxy
+    table = create_table(n1.advertise, game.key)  # through /n/n1/ (with leases its creator owns it)
+    ann = Player(proxy, "ann", buy_in=50_000)  # registered and bought in through the proxy, round-robin
     ann.join(table, n1.advertise)  # the table's socket through /n/n1/
     ann.send(type="wager", request_id="w1", wagers={game.main_wager.name: 100})
     ann.until(lambda m: m["type"] == "ack" and m.get("request_id") == "w1")

@@ -27,7 +27,7 @@ def haproxy(
         ),
     ],
     bind: Annotated[str, typer.Option(help="address the proxy listens on, ADDR:PORT")] = "127.0.0.1:8080",
-    health: Annotated[str, typer.Option(help="the servers' health-check path")] = "/healthz",
+    health: Annotated[str, typer.Option(help="the servers' health-check path")] = "/health",
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="write the configuration here (default: stdout)")
     ] = None,

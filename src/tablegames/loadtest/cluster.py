@@ -22,7 +22,7 @@ from tablegames.loadtest.config import MAX_CLIENTS, MAX_SERVERS, LoadTestError, 
 from tablegames.loadtest.process import _free_port
 from tablegames.loadtest.proxy import HAProxy, NodeAddress, render
 
-HEALTH_PATHS = ("/healthz", "/health")  # the first one a node answers is the proxy's health check
+HEALTH_PATHS = ("/health", "/healthz")  # the first one a node answers is the proxy's health check
 
 
 @functools.cache
@@ -156,7 +156,7 @@ class Cluster:
         node.state = "new"
 
     def wait_ready(self, node: Node, timeout: float = 60.0) -> None:
-        """Until ``node`` answers its health check (``/healthz``, else ``/health`` on a server without it)."""
+        """Until ``node`` answers its health check (``/health``, else ``/healthz``)."""
         import httpx
 
         deadline = time.monotonic() + timeout

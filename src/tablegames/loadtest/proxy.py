@@ -20,7 +20,7 @@ from tablegames.loadtest.config import LoadTestError
 
 TEMPLATE = Path(__file__).resolve().parents[3] / "deploy" / "haproxy.cfg.template"
 DEFAULT_BIND = "127.0.0.1:8080"
-DEFAULT_HEALTH = "/healthz"
+DEFAULT_HEALTH = "/health"
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_-]{0,62}$")
 _HOST = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)$")
 
