@@ -88,6 +88,7 @@ class Client:
         self.fallbacks = list(fallbacks)
         self.dropped = False
         self.redirect: str | None = None
+        self._orphan_since: float | None = None
         self.stats = stats
         self.cfg = cfg
         self.start = start
@@ -285,14 +286,37 @@ class Client:
                 return
             await asyncio.sleep(0.5)  # the new owner is still completing it
 
+    async def _check_orphan(self) -> None:
+        """(Several processes.) The round this player waits for is not the one its table shows (or is over
+        there) for 2 s: it was completed where the player was not looking (a takeover, a recovery), so its
+        result comes from the history."""
+        state = self.state or {}
+        rnd = state.get("round") or {}
+        orphaned = (
+            self.my_round is not None
+            and self.my_round not in self.results
+            and (state.get("round_id") != self.my_round or rnd.get("phase") == "settled")
+        )
+        now = time.monotonic()
+        if not orphaned:
+            self._orphan_since = None
+        elif self._orphan_since is None:
+            self._orphan_since = now
+        elif now - self._orphan_since >= 2.0:
+            self._orphan_since = now  # at most every 2 s
+            await self._settled_elsewhere()
+
     async def _settled_elsewhere(self) -> None:
         """Count the rounds of this player at its table that were settled without its seeing the result."""
         import httpx
 
-        async with httpx.AsyncClient(base_url=self.p.base, timeout=10.0) as http:
-            r = await http.get(
-                "/history", params={"last": 20}, headers={"Authorization": f"Bearer {self.p.token}"}
-            )
+        try:
+            async with httpx.AsyncClient(base_url=self.p.base, timeout=10.0) as http:
+                r = await http.get(
+                    "/history", params={"last": 20}, headers={"Authorization": f"Bearer {self.p.token}"}
+                )
+        except httpx.HTTPError:
+            return  # asked again later
         if r.status_code != 200:
             return
         for summary in r.json():
@@ -321,6 +345,8 @@ class Client:
             if step == "done":
                 return
             if not isinstance(step, tuple):
+                if self.cfg.reconnect:
+                    await self._check_orphan()
                 await self._wait_change()
                 continue
             if self.cfg.think > 0:
