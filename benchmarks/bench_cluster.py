@@ -11,7 +11,7 @@ once leases and failover are in). The issue's reference point is measured too: o
 tables, no thinking time (``tablegames loadtest --clients 50 --tables 8 --duration 15``).
 
 Environment: ``BENCH_CLUSTER_DURATION`` (s, default 15), ``BENCH_CLUSTER_THINK`` (s, 0.5),
-``BENCH_CLUSTER_LEVELS`` (players, ``10,20,40,80,160``), ``BENCH_CLUSTER_SERVERS`` (``1,2,4``),
+``BENCH_CLUSTER_LEVELS`` (players, ``10,20,40,80,160,320``), ``BENCH_CLUSTER_SERVERS`` (``1,2,4``),
 ``BENCH_CLUSTER_PROXY`` (1: through HAProxy), ``TABLEGAMES_TEST_POSTGRES_URL`` (else .ci/start-postgres).
 """
 
@@ -70,7 +70,7 @@ def main() -> None:
 
     duration = float(os.environ.get("BENCH_CLUSTER_DURATION", "15"))
     think = float(os.environ.get("BENCH_CLUSTER_THINK", "0.5"))
-    levels = [int(x) for x in os.environ.get("BENCH_CLUSTER_LEVELS", "10,20,40,80,160").split(",")]
+    levels = [int(x) for x in os.environ.get("BENCH_CLUSTER_LEVELS", "10,20,40,80,160,320").split(",")]
     counts = [int(x) for x in os.environ.get("BENCH_CLUSTER_SERVERS", "1,2,4").split(",")]
     proxy = os.environ.get("BENCH_CLUSTER_PROXY", "0") == "1"
     if proxy and haproxy_binary() is None:
