@@ -24,5 +24,8 @@ for _module in (play, analyze, lab, protect, simulate, serve, rng, loadtest):
     _module.register(app)
 
 
+__import__("tablegames.cli.deploy", fromlist=["register"]).register(app)  # `tablegames deploy` (issue 16)
+
+
 def main() -> None:
     app()

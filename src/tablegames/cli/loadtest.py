@@ -52,6 +52,18 @@ def register(app: typer.Typer) -> None:
         server_log: Annotated[
             Path | None, typer.Option(help="directory for the started server's log (default: discarded)")
         ] = None,
+        servers: Annotated[
+            int,
+            typer.Option(
+                help="start N `tablegames serve` processes (1-8; N > 1 on one --database PostgreSQL) and spread "
+                "the tables over them (0: one server, as before)"
+            ),
+        ] = 0,
+        proxy: Annotated[bool, typer.Option(help="put HAProxy in front of the --servers processes")] = False,
+        kill_one_at: Annotated[
+            float | None,
+            typer.Option(help="SIGKILL one of the --servers processes this many seconds into the play"),
+        ] = None,
     ) -> None:
         """Play real rounds through the WebSocket API, report rounds/s, latency and errors, then check the ledger.
 
@@ -73,6 +85,9 @@ def register(app: typer.Typer) -> None:
             admin_token=admin_token,
             seed=seed,
             think=think,
+            servers=servers,
+            proxy=proxy,
+            kill_one_at=kill_one_at,
         )
         try:
             cfg.validate()
@@ -102,6 +117,16 @@ def _print_report(console: object, data: dict[str, object]) -> None:
     head = Table(title="load test", show_header=False)
     head.add_row("players / tables", f"{data['clients']} / {data['tables']}  ({', '.join(data['games'])})")  # type: ignore[arg-type]
     head.add_row("database", str(data["database"]))
+    if data.get("servers"):
+        cl = data["cluster"]
+        assert isinstance(cl, dict)
+        killed = f"; {cl['killed']} killed at {cl['killed_at_s']} s" if cl["killed"] else ""
+        head.add_row(
+            "server processes",
+            f"{data['servers']}{' behind haproxy' if data['proxy'] else ''}{killed}; reconnects "
+            f"{cl['reconnects']}/{cl['expected_reconnects']}, redirects {cl['redirects']}, rounds from history "
+            f"{cl['results_from_history']}",
+        )
     head.add_row("duration / thinking", f"{data['duration_s']} s / {data['think_s']} s")
     head.add_row("rounds settled", f"{data['rounds']}  ({data['rounds_per_s']} rounds/s)")
     head.add_row("requests / messages received", f"{data['requests']} / {data['messages_received']}")

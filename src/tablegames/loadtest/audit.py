@@ -19,8 +19,8 @@ async def _final_balances(base: str, players: list[Player]) -> dict[int, int]:
         sem = asyncio.Semaphore(20)
 
         async def one(p: Player) -> None:
-            async with sem:
-                r = await http.get("/me", headers={"Authorization": f"Bearer {p.token}"})
+            async with sem:  # asked where the player played last (its table's owner)
+                r = await http.get(f"{p.base or base}/me", headers={"Authorization": f"Bearer {p.token}"})
                 out[p.index] = int(r.json()["balance"])
 
         await asyncio.gather(*(one(p) for p in players))

@@ -17,6 +17,7 @@ MAX_CLIENTS = 1000
 MAX_TABLES = 200
 MAX_DURATION = 600.0
 MAX_SEATS = 7
+MAX_SERVERS = 8  # --servers
 BET = 100
 # A player's socket sends at most this many messages a second (bursts of SEND_BURST): under the server's
 # documented WebSocket limit (30/s, bursts of 120: server/limits.py), so a fast table never has its requests
@@ -112,8 +113,41 @@ class LoadConfig:
     think: float = 0.0
     ramp: float = 2.0  # players start at random moments over this many seconds (no thundering herd)
     connect_timeout: float = 60.0
+    # several processes (issue 16): 0 = one server started as before; N >= 1 = N `tablegames serve` processes
+    servers: int = 0
+    proxy: bool = False  # HAProxy in front of them (the players' sockets and REST go through it)
+    kill_one_at: float | None = None  # SIGKILL one process this many seconds into the play
+    reconnect: bool = False  # players follow redirects and reconnect after a drop (set for servers >= 1)
+    reconnect_seconds: float = 30.0  # a player that cannot get back within this time fails
 
     def validate(self) -> None:
+        self._validate_servers()
+        self._validate()
+
+    def _validate_servers(self) -> None:
+        if not 0 <= self.servers <= MAX_SERVERS:
+            raise LoadTestError(f"--servers must be 1..{MAX_SERVERS}, got {self.servers}")
+        if self.servers and self.url is not None:
+            raise LoadTestError("--servers starts its own processes: it cannot be used with --url")
+        if self.servers > 1 and not (self.database or "").startswith("postgres"):
+            raise LoadTestError(
+                "--servers N > 1 needs --database postgresql+psycopg://... (one database for all)"
+            )
+        if self.proxy and not self.servers:
+            raise LoadTestError("--proxy needs --servers N")
+        if self.kill_one_at is not None:
+            if self.servers < 2:
+                raise LoadTestError(
+                    "--kill-one-at needs --servers 2 or more (someone must take the tables over)"
+                )
+            if not 0 < self.kill_one_at < self.duration:
+                raise LoadTestError(
+                    f"--kill-one-at must be within the play, 0 < s < {self.duration:g}, got {self.kill_one_at}"
+                )
+        if self.servers:
+            self.reconnect = True
+
+    def _validate(self) -> None:
         if not 1 <= self.clients <= MAX_CLIENTS:
             raise LoadTestError(f"--clients must be 1..{MAX_CLIENTS}, got {self.clients}")
         if not 1 <= self.tables <= MAX_TABLES:
@@ -152,9 +186,22 @@ class Stats:
     load_average: tuple[float, ...] = ()
     failures: Counter[str] = field(default_factory=Counter)
     timeouts: int = 0
+    acked_in_window: int = 0  # wagers and decisions acknowledged during the measured window (CPU per request)
+    # several processes: sockets that dropped and were opened again, redirects followed, resumed sessions,
+    # rounds counted from a player's history (settled while it was away)
+    reconnects: int = 0
+    redirects: int = 0
+    resumed: int = 0
+    results_from_history: int = 0
+    expected_reconnects: int = 0  # the players of the killed process's tables
+    killed: str | None = None  # the process killed, and when (seconds into the play)
+    killed_at: float | None = None
 
     def error_count(self) -> int:
-        return sum(self.errors.values()) + self.disconnects + self.timeouts
+        missing = max(
+            0, self.expected_reconnects - self.reconnects
+        )  # a player of a killed node that never came back
+        return sum(self.errors.values()) + self.disconnects + self.timeouts + missing
 
 
 @dataclass
@@ -241,9 +288,26 @@ class LoadReport:
             "disconnects": self.stats.disconnects,
             "client_failures": dict(self.stats.failures),
             "server_cpu_s": self.stats.server_cpu,
+            "requests_in_window": self.stats.acked_in_window,
+            "server_cpu_ms_per_request": (
+                round(1000 * self.stats.server_cpu / self.stats.acked_in_window, 3)
+                if self.stats.server_cpu is not None and self.stats.acked_in_window
+                else None
+            ),
             "client_cpu_s": self.stats.client_cpu,
             "load_average": list(self.stats.load_average),
             "timeouts": self.stats.timeouts,
+            "servers": self.config.servers,
+            "proxy": self.config.proxy,
+            "cluster": {
+                "killed": self.stats.killed,
+                "killed_at_s": self.stats.killed_at,
+                "reconnects": self.stats.reconnects,
+                "expected_reconnects": self.stats.expected_reconnects,
+                "redirects": self.stats.redirects,
+                "resumed": self.stats.resumed,
+                "results_from_history": self.stats.results_from_history,
+            },
             "money": {
                 "checked": m.checked,
                 "ok": m.ok,

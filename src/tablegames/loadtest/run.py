@@ -14,13 +14,42 @@ from typing import Any
 
 from tablegames.loadtest.audit import _final_balances, check_money
 from tablegames.loadtest.client import Client, Player
+from tablegames.loadtest.cluster import Cluster
 from tablegames.loadtest.config import BET, LoadConfig, LoadReport, LoadTestError, MoneyCheck, Stats, T
 from tablegames.loadtest.process import ServerProcess, _cpu
 
 
-async def _setup(base: str, admin: str, cfg: LoadConfig) -> list[Player]:
+def _homes(cfg: LoadConfig, base: str, cluster: Cluster | None) -> list[tuple[str, str]]:
+    """Table number t -> (where its players' REST goes, where the table is created and its sockets go): with
+    several processes table t is played on process t mod N (before leases exist that keeps each table on one
+    process; with leases that process owns it, as its creator and its first socket's, and a socket that lands
+    anywhere else is redirected). REST goes through the proxy when there is one (any process answers it), else
+    to the table's process."""
+    if cluster is None:
+        return [(base, base)] * cfg.tables
+    nodes = cluster.nodes
+    out = []
+    for t in range(cfg.tables):
+        node = nodes[t % len(nodes)]
+        out.append((cluster.proxy_url or node.url, node.advertise))
+    return out
+
+
+async def _post(http: Any, url: str, **kw: Any) -> Any:
+    """POST, waiting out a ``429`` (registration is limited per client address: 100 at once, then 2/s)."""
+    for _ in range(120):
+        r = await http.post(url, **kw)
+        if r.status_code != 429:
+            return r
+        await asyncio.sleep(min(5.0, float(r.headers.get("Retry-After", "1"))))
+    return r
+
+
+async def _setup(base: str, admin: str, cfg: LoadConfig, cluster: Cluster | None = None) -> list[Player]:
     """Create the tables and players, buy them in (REST)."""
     import httpx
+
+    homes = _homes(cfg, base, cluster)
 
     run_id = secrets.token_hex(3)
     per_table = math.ceil(cfg.clients / cfg.tables)
@@ -30,7 +59,8 @@ async def _setup(base: str, admin: str, cfg: LoadConfig) -> list[Player]:
         for t in range(cfg.tables):
             game = cfg.games[t % len(cfg.games)]
             r = await http.post(
-                "/tables",
+                f"{homes[t][1]}/tables",  # on the process that is to play it (whether a lease goes to its
+                # creator or to its first socket, that is the one)
                 json={
                     "game": game,
                     "name": f"load {run_id} {t + 1}",
@@ -47,14 +77,16 @@ async def _setup(base: str, admin: str, cfg: LoadConfig) -> list[Player]:
 
         async def make(i: int) -> Player:
             table_id, game = tables[i % cfg.tables]
+            rest, home = homes[i % cfg.tables]
             async with sem:
-                r = await http.post("/players", json={"name": f"lt{run_id}-{i}"})
+                r = await _post(http, f"{rest}/players", json={"name": f"lt{run_id}-{i}"})
                 if r.status_code != 201:
                     raise LoadTestError(f"registering a player failed: {r.status_code} {r.text}")
                 body = r.json()
-                p = Player(i, body["name"], body["token"], table_id, game, int(body["player_id"]))
-                r = await http.post(
-                    "/wallet/buy-in",
+                p = Player(i, body["name"], body["token"], table_id, game, int(body["player_id"]), base=home)
+                r = await _post(
+                    http,
+                    f"{rest}/wallet/buy-in",
                     json={"amount": cfg.buy_in, "request_id": f"load-{run_id}"},
                     headers={"Authorization": f"Bearer {p.token}"},
                 )
@@ -67,16 +99,24 @@ async def _setup(base: str, admin: str, cfg: LoadConfig) -> list[Player]:
 
 
 async def play(
-    base: str, admin: str, cfg: LoadConfig, server_pid: int | None = None
+    base: str, admin: str, cfg: LoadConfig, server_pid: int | None = None, cluster: Cluster | None = None
 ) -> tuple[Stats, list[Player], dict[int, int], float]:
-    """Set up, play for ``cfg.duration`` seconds, finish the open rounds; (stats, players, balances, elapsed)."""
-    players = await _setup(base, admin, cfg)
+    """Set up, play for ``cfg.duration`` seconds, finish the open rounds; (stats, players, balances, elapsed).
+    With ``cluster``: the tables spread over its processes, one killed at ``cfg.kill_one_at``."""
+    players = await _setup(base, admin, cfg, cluster)
     stats = Stats()
     start = asyncio.Event()
     stop_at = [math.inf]
-    ws_base = "ws" + base[4:]
     clients = [
-        Client(p, f"{ws_base}/ws/tables/{p.table_id}?token={p.token}", stats, cfg, start, stop_at)
+        Client(
+            p,
+            "ws" + (p.base or base)[4:] + f"/ws/tables/{p.table_id}?token={p.token}",
+            stats,
+            cfg,
+            start,
+            stop_at,
+            fallbacks=_fallbacks(cluster, p.base),
+        )
         for p in players
     ]
     tasks = [asyncio.create_task(c.run()) for c in clients]
@@ -93,9 +133,15 @@ async def play(
     if not all(c.p.seat is not None for c in clients):
         raise LoadTestError("not every client could take a seat in time")
     t0 = time.monotonic()
-    cpu0 = (_cpu(server_pid) if server_pid else None, _cpu(None))
+    pids = list(cluster.pids.values()) if cluster is not None else [server_pid] if server_pid else []
+    cpu_start = {pid: _cpu(pid) for pid in pids}
+    cpu0 = (_sum(cpu_start.values()) if pids else None, _cpu(None))
     stop_at[0] = t0 + cfg.duration
     start.set()
+    killer = None
+    cpu_killed: dict[int, float | None] = {}
+    if cluster is not None and cfg.kill_one_at is not None:
+        killer = asyncio.create_task(_kill_one(cluster, cfg, t0, players, stats, cpu_killed))
     sampled = False
     hard = stop_at[0] + cfg.grace + cfg.betting_seconds + cfg.turn_seconds
     pending = set(tasks)
@@ -105,7 +151,8 @@ async def play(
             sampled = True
             import psutil
 
-            cpu1 = (_cpu(server_pid) if server_pid else None, _cpu(None))
+            cpu_now = {pid: cpu_killed.get(pid, _cpu(pid)) for pid in pids}
+            cpu1 = (_sum(cpu_now.values()) if pids else None, _cpu(None))
             if cpu0[0] is not None and cpu1[0] is not None:
                 stats.server_cpu = round(cpu1[0] - cpu0[0], 2)
             if cpu0[1] is not None and cpu1[1] is not None:
@@ -121,10 +168,51 @@ async def play(
         t.cancel()
     if pending:
         await asyncio.gather(*pending, return_exceptions=True)
+    if killer is not None:
+        killer.cancel()
+        await asyncio.gather(killer, return_exceptions=True)
     elapsed = time.monotonic() - t0
     await asyncio.sleep(0.2)
     balances = await _final_balances(base, players)
     return stats, players, balances, elapsed
+
+
+def _sum(values: Any) -> float | None:
+    got = [v for v in values if v is not None]
+    return sum(got) if got else None
+
+
+def _fallbacks(cluster: Cluster | None, home: str) -> list[str]:
+    """Where a player whose connection dropped tries again: the proxy's round-robin, else every node after its
+    own in turn (any process redirects it to the table's owner)."""
+    if cluster is None:
+        return []
+    if cluster.proxy_url is not None:
+        return [cluster.proxy_url]
+    urls = [n.url for n in cluster.nodes]
+    k = urls.index(home) if home in urls else -1
+    return urls[k + 1 :] + urls[: k + 1]
+
+
+async def _kill_one(
+    cluster: Cluster,
+    cfg: LoadConfig,
+    t0: float,
+    players: list[Player],
+    stats: Stats,
+    cpu_killed: dict[int, float | None],
+) -> None:
+    """SIGKILL, ``cfg.kill_one_at`` seconds into the play, the last process that players are on (its CPU time
+    taken just before)."""
+    assert cfg.kill_one_at is not None
+    await asyncio.sleep(max(0.0, t0 + cfg.kill_one_at - time.monotonic()))
+    hosting = [n for n in cluster.nodes if n.alive and any(p.base == n.advertise for p in players)]
+    victim = hosting[-1] if hosting else cluster.nodes[-1]
+    if victim.proc is not None:
+        cpu_killed[victim.proc.pid] = _cpu(victim.proc.pid)
+    stats.expected_reconnects = sum(1 for p in players if p.base == victim.advertise)
+    await asyncio.to_thread(cluster.kill, victim.name)
+    stats.killed, stats.killed_at = victim.name, round(time.monotonic() - t0, 2)
 
 
 def run_load_test(cfg: LoadConfig, log_dir: Path | None = None) -> LoadReport:
@@ -133,8 +221,24 @@ def run_load_test(cfg: LoadConfig, log_dir: Path | None = None) -> LoadReport:
     tmp: tempfile.TemporaryDirectory[str] | None = None
     server: ServerProcess | None = None
     database = cfg.database
+    cluster: Cluster | None = None
     try:
-        if cfg.url is None:
+        if cfg.servers:
+            tmp = tempfile.TemporaryDirectory(prefix="tablegames-load-")
+            if database is None:
+                database = f"sqlite:///{Path(tmp.name) / 'load.sqlite'}"
+            admin = cfg.admin_token or secrets.token_urlsafe(18)
+            cluster = Cluster(
+                database,
+                cfg.servers,
+                admin,
+                Path(log_dir or tmp.name),
+                betting_seconds=cfg.betting_seconds,
+                turn_seconds=cfg.turn_seconds,
+                proxy=cfg.proxy,
+            ).start()
+            base = cluster.base
+        elif cfg.url is None:
             tmp = tempfile.TemporaryDirectory(prefix="tablegames-load-")
             if database is None:
                 database = str(Path(tmp.name) / "load.sqlite")
@@ -154,9 +258,11 @@ def run_load_test(cfg: LoadConfig, log_dir: Path | None = None) -> LoadReport:
             if not admin:
                 raise LoadTestError("--url needs the admin token (--admin-token or TABLEGAMES_ADMIN_TOKEN)")
         pid = server.proc.pid if server is not None else None
-        stats, players, balances, elapsed = _run_async(play(base, admin, cfg, pid))
+        stats, players, balances, elapsed = _run_async(play(base, admin, cfg, pid, cluster))
         if server is not None:
             server.stop()
+        if cluster is not None:
+            cluster.stop()
         money = check_money(database) if database is not None else MoneyCheck()
         for p in players:
             got = balances.get(p.index)
@@ -168,6 +274,8 @@ def run_load_test(cfg: LoadConfig, log_dir: Path | None = None) -> LoadReport:
     finally:
         if server is not None:
             server.stop()
+        if cluster is not None:
+            cluster.stop()
         if tmp is not None:
             tmp.cleanup()
 

@@ -161,9 +161,14 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.rest_threads = ThreadPoolExecutor(max_workers=REST_THREADS, thread_name_prefix="rest")
         server.start(demo_tables=demo_tables)
+        from tablegames.server.meters import MeterFeed  # other processes' meters (issue 16)
+
+        feed = MeterFeed(server)
+        feed.start()
         try:
             yield
         finally:
+            feed.stop()
             server.stop()
             app.state.rest_threads.shutdown(wait=False, cancel_futures=True)
             lab.stop(app)

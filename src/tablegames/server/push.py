@@ -31,6 +31,10 @@ class Pushes(TableCore):
         """(Worker.) The timer's step (:class:`~tablegames.server.steps.Steps`)."""
         raise NotImplementedError
 
+    def _refresh_meters(self) -> None:
+        """(Worker.) The engine's linked meters = the committed values + this round's own (``Steps``)."""
+        raise NotImplementedError
+
     def _schedule(self) -> None:
         """Set the table's one timer to the next deadline (betting closes, a turn times out, a retry)."""
         live = self.live
@@ -110,8 +114,10 @@ class Pushes(TableCore):
         self._submit(self._push_meters)
 
     def _push_meters(self) -> None:
-        """(Worker.)"""
+        """(Worker.) Mid-round too: the engine's meters are brought up to the committed values (plus this round's
+        own contributions) first, as before a step, so another table's settlement shows during a turn."""
         try:
+            self._refresh_meters()
             self._changed()
         except Exception:
             log.exception("meter push failed on table %s", self.table_id)

@@ -26,6 +26,7 @@ from tablegames.server.db import (
     HOUSE,
     SETTLED,
 )
+from tablegames.server.meters import announce
 from tablegames.server.push import Pushes
 
 
@@ -89,6 +90,7 @@ class Settling(Pushes):
             # not, until the commit)
             ids, balances = ledger.post_all(c, postings)
             hit_seqs = self._record_hits(c, round_id, seat_players, [(ids[i], e) for i, e in hit_postings])
+            announce(c, self.server, self.game, balances, hit_postings, hit_seqs)  # other processes' meters
             untouched = sorted({accounts.wallets[r.seat] for r in settled.results} - set(balances))
             if untouched:
                 balances.update(

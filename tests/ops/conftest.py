@@ -1,0 +1,51 @@
+"""Fixtures of the operations tests (issue 16): several server processes on one PostgreSQL database, HAProxy in
+front of them. Every test here needs PostgreSQL (``TABLEGAMES_TEST_POSTGRES_URL``, set by .ci/start-postgres) and
+skips without it; the proxy tests also skip when Debian's ``haproxy`` is not installed (.ci/system-deps)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+import sqlalchemy as sa
+from ops_support import ADMIN, PG_ENV
+
+from tablegames.loadtest.cluster import Cluster
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A fresh schema of the test database (dropped afterwards)."""
+    base = os.environ.get(PG_ENV)
+    if not base:
+        pytest.skip(f"{PG_ENV} is not set (CI sets it with .ci/start-postgres)")
+    schema = f"ops_{secrets.token_hex(6)}"
+    admin = sa.create_engine(base)
+    with admin.begin() as c:
+        c.execute(sa.text(f"CREATE SCHEMA {schema}"))
+    sep = "&" if "?" in base else "?"
+    yield f"{base}{sep}options={quote(f'-csearch_path={schema}')}"
+    with admin.begin() as c:
+        c.execute(sa.text(f"DROP SCHEMA {schema} CASCADE"))
+    admin.dispose()
+
+
+@pytest.fixture
+def make_cluster(pg_url: str, tmp_path: Path) -> Iterator[Callable[..., Cluster]]:
+    """``make_cluster(servers, proxy=False, **kw)`` -> a started :class:`Cluster` on ``pg_url`` (stopped after)."""
+    started: list[Cluster] = []
+
+    def make(servers: int, **kw: Any) -> Cluster:
+        kw.setdefault("log_dir", tmp_path / f"cluster{len(started)}")
+        c = Cluster(pg_url, servers, ADMIN, **kw)
+        started.append(c)
+        return c.start()
+
+    yield make
+    for c in started:
+        c.stop()
