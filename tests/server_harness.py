@@ -8,10 +8,12 @@ prepend import mode; ``tests/`` has no ``__init__.py``)."""
 from __future__ import annotations
 
 import itertools
+import os
 import secrets
-from collections.abc import Callable
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from typing import Any
+from urllib.parse import quote
 
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
@@ -21,6 +23,41 @@ from tablegames.server.ledger import check_ledger
 ADMIN = "test-admin-token"
 
 Message = dict[str, Any]
+
+
+PG_ENV = "TABLEGAMES_TEST_POSTGRES_URL"
+"""The test PostgreSQL's URL (CI sets it with .ci/start-postgres); the PostgreSQL tests skip without it."""
+
+
+@contextmanager
+def fresh_schema(prefix: str = "t") -> Iterator[str | None]:
+    """A fresh schema on the test PostgreSQL, as a URL whose search path is that schema, dropped afterwards;
+    None when :data:`PG_ENV` is not set. Every PostgreSQL test (server, hardening, lab, cluster, ops) runs in
+    one of its own, so they never see each other's tables."""
+    base = os.environ.get(PG_ENV)
+    if not base:
+        yield None
+        return
+    schema = f"{prefix}_{secrets.token_hex(6)}"
+    admin = sa.create_engine(base)
+    with admin.begin() as c:
+        c.execute(sa.text(f"CREATE SCHEMA {schema}"))
+    sep = "&" if "?" in base else "?"
+    try:
+        yield f"{base}{sep}options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with admin.begin() as c:
+            c.execute(sa.text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.dispose()
+
+
+def pg_url_or_skip(url: str | None) -> str:
+    """``url``, or skip the test when there is no test PostgreSQL."""
+    if url is None:
+        import pytest
+
+        pytest.skip(f"{PG_ENV} is not set (CI sets it with .ci/start-postgres)")
+    return url
 
 
 class WS:

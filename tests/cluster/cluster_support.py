@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import signal
 import socket
 import subprocess
@@ -16,14 +15,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import httpx
-import pytest
 import sqlalchemy as sa
 from websockets.exceptions import InvalidStatus, WebSocketException
 from websockets.sync.client import ClientConnection, connect
 
+from server_harness import fresh_schema, pg_url_or_skip
 from tablegames.server.client import follow_redirect
 
 PG_ENV = "TABLEGAMES_TEST_POSTGRES_URL"
@@ -39,21 +37,9 @@ def free_port() -> int:
 
 @contextmanager
 def pg_schema() -> Iterator[str]:
-    """A fresh schema on the test PostgreSQL (the URL sets its search path)."""
-    base = os.environ.get(PG_ENV)
-    if not base:
-        pytest.skip(f"{PG_ENV} is not set (CI sets it with .ci/start-postgres)")
-    schema = f"c_{secrets.token_hex(6)}"
-    admin = sa.create_engine(base)
-    with admin.begin() as c:
-        c.execute(sa.text(f"CREATE SCHEMA {schema}"))
-    sep = "&" if "?" in base else "?"
-    try:
-        yield f"{base}{sep}options={quote(f'-csearch_path={schema}')}"
-    finally:
-        with admin.begin() as c:
-            c.execute(sa.text(f"DROP SCHEMA {schema} CASCADE"))
-        admin.dispose()
+    """A fresh schema on the test PostgreSQL (the URL sets its search path); skips without one."""
+    with fresh_schema("c") as url:
+        yield pg_url_or_skip(url)
 
 
 class Node:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+import time
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -334,6 +335,12 @@ class TableMachine(RuleBasedStateMachine):
         live = self.runner.live
         assert live is not None
         round_id = live.round_id
+        # the last wager is acked on the loop, the deal runs on the table's worker: give it time (a loaded box)
+        for _ in range(100):
+            if self.runner.live.rnd.is_over or self.runner.live.rnd.phase.value != "betting":
+                break
+            time.sleep(0.05)
+            self.sync()
         for _ in range(40):
             rnd = self.runner.live.rnd
             if rnd.is_over:

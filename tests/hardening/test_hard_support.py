@@ -4,18 +4,14 @@ own, and the in-process server harness of ``server_harness`` (players, recording
 from __future__ import annotations
 
 import itertools
-import os
-import secrets
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
-from urllib.parse import quote
 
-import sqlalchemy as sa
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from server_harness import ADMIN, Harness
+from server_harness import ADMIN, Harness, fresh_schema
 from tablegames.randomness import SeededRandom
 from tablegames.server.app import create_app
 from tablegames.server.limits import HardeningMiddleware, Limits
@@ -45,21 +41,8 @@ def make_app(url: str, seed: int = 1, limits: Limits | None = None, **kw: Any) -
 @contextmanager
 def postgres_url() -> Iterator[str | None]:
     """A fresh schema on the test PostgreSQL (None when TABLEGAMES_TEST_POSTGRES_URL is not set)."""
-    base = os.environ.get(PG_ENV)
-    if not base:
-        yield None
-        return
-    schema = f"h_{secrets.token_hex(6)}"
-    admin = sa.create_engine(base)
-    with admin.begin() as c:
-        c.execute(sa.text(f"CREATE SCHEMA {schema}"))
-    sep = "&" if "?" in base else "?"
-    try:
-        yield f"{base}{sep}options={quote(f'-csearch_path={schema}')}"
-    finally:
-        with admin.begin() as c:
-            c.execute(sa.text(f"DROP SCHEMA {schema} CASCADE"))
-        admin.dispose()
+    with fresh_schema("h") as url:
+        yield url
 
 
 @contextmanager

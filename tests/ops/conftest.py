@@ -4,35 +4,22 @@ skips without it; the proxy tests also skip when Debian's ``haproxy`` is not ins
 
 from __future__ import annotations
 
-import os
-import secrets
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import pytest
-import sqlalchemy as sa
-from ops_support import ADMIN, PG_ENV
+from ops_support import ADMIN
 
+from server_harness import fresh_schema, pg_url_or_skip
 from tablegames.loadtest.cluster import Cluster
 
 
 @pytest.fixture
 def pg_url() -> Iterator[str]:
     """A fresh schema of the test database (dropped afterwards)."""
-    base = os.environ.get(PG_ENV)
-    if not base:
-        pytest.skip(f"{PG_ENV} is not set (CI sets it with .ci/start-postgres)")
-    schema = f"ops_{secrets.token_hex(6)}"
-    admin = sa.create_engine(base)
-    with admin.begin() as c:
-        c.execute(sa.text(f"CREATE SCHEMA {schema}"))
-    sep = "&" if "?" in base else "?"
-    yield f"{base}{sep}options={quote(f'-csearch_path={schema}')}"
-    with admin.begin() as c:
-        c.execute(sa.text(f"DROP SCHEMA {schema} CASCADE"))
-    admin.dispose()
+    with fresh_schema("ops") as url:
+        yield pg_url_or_skip(url)
 
 
 @pytest.fixture

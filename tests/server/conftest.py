@@ -4,19 +4,14 @@
 from __future__ import annotations
 
 import itertools
-import os
-import secrets
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from typing import Any
-from urllib.parse import quote
 
 import pytest
-import sqlalchemy as sa
 from fastapi.testclient import TestClient
-from test_server_support import PG_ENV
 
-from server_harness import ADMIN, Harness
+from server_harness import ADMIN, Harness, fresh_schema, pg_url_or_skip
 from tablegames.randomness import SeededRandom
 from tablegames.server.app import create_app
 
@@ -26,18 +21,8 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'server.sqlite3'}"
         return
-    base = os.environ.get(PG_ENV)
-    if not base:
-        pytest.skip(f"{PG_ENV} is not set (CI sets it with .ci/start-postgres)")
-    schema = f"t_{secrets.token_hex(6)}"
-    admin = sa.create_engine(base)
-    with admin.begin() as c:
-        c.execute(sa.text(f"CREATE SCHEMA {schema}"))
-    sep = "&" if "?" in base else "?"
-    yield f"{base}{sep}options={quote(f'-csearch_path={schema}')}"
-    with admin.begin() as c:
-        c.execute(sa.text(f"DROP SCHEMA {schema} CASCADE"))
-    admin.dispose()
+    with fresh_schema("t") as url:
+        yield pg_url_or_skip(url)
 
 
 @pytest.fixture

@@ -14,7 +14,16 @@ from typing import Annotated, Any
 
 import typer
 
-from tablegames.cli.common import GameFileOpt, fail, games_help, rule_set_line, rules_and_name
+from tablegames.cli.common import (
+    BetOpt,
+    GameArg,
+    GameFileOpt,
+    PaytableOpt,
+    RuleOpt,
+    fail,
+    rule_set_line,
+    rules_and_name,
+)
 
 
 class Format(StrEnum):
@@ -23,16 +32,6 @@ class Format(StrEnum):
     markdown = "markdown"
 
 
-GameArg = Annotated[
-    str | None, typer.Argument(help=f"{games_help()} (optional with --game-file)", show_default=False)
-]
-RuleOpt = Annotated[
-    list[str] | None, typer.Option("--rule", "-r", help="rule variant NAME=VALUE (repeatable), see RULES.md")
-]
-PaytableOpt = Annotated[str | None, typer.Option("--paytable", help="pay-table preset name or TOML file")]
-BetOpt = Annotated[
-    int | None, typer.Option("--bet", help="cents per wager; applies an aggregate payout cap (R-LIR-5)")
-]
 MeterOpt = Annotated[
     str | None,
     typer.Option(

@@ -30,6 +30,20 @@ def games_help() -> str:
     return f"{', '.join(rest)} or {last}" if rest else last
 
 
+# the options the math commands (analyze, report, tune, sweep) share
+GameArg = Annotated[
+    str | None, typer.Argument(help=f"{games_help()} (optional with --game-file)", show_default=False)
+]
+RuleOpt = Annotated[
+    list[str] | None,
+    typer.Option("--rule", "-r", help="a rule NAME=VALUE (repeatable; docs/games.md lists each game's)"),
+]
+PaytableOpt = Annotated[str | None, typer.Option("--paytable", help="pay-table preset name or TOML file")]
+BetOpt = Annotated[
+    int | None, typer.Option("--bet", help="cents per wager, for a game with a payout cap (R-LIR-5)")
+]
+
+
 def side_bets_help() -> str:
     """Each registered game's side bets as ``simulate --side-bets`` takes them."""
 
