@@ -188,6 +188,13 @@ def _cents(raw: str) -> int | None:
 # --- constructors -----------------------------------------------------------------------------------------
 
 
+def _at(path: str, name: str, help: str, kind: Kind, low: Any, high: Any, **kw: Any) -> Parameter:
+    """A plain value (no text reader of its own) at the dotted attribute ``path`` of the rules."""
+    return Parameter(
+        name, help, kind, lambda r: get_path(r, path), lambda r, v: put_path(r, path, v), low, high, **kw
+    )
+
+
 def integer(
     name: str,
     path: str,
@@ -200,18 +207,7 @@ def integer(
     structural: bool = True,
 ) -> Parameter:
     """A whole number at the dotted attribute ``path`` of the rules."""
-    return Parameter(
-        name,
-        help,
-        "int",
-        lambda r: get_path(r, path),
-        lambda r, v: put_path(r, path, v),
-        low,
-        high,
-        group=group,
-        structural=structural,
-        ruling=ruling,
-    )
+    return _at(path, name, help, "int", low, high, group=group, structural=structural, ruling=ruling)
 
 
 def money(
@@ -225,17 +221,7 @@ def money(
     group: str = "rules",
 ) -> Parameter:
     """An amount in cents (``500`` or ``$5``) at ``path``."""
-    return Parameter(
-        name,
-        help,
-        "money",
-        lambda r: get_path(r, path),
-        lambda r, v: put_path(r, path, v),
-        low,
-        high,
-        group=group,
-        ruling=ruling,
-    )
+    return _at(path, name, help, "money", low, high, group=group, ruling=ruling)
 
 
 def fraction(
@@ -249,17 +235,7 @@ def fraction(
     group: str = "rules",
 ) -> Parameter:
     """A fraction (``1/10`` or ``10%``) at ``path``."""
-    return Parameter(
-        name,
-        help,
-        "fraction",
-        lambda r: get_path(r, path),
-        lambda r, v: put_path(r, path, v),
-        low,
-        high,
-        group=group,
-        ruling=ruling,
-    )
+    return _at(path, name, help, "fraction", low, high, group=group, ruling=ruling)
 
 
 def choice(
@@ -415,7 +391,8 @@ def apply_options(
         return rules
     parsed: dict[str, Any] = {}
     for name, text in options.items():
-        parsed[find(parameters, name).name] = find(parameters, name).parse(text)
+        parameter = find(parameters, name)
+        parsed[parameter.name] = parameter.parse(text)
     for p in parameters:
         if p.name in parsed:
             rules = p.put(rules, parsed[p.name])
