@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from fractions import Fraction
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 E = TypeVar("E", bound=Enum)
 
@@ -90,6 +90,27 @@ def load_toml(path: str | Path) -> dict[str, object]:
         raise RuleError(f"pay table file not found: {p}") from None
     except tomllib.TOMLDecodeError as exc:
         raise RuleError(f"pay table file {p} is not valid TOML: {exc}") from None
+
+
+def paytables_from_file(
+    path: str | Path, game: str, sections: Mapping[str, type[Enum]]
+) -> dict[str, PayTable[Any]]:
+    """The pay tables a ``--paytable`` TOML file gives, by section name (``[main]``, ``[bonus]``…, each of
+    hand = odds, hands of ``sections[name]``); a section not in the file is not in the result. An unknown
+    section, or a file for another ``game``, is a RuleError naming the file."""
+    data = load_toml(path)
+    unknown = set(data) - {*sections, "game", "name"}
+    if unknown:
+        use = " and/or ".join(f"[{s}]" for s in sections)
+        raise RuleError(f"{path}: unknown sections {sorted(unknown)}; use {use}")
+    if data.get("game", game) != game:
+        raise RuleError(f"{path}: pay table is for {data.get('game')!r}, not {game}")
+    name = str(data.get("name", Path(path).stem))
+    return {
+        section: paytable_from_mapping(name, hands, data[section])  # type: ignore[arg-type]
+        for section, hands in sections.items()
+        if isinstance(data.get(section), dict)
+    }
 
 
 def parse_rule_options(pairs: list[str] | None) -> dict[str, str]:

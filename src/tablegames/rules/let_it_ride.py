@@ -22,7 +22,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, ClassVar
 
-from tablegames.rules.common import PayTable, RuleError, enum_key, load_toml, paytable_from_mapping
+from tablegames.rules.common import PayTable, RuleError, enum_key, paytables_from_file
 from tablegames.rules.definition import Decision, DecisionContext, GameDefinition, Meter, RuleOption, Wager
 from tablegames.rules.flow import (
     BURN,
@@ -207,18 +207,9 @@ class LetItRideRules:
         """Replace pay tables from a TOML file with ``[main]`` and/or ``[bonus]`` tables of hand = odds."""
         if str(path) in ("standard", "seed"):
             return self
-        data = load_toml(path)
-        unknown = set(data) - {"main", "bonus", "game", "name"}
-        if unknown:
-            raise RuleError(f"{path}: unknown sections {sorted(unknown)}; use [main] and/or [bonus]")
-        if data.get("game", GAME) != GAME:
-            raise RuleError(f"{path}: pay table is for {data.get('game')!r}, not {GAME}")
-        name = str(data.get("name", Path(path).stem))
-        main, bonus = self.main_paytable, self.bonus_paytable
-        if isinstance(data.get("main"), dict):
-            main = paytable_from_mapping(name, LirHand, data["main"])  # type: ignore[arg-type]
-        if isinstance(data.get("bonus"), dict):
-            bonus = paytable_from_mapping(name, BonusHand, data["bonus"])  # type: ignore[arg-type]
+        found = paytables_from_file(path, GAME, {"main": LirHand, "bonus": BonusHand})
+        main = found.get("main", self.main_paytable)
+        bonus = found.get("bonus", self.bonus_paytable)
         return dataclasses.replace(self, main_paytable=main, bonus_paytable=bonus)
 
     def describe(self) -> dict[str, str]:

@@ -27,7 +27,7 @@ from enum import Enum, IntEnum
 from pathlib import Path
 from typing import Any, ClassVar
 
-from tablegames.rules.common import PayTable, RuleError, enum_key, load_toml, paytable_from_mapping
+from tablegames.rules.common import PayTable, RuleError, enum_key, paytables_from_file
 from tablegames.rules.definition import Decision, DecisionContext, GameDefinition, Meter, RuleOption, Wager
 from tablegames.rules.flow import DEALER, Action, BaseFlow, CardsView, RoundOps, SeatOps, seat_name
 from tablegames.rules.parameters import apply_options, choice, describe_values, integer, paytable, preset
@@ -223,20 +223,9 @@ class ThreeCardPokerRules:
         >>> ThreeCardPokerRules().with_paytable_file(f).pair_plus.odds(TcpHand.STRAIGHT)
         5
         """
-        data = load_toml(path)
-        unknown = set(data) - {"pair-plus", "ante-bonus", "game", "name"}
-        if unknown:
-            raise RuleError(
-                f"{path}: unknown sections {sorted(unknown)}; use [pair-plus] and/or [ante-bonus]"
-            )
-        if data.get("game", GAME) != GAME:
-            raise RuleError(f"{path}: pay table is for {data.get('game')!r}, not {GAME}")
-        name = str(data.get("name", Path(path).stem))
-        pair_plus, ante_bonus = self.pair_plus, self.ante_bonus
-        if isinstance(data.get("pair-plus"), dict):
-            pair_plus = paytable_from_mapping(name, TcpHand, data["pair-plus"])  # type: ignore[arg-type]
-        if isinstance(data.get("ante-bonus"), dict):
-            ante_bonus = paytable_from_mapping(name, TcpHand, data["ante-bonus"])  # type: ignore[arg-type]
+        found = paytables_from_file(path, GAME, {"pair-plus": TcpHand, "ante-bonus": TcpHand})
+        pair_plus = found.get("pair-plus", self.pair_plus)
+        ante_bonus = found.get("ante-bonus", self.ante_bonus)
         return dataclasses.replace(self, pair_plus=pair_plus, ante_bonus=ante_bonus)
 
     def describe(self) -> dict[str, str]:
