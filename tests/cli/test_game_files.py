@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from tablegames.analysis.api import analyze_game
 from tablegames.cli import app
-from tablegames.rules import make_rules
+from tablegames.rules import GAMES, make_rules
 from tablegames.rules.gamefile import GameFile, dumps, load
 
 runner = CliRunner()
@@ -130,3 +130,17 @@ def test_report_from_a_file(here: Path) -> None:
     assert code == 0, out
     assert f"rule set: {NAME}" in out and "house edge 4.5015%" in out
     assert json.loads((here / "r" / "analysis.json").read_text())["rule_set"] == NAME
+
+
+def test_an_error_naming_toml_sections_prints_them(tmp_path: Path) -> None:
+    """A RuleError's text is printed as text: the "[main]" in it is not swallowed as Rich markup."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[mian]\nflush = 8\n")
+    told = []
+    for game in GAMES:
+        result = runner.invoke(app, ["analyze", game, "--paytable", str(bad)])
+        assert result.exit_code == 2, result.output
+        if "unknown sections ['mian']" in result.output:
+            told.append(game)
+            assert "; use [" in result.output and "] and/or [" in result.output, result.output
+    assert told  # the games whose pay-table files have named sections

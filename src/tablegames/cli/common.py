@@ -6,6 +6,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from tablegames.rules import GameRules, RuleError, make_rules
 from tablegames.rules.common import parse_rule_options
@@ -66,7 +67,7 @@ def _short(choices: tuple[str, ...]) -> list[str]:
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print a clear error and exit with ``code`` (nothing was changed)."""
-    err_console.print(f"[bold red]error:[/] {message}")
+    err_console.print(f"[bold red]error:[/] {escape(message)}")  # a message's "[main]" is text, not markup
     raise typer.Exit(code)
 
 
