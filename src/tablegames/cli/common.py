@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from tablegames.rules import GameRules, RuleError, make_rules
+from tablegames.rules import RuleError
 from tablegames.rules.common import parse_rule_options
 from tablegames.rules.definition import Wager
 from tablegames.rules.registry import DEFINITIONS, GAMES
@@ -69,15 +69,6 @@ def fail(message: str, code: int = 2) -> NoReturn:
     """Print a clear error and exit with ``code`` (nothing was changed)."""
     err_console.print(f"[bold red]error:[/] {escape(message)}")  # a message's "[main]" is text, not markup
     raise typer.Exit(code)
-
-
-def rules_from_cli(game: str, rule: list[str] | None, paytable: str | None = None) -> GameRules:
-    """Parse ``GAME --rule NAME=VALUE ... [--paytable P]`` or exit 2 with a clear error (an unknown game:
-    the registry's ``UnknownGameError``, which lists the known games)."""
-    try:
-        return make_rules(game, parse_rule_options(rule), paytable)
-    except RuleError as exc:
-        fail(str(exc))
 
 
 def rules_and_name(
