@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
+from engine_support import every_wager
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,18 +29,6 @@ def stacked(seats: int, hands: dict[int, str], dealer: str = "") -> list[int]:
         pos[p * (seats + 1) + seats] = int(c)
     rest = iter(c for c in range(52) if c not in pos.values())
     return [pos[i] if i in pos else next(rest) for i in range(52)]
-
-
-def every_wager(
-    definition: registry.GameDefinition, rules: object, main: int
-) -> list[tuple[str, int, str | None]]:
-    """The main wager and every side bet of a game, from its definition."""
-    out: list[tuple[str, int, str | None]] = []
-    for w in definition.wagers:
-        fixed = w.fixed_cents(rules)
-        amount = main if w.main else fixed if fixed is not None else 200
-        out.append((w.name, amount, w.option.default if w.option is not None else None))
-    return out
 
 
 def play(rules: object, seats: int, main: int, deck: Sequence[int] | None = None, seed: int = 0) -> Round:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine_support import every_wager
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,19 +19,6 @@ from tablegames.rules import GAMES, make_rules, registry
 from tablegames.rules.parameters import Parameter
 
 NOT_DERIVED = frozenset({"source", "wager_specs", "game"}) | RULE_DATA
-
-
-def every_wager(game: str) -> list[tuple[str, int, str | None]]:
-    """The game's main wager and every side bet (fixed amount or 100 cents; an option's default), from its
-    definition: every game of the registry, a game added later included."""
-    d = registry.get(game)
-    rules = d.make_rules()
-    out: list[tuple[str, int, str | None]] = []
-    for w in d.wagers:
-        fixed = w.fixed_cents(rules)
-        amount = 300 if w.main else fixed if fixed is not None else 100
-        out.append((w.name, amount, (w.option.default or w.option.choices[0]) if w.option else None))
-    return out
 
 
 def variants(game: str) -> list[dict[str, str]]:
@@ -73,7 +61,7 @@ def test_no_view_or_history_tells_a_seat_of_cards_it_cannot_see(
     table = Table(make_rules(game, rules), seats=seats, source=SeededRandom(seed))
     rnd = table.new_round()
     for s in range(1, seats + 1):
-        for name, amount, option in every_wager(game):
+        for name, amount, option in every_wager(registry.get(game), table.rules, 300):
             rnd.place_wager(s, name, amount, option)
     rnd.deal()
     steps = [len(rnd.history)]
@@ -89,7 +77,7 @@ def test_no_view_or_history_tells_a_seat_of_cards_it_cannot_see(
     # the same round again, checked for every viewer after the deal and after every decision
     again = Table(make_rules(game, rules), seats=seats, source=SeededRandom(seed)).new_round()
     for s in range(1, seats + 1):
-        for name, amount, option in every_wager(game):
+        for name, amount, option in every_wager(registry.get(game), table.rules, 300):
             again.place_wager(s, name, amount, option)
     again.deal()
     for viewer in [None, *range(1, seats + 1)]:
