@@ -1,6 +1,8 @@
 """The documentation stays usable: a README for a newcomer under 12 KB whose set-up section shows exactly the two
 commands a fresh machine needs (`make run`, `make test`, both real Makefile targets, the second the one CI runs),
-and every relative link in README.md and docs/*.md pointing at a file (and heading) that exists."""
+and every relative link in README.md and docs/*.md pointing at a file (and heading) that exists; the per-game
+tables of docs/protocol.md and docs/games.md as the registry generates them (`tablegames docs --write`), every
+registered game in them and no game registered for a while; docs/rules.md equal to ../shared/RULES.md."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ import re
 from pathlib import Path
 
 import pytest
+
+from tablegames.rules import registry
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -135,3 +139,101 @@ def test_the_link_check_finds_a_broken_link(tmp_path: Path) -> None:
     )
     bad = broken_links(page, root=tmp_path)
     assert [b.split(" ")[0] for b in bad] == ["missing.md", "there.md#nope", "#nope"]
+
+
+SHARED_RULES = ROOT.parent / "shared" / "RULES.md"
+
+
+@pytest.mark.skipif(not SHARED_RULES.is_file(), reason="no ../shared/RULES.md next to the checkout")
+def test_docs_rules_md_is_shared_rules_md() -> None:
+    """docs/rules.md carries RULES.md's text into the repository (a fresh clone's links and the files citing
+    R- ids resolve); it must stay equal to ../shared/RULES.md. Refresh: cp ../shared/RULES.md docs/rules.md"""
+    ours = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert ours == SHARED_RULES.read_text(encoding="utf-8"), "cp ../shared/RULES.md docs/rules.md"
+
+
+def test_docs_rules_md_holds_every_ruling_id_the_code_cites() -> None:
+    """Every R- id cited in src/ is a ruling of docs/rules.md (a wrong or missing copy fails here)."""
+    text = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    cited: set[str] = set()
+    for path in (ROOT / "src").rglob("*.py"):
+        cited |= set(re.findall(r"\bR-(?:[A-Z]+-)?\d+\b", path.read_text(encoding="utf-8")))
+    defined = set(re.findall(r"\bR-(?:[A-Z]+-)?\d+\b", text))
+    assert cited and cited <= defined, sorted(cited - defined)
+
+
+# --- the per-game tables generated from the registry (issue 23) ------------------------------------------
+
+
+def test_the_generated_tables_are_up_to_date() -> None:
+    """docs/protocol.md's and docs/games.md's per-game tables are the registry's, as generated now."""
+    from tablegames.cli import docs
+
+    assert docs.stale(ROOT) == [], f"stale generated tables; refresh them: {docs.COMMAND}"
+
+
+@pytest.mark.parametrize("definition", registry.DEFINITIONS, ids=lambda d: d.key)
+def test_every_registered_game_is_in_every_per_game_table(definition: registry.GameDefinition) -> None:
+    from tablegames.cli import docs
+
+    for page, regions in docs.REGIONS.items():
+        bodies = {m.group("name"): m.group("body") for m in docs.REGION.finditer((ROOT / page).read_text())}
+        for name in regions:
+            if name in {"meters", "neighbour-bonus"}:  # only the games that have one
+                continue
+            assert definition.key in bodies[name] or definition.title in bodies[name], (page, name)
+
+
+def test_the_protocol_tables_know_three_card_poker() -> None:
+    """What the hand-written tables got wrong (issue 23): Three Card Poker's play/fold, its timeout fold, and a
+    side bet (Pair Plus) that needs no main wager."""
+    text = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+    assert "| `three-card-poker` | `play` (plays), `fold` (folds) | `fold` |" in text
+    assert re.search(r"\| `pair-plus` \|[^\n]*\| nothing: may be placed alone \|", text)
+    assert "Side bets\nneed the main wager" not in text and "Side bets need the main wager" not in text
+
+
+def test_a_game_registered_for_a_while_does_not_leak_into_the_docs() -> None:
+    """A game registered only while a block runs (tests/fifth_game's) changes no generated table."""
+    from dataclasses import replace
+
+    from tablegames.cli import docs
+
+    before = docs.expected(ROOT)
+    fifth = replace(registry.DEFINITIONS[-1], key="fifth-test-game", title="Fifth Test Game")
+    with registry.registered(fifth):
+        during = docs.expected(ROOT)
+    assert during == before
+    assert not any("fifth-test-game" in t or "Fifth Test Game" in t for t in during.values())
+
+
+def test_the_check_finds_a_stale_table_and_write_refreshes_it(tmp_path: Path) -> None:
+    """A page whose table lost a game is stale; ``tablegames docs`` says so (exit 1, naming the command) and
+    ``--write`` brings it back."""
+    from typer.testing import CliRunner
+
+    from tablegames.cli import app, docs
+
+    (tmp_path / "docs").mkdir()
+    for page in docs.REGIONS:
+        (tmp_path / page).write_text((ROOT / page).read_text(encoding="utf-8"), encoding="utf-8")
+    protocol = tmp_path / "docs" / "protocol.md"
+    text = protocol.read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith("| `three-card-poker` | `play`"))
+    protocol.write_text(text.replace(row + "\n", ""), encoding="utf-8")
+    assert docs.stale(tmp_path) == ["docs/protocol.md"]
+    res = CliRunner().invoke(app, ["docs", "--root", str(tmp_path)])
+    assert res.exit_code == 1 and "stale: docs/protocol.md" in res.output and docs.COMMAND in res.output
+    res = CliRunner().invoke(app, ["docs", "--root", str(tmp_path), "--write"])
+    assert res.exit_code == 0 and "rewrote: docs/protocol.md" in res.output
+    assert protocol.read_text(encoding="utf-8") == text and docs.stale(tmp_path) == []
+
+
+def test_a_page_without_its_region_is_refused(tmp_path: Path) -> None:
+    from tablegames.cli import docs
+
+    (tmp_path / "docs").mkdir()
+    for page in docs.REGIONS:
+        (tmp_path / page).write_text("# nothing marked\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="has no marked region"):
+        docs.stale(tmp_path)

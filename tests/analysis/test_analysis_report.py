@@ -9,6 +9,8 @@ Verification runs use a small ``--verify-rounds``.
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
 import math
 import shutil
@@ -25,7 +27,7 @@ from tablegames.analysis.examples import ExampleError, play_example
 from tablegames.analysis.submission import HOLD_ROUNDS, VI_Z, Submission, Z, build, hold_interval
 from tablegames.cli import app
 from tablegames.engine import Table
-from tablegames.engine.events import EnvyPaid, RoundEnded, Settled
+from tablegames.engine.events import NeighbourBonusPaid, RoundEnded, Settled
 from tablegames.rules import registry
 from tablegames.simulation.verify import simulate_summary
 
@@ -100,8 +102,8 @@ def test_worked_examples_are_the_engines_rounds(built: tuple[Any, Submission, Pa
         ] == settled
         ended = next(e for e in rnd.history if isinstance(e, RoundEnded))
         assert ex.nets == dict(ended.net_by_seat) and written["net_cents"] == ended.net_by_seat[1]
-        envy = [(e.seat, e.amount) for e in rnd.history if isinstance(e, EnvyPaid)]
-        assert ex.envy == envy
+        envy = [(e.seat, e.amount) for e in rnd.history if isinstance(e, NeighbourBonusPaid)]
+        assert ex.neighbour_bonus == envy
         for seat in range(1, spec.seats + 1):  # every cent of a seat's net is a settlement or an Envy Bonus
             mine = sum(r - st for s_, _, st, r, _ in settled if s_ == seat) + sum(
                 c for s_, c in envy if s_ == seat
@@ -120,7 +122,7 @@ def test_worked_examples_are_the_engines_rounds(built: tuple[Any, Submission, Pa
         outcomes |= {s.outcome for s in ex.settlements}
     assert {"win", "lose"} <= outcomes
     if rules.game == "let-it-ride":  # the Envy Bonus example pays the other seat (R-LIR-8)
-        assert any(ex.envy for ex in sub.examples)
+        assert any(ex.neighbour_bonus for ex in sub.examples)
     md = (out / "report.md").read_text()
     assert all(f"Example {i}: {ex.title}" in md for i, ex in enumerate(sub.examples, 1))
 
@@ -136,26 +138,69 @@ def test_an_example_that_does_not_settle_as_claimed_is_an_error() -> None:
         play_example(rules, wrong)
 
 
-def test_the_hold_table_is_the_normal_approximation_formula(built: tuple[Any, Submission, Path]) -> None:
+def test_hold_ranges_never_exceed_the_handle_and_name_their_method(
+    built: tuple[Any, Submission, Path],
+) -> None:
+    """Issue 22: every wager's hold range at 10^3 .. 10^6 rounds lies within [-inf, 1] (a wager cannot hold
+    more than its handle; the normal approximation gave the Jackpot 199.50% at 1,000 rounds), the ranges
+    nest (90% inside 95% inside 99%) and contain the long-run hold at many rounds, and the report prints no
+    normal z where it uses quantiles."""
     _, sub, out = built
     report = json.loads((out / "report.json").read_text())
+    assert [h["rounds"] for h in report["wagers"][0]["hold"]] == list(HOLD_ROUNDS)
+    assert min(HOLD_ROUNDS) == 10**3 and max(HOLD_ROUNDS) == 10**6
     for stats, written in zip(sub.stats, report["wagers"], strict=True):
-        w = float(stats.average_wager)
-        assert [h["rounds"] for h in written["hold"]] == list(HOLD_ROUNDS)
+        assert sum(p for _, p in stats.distribution) == 1
         for row in written["hold"]:
-            n = row["rounds"]
-            for c, z in Z.items():
-                lo, hi = row[f"ci{c}"]
-                mean = float(Fraction(written["house_edge_exact"])) / w
-                half = z * written["std_dev"] / (w * math.sqrt(n))
-                assert lo == pytest.approx(mean - half, rel=1e-12, abs=1e-15)
-                assert hi == pytest.approx(mean + half, rel=1e-12, abs=1e-15)
-    assert Z[90] == pytest.approx(1.644854, abs=1e-6) and Z[99] == pytest.approx(2.575829, abs=1e-6)
-    # the main wager's long-run hold is its element of risk
-    lo, hi = hold_interval(
-        sub.stats[0].house_edge, sub.stats[0].std_dev, sub.stats[0].average_wager, 10**16, 99
-    )
-    assert lo == pytest.approx(float(sub.analysis.element_of_risk), abs=1e-5)
+            assert row["method"] in ("convolution", "simulation")
+            spans = [row[f"ci{c}"] for c in sorted(Z)]
+            for lo, hi in spans:
+                assert lo <= hi <= 1.0, (stats.wager, row)
+            for (lo_in, hi_in), (lo_out, hi_out) in itertools.pairwise(spans):
+                assert lo_out <= lo_in and hi_in <= hi_out
+        lo, hi = written["hold"][-1]["ci99"]
+        if written["normal_approximation_from_rounds"] <= 10**6:
+            assert lo <= float(stats.element_of_risk) <= hi, stats.wager
+    md = (out / "report.md").read_text()
+    section = md[md.index("## 6.") : md.index("## 7.")]
+    assert "1.6449" not in section and "1.9600" not in section and "2.5758" not in section
+    assert "Normal approximation fair from about" in section
+    if any(s.meter for s in sub.stats):
+        assert "leave out the share of every wager added to the meter" in section
+
+
+def test_hold_quantiles_are_the_exact_distribution_of_n_rounds() -> None:
+    """The convolution is exact on a small case (a binomial by hand), the simulation agrees with it where
+    both can run, and at many rounds a near-symmetric wager's range is the normal one."""
+    from scipy.stats import binom
+
+    from tablegames.analysis import hold
+
+    # even money with a 1/2 chance: the player's net of n rounds is 2B - n, B ~ Binomial(n, 1/2)
+    dist = {Fraction(1): Fraction(1, 2), Fraction(-1): Fraction(1, 2)}
+    values, method = hold.net_sum_quantiles(dist, 101, [0.025, 0.975])
+    assert method == "convolution"
+    assert values == [2 * int(binom.ppf(0.025, 101, 0.5)) - 101, 2 * int(binom.ppf(0.975, 101, 0.5)) - 101]
+    # a skewed bet: 35 to 1 on one of 38 (a roulette number); both methods on the same distribution
+    roulette = {Fraction(35): Fraction(1, 38), Fraction(-1): Fraction(37, 38)}
+    exact = hold.hold_range(roulette, Fraction(1), 1_000, (90, 99))
+    saved = hold.EXACT_POINTS
+    try:
+        hold.EXACT_POINTS = 0
+        sim = hold.hold_range(roulette, Fraction(1), 1_000, (90, 99))
+    finally:
+        hold.EXACT_POINTS = saved
+    assert exact.method == "convolution" and sim.method == "simulation"
+    for c in (90, 99):
+        for e, s_ in zip(exact.ranges[c], sim.ranges[c], strict=True):
+            assert abs(e - s_) <= 0.0361  # one hit (36 units in 1,000) at most: the lattice step
+    # a ±1 bet at 10^6 rounds: the normal range to within the lattice step
+    coin = {Fraction(1): Fraction(9, 19), Fraction(-1): Fraction(10, 19)}
+    r = hold.hold_range(coin, Fraction(1), 10**6, (95,))
+    mean, sigma = Fraction(1, 19), math.sqrt(1 - (1 / 19) ** 2)
+    for got, want in zip(r.ranges[95], hold_interval(mean, sigma, Fraction(1), 10**6, 95), strict=True):
+        assert got == pytest.approx(want, abs=3e-6)
+    assert hold.normal_from(coin) <= 10 and hold.normal_from(roulette) >= 1_000
 
 
 def test_break_even_meters_give_an_edge_of_exactly_zero(built: tuple[Any, Submission, Path]) -> None:
@@ -345,3 +390,236 @@ def test_the_long_parts_show_a_rich_progress_bar_on_a_terminal() -> None:
     with _progress(Console(file=quiet, force_terminal=True), quiet=True) as start:
         start("verifying", 10)(10)
     assert quiet.getvalue() == ""
+
+
+def test_version_command_prints_the_installed_version() -> None:
+    from importlib.metadata import version
+
+    res = runner.invoke(app, ["--version"])
+    assert res.exit_code == 0, res.output
+    assert res.output.startswith(f"tablegames {version('tablegames')}")
+
+
+def test_the_report_identifies_its_program_and_rule_set(built: tuple[Any, Submission, Path]) -> None:
+    """report.json ``software``: the installed version, the checkout's commit, the source digest (recomputed
+    here as the documented sha256sum manifest) and the rule set's digest; all on the title page."""
+    from importlib.metadata import version
+
+    import tablegames
+    from tablegames import identity
+
+    rules, _, out = built
+    sw = json.loads((out / "report.json").read_text())["software"]
+    assert sw["version"] == version("tablegames")
+    root = Path(tablegames.__file__).parent
+    head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True)
+    assert sw["commit"] == (head.stdout.strip() if head.returncode == 0 else None)
+    files = sorted(
+        (p.relative_to(root).as_posix(), p)
+        for p in root.rglob("*")
+        if p.is_file() and p.suffix != ".pyc" and "__pycache__" not in p.parts
+    )
+    manifest = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {name}\n" for name, p in files)
+    assert sw["source_sha256"] == hashlib.sha256(manifest.encode()).hexdigest()
+    values = registry.of(rules).rule_set(rules)
+    canonical = json.dumps({"game": rules.game, "rules": values}, sort_keys=True, separators=(",", ":"))
+    assert sw["rules_sha256"] == hashlib.sha256(canonical.encode()).hexdigest()
+    other = registry.get(rules.game).make_rules()  # the same rules made again: the same digest
+    assert identity.rules_sha256(rules.game, registry.of(other).rule_set(other)) == sw["rules_sha256"]
+    md = (out / "report.md").read_text()
+    first_page = md[: md.index("## 1.")]
+    for value in (sw["version"], sw["source_sha256"], sw["rules_sha256"], "revision", "date"):
+        assert value in first_page
+    assert f"tablegames {sw['version']}" in (out / "report.html").read_text()
+
+
+def test_a_different_rule_set_or_game_file_has_its_own_digest(tmp_path: Path) -> None:
+    from tablegames import identity
+
+    fc = registry.get("final-count")
+    standard, variant = fc.make_rules(), fc.make_rules({"face-value": "0"})
+    digests = {identity.rules_sha256("final-count", fc.rule_set(r)) for r in (standard, variant)}
+    assert len(digests) == 2
+    game_file = Path(__file__).parents[2] / "games" / "final-count" / "face-value-0.toml"
+    sw = identity.software("final-count", fc.rule_set(variant), game_file)
+    assert sw["game_file_sha256"] == hashlib.sha256(game_file.read_bytes()).hexdigest()
+    assert sw["rules_sha256"] == identity.rules_sha256("final-count", fc.rule_set(variant))
+
+
+def _pdftotext(pdf: Path, *pages: int) -> str:
+    tool = shutil.which("pdftotext")
+    if tool is None:
+        pytest.skip("pdftotext (Debian poppler-utils, .ci/system-deps) is not installed")
+    span = ["-f", str(pages[0]), "-l", str(pages[-1])] if pages else []
+    return subprocess.run(
+        [tool, "-layout", *span, str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def test_every_pdf_page_carries_the_version_digests_and_page_x_of_y(
+    built: tuple[Any, Submission, Path],
+) -> None:
+    _, sub, out = built
+    pdf = out / "report.pdf"
+    text = _pdftotext(pdf)
+    pages = text.split("\f")
+    pages = [p for p in pages if p.strip()]
+    total = len(pages)
+    assert total >= 5
+    sw = sub.software
+    for n, page in enumerate(pages, 1):
+        assert f"page {n} of {total}" in page, n
+        assert f"tablegames {sw['version']}" in page and sw["source_sha256"] in page
+        assert sw["rules_sha256"] in page
+    first = _pdftotext(pdf, 1)
+    assert "Document control" in first and "revision" in first
+    assert f"verification {sub.verdict}" in " ".join(first.split()) and sub.verdict == "PASS"
+
+
+def test_a_wrong_exact_figure_fails_the_verification_and_the_command(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A deliberately wrong exact figure (the main wager's house edge off by 0.05, a test-only analyzer):
+    its row FAILs, the verdict is FAIL on page 1 and in report.json, the command exits 1 (the report is
+    still written); with the true figures it exits 0. --z-limit sets the criterion."""
+    from dataclasses import replace
+
+    from tablegames.analysis import submission
+
+    real = submission.analyzer
+
+    class Wrong:
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.inner, name)
+
+        def verify_targets(self, a: Any, rules: Any) -> Any:
+            targets = self.inner.verify_targets(a, rules)
+            return [replace(targets[0], exact=targets[0].exact + Fraction(1, 20)), *targets[1:]]
+
+    args = ["report", "final-count", "--out", str(tmp_path / "ok"), "--verify-rounds", "20000", "-q"]
+    args += ["--no-protect"]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    assert json.loads((tmp_path / "ok" / "report.json").read_text())["verification"]["verdict"] == "PASS"
+    monkeypatch.setattr(submission, "analyzer", lambda rules: Wrong(real(rules)))
+    bad = ["report", "final-count", "--out", str(tmp_path / "bad"), "--verify-rounds", "20000", "-q"]
+    res = runner.invoke(app, [*bad, "--no-protect"])
+    assert res.exit_code == 1, res.output
+    data = json.loads((tmp_path / "bad" / "report.json").read_text())["verification"]
+    assert data["verdict"] == "FAIL" and data["criterion"] == "|z| < 4"
+    # (the house edge row comes after every category's row)
+    wrong = [r for r in data["rows"] if r["figure"] == "main wager house edge"]
+    assert len(wrong) == 1 and wrong[0]["pass"] is False and abs(wrong[0]["z"]) >= 4
+    assert all(r["pass"] for r in data["rows"] if r is not wrong[0])
+    md = (tmp_path / "bad" / "report.md").read_text()
+    title = md[: md.index("## 1.")]
+    assert "**FAIL**" in title and "Verdict: FAIL" in md
+    assert f"outside it: {wrong[0]['figure']} (z = " in title  # the page names the failing figure
+    first = " ".join(_pdftotext(tmp_path / "bad" / "report.pdf", 1).split())
+    assert "verification FAIL" in first
+    # a limit wide enough passes the same wrong figure; a non-positive limit is refused
+    wide = runner.invoke(app, [*bad, "--no-protect", "--z-limit", "1000"])
+    assert wide.exit_code == 0, wide.output
+    res = runner.invoke(app, [*bad, "--z-limit", "0"])
+    assert res.exit_code == 2 and "--z-limit" in res.output
+
+
+def test_the_report_reads_for_an_outsider(built: tuple[Any, Submission, Path]) -> None:
+    """Issue 22: each cited ruling's text in the rules and a glossary (the text from the rules layer), no
+    parameter dump in cents, dollars in the examples, card positions from 1, the chart as a table, every
+    figure defined, a title page of its own."""
+    import re
+
+    from tablegames.rules import rulings
+
+    rules, sub, out = built
+    md = (out / "report.md").read_text()
+    texts = rulings.texts(registry.of(rules))
+    own = set(registry.of(rules).rulings)
+    assert own <= set(texts)  # the game's own rulings, and another game's only where a text cites it
+    quoted = {r for text in texts.values() for r in rulings.cited(text)}
+    assert {r for r in texts if "-0." not in r} - own <= quoted
+    cited = rulings.cited(md)
+    assert cited and all(r in texts for r in cited)
+    rules_part = md[md.index("## 2. Rules") : md.index("## 3.")]
+    for rid in rulings.cited("\n".join(sub.rules_summary)):
+        assert f"> **{rid}** {texts[rid]}" in rules_part  # quoted where first cited
+    glossary = md[md.index("## Glossary of rulings") : md.index("## Appendix")]
+    for rid in cited:
+        assert f"| {rid} | " in glossary
+    assert "It does not: every rule is the standard game's." in rules_part
+    summary = md[md.index("## 1. Summary") : md.index("## 2. Rules")]
+    assert not re.search(r"\w=\d{4,}", summary)  # no "jackpot.reset=500000"
+    for name in ("house edge", "element of risk", "hold", "win per hour", "meter-paid wager", "z"):
+        assert f"- **{name}" in summary
+    examples = md[md.index("## 4.") : md.index("## 5.")]
+    assert not re.search(r"\b(discard|capped) \d", examples)  # 1-based, dollars
+    assert not re.search(r"capped \d{4,}", examples)
+    if rules.game == "one-eyed-flush":
+        assert re.search(r"\*\*discard card [123] \(.+?\)\*\*", examples)
+    if rules.game == "let-it-ride":
+        assert "capped at $50,000.00 (R-LIR-5)" in examples
+    chart = sub.analysis.strategy.get("chart")
+    if isinstance(chart, dict) and chart:
+        strategy = md[md.index("## 11.") : md.index("## 12.")]
+        assert "| hand |" in strategy and len(strategy.splitlines()) > len(chart)
+    title = md[: md.index("<!-- pagebreak -->")]
+    assert "## 1." not in title and "Document control" in title
+    html = (out / "report.html").read_text()
+    assert "<style>" in html and "blockquote" in html and 'class="page-break"' in html
+
+
+def test_a_rule_set_lists_its_differences_from_the_standard_game_in_dollars() -> None:
+    from types import SimpleNamespace
+
+    from tablegames.analysis.report import rules_section
+
+    definition = registry.get("one-eyed-flush")
+    rules = definition.make_rules({"jackpot.reset": "$6,000", "bust-limit": "15"})
+    sub = SimpleNamespace(game=definition.key, rules=definition.rule_set(rules), rules_summary=[])
+    text = "\n".join(rules_section(sub))  # type: ignore[arg-type]
+    assert "| `jackpot.reset` |" in text and "| $5,000 | $6,000 |" in text
+    assert "| `bust-limit` |" in text and "| 14 | 15 | R-OEF-6 |" in text
+    assert "500000" not in text
+
+
+def test_compare_puts_every_figure_beside_the_other_rule_set(tmp_path: Path) -> None:
+    """--compare OTHER_GAME_FILE: the submitted rule set's figures beside the standard one's, exact (the same
+    fractions as analyze prints for each), the rules that differ, in report.json and section 14; a game file
+    of another game is refused before anything is written."""
+    games = Path(__file__).parents[2] / "games"
+    mine, standard = games / "final-count" / "three-percent.toml", games / "final-count" / "default.toml"
+    out = tmp_path / "cmp"
+    args = ["report", "--game-file", str(mine), "--compare", str(standard), "--out", str(out)]
+    res = runner.invoke(app, [*args, "--verify-rounds", "0", "--no-protect", "-q"])
+    assert res.exit_code == 0, res.output
+    data = json.loads((out / "report.json").read_text())["comparison"]
+    exact = {}
+    for path in (mine, standard):
+        got = runner.invoke(
+            app, ["analyze", "--game-file", str(path), "--format", "json", "--no-full-strategy"]
+        )
+        exact[path] = json.loads(got.output)["house_edge_exact"]
+    edge = next(f for f in data["figures"] if f["figure"] == "house edge")
+    assert (edge["this_exact"], edge["other_exact"]) == (exact[mine], exact[standard])
+    assert edge["this_exact"] != edge["other_exact"]
+    assert {d["rule"] for d in data["rule_differences"]} == {"value.J", "value.K"}
+    assert {f["figure"] for f in data["figures"]} >= {"P(win)", "house edge", "standard deviation"}
+    md = (out / "report.md").read_text()
+    section = md[md.index("## 14. Comparison with") : md.index("## Glossary")]
+    assert "| `value.K` | 13 | 10 |" in section and "11.1259%" in section and "pp |" in section
+    res = runner.invoke(
+        app,
+        [
+            "report",
+            "final-count",
+            "--compare",
+            str(games / "let-it-ride" / "default.toml"),
+            "--out",
+            str(tmp_path / "x"),
+        ],
+    )
+    assert res.exit_code == 2 and "--compare" in res.output and not (tmp_path / "x").exists()

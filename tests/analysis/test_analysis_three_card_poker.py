@@ -56,3 +56,16 @@ def test_cli_analyze_json() -> None:
     data = json.loads(out.output)
     assert data["game"] == "three-card-poker" and data["house_edge_exact"] == "686689/20358520"
     assert data["side_bets"]["pair-plus"]["house_edge_exact"] == "128/5525"
+
+
+def test_the_dealer_not_qualifying_is_a_category_of_the_ante() -> None:
+    """R-TCP-4: one name across the engine and the analysis: every return-table row where the dealer does not
+    qualify settles as ``dealer-does-not-qualify``; the categories add up to 1."""
+    from tablegames.analysis.three_card_poker import analyze
+    from tablegames.rules import three_card_poker as tcp_rules
+
+    a = analyze(tcp_rules.ThreeCardPokerRules())
+    rows = [o for o in a.outcomes if "dealer does not qualify" in o.name]
+    assert rows and all(o.category == tcp_rules.NOT_QUALIFIED for o in rows)
+    assert {o.category for o in a.outcomes} == {"fold", tcp_rules.NOT_QUALIFIED, "win", "push", "lose"}
+    assert sum(a.categories().values()) == 1

@@ -140,7 +140,9 @@ def play_round(
         assert subs == [expected_label(d, a) for a in actions]
         fresh = [a for a in actions if a.partition(" ")[0] not in clicked]
         action = (fresh or actions)[0]
-        told = p.locator("#log li", has_text=f"(seat 1): {action}")
+        # the log tells the decision in its words, cards counted from 1 as on the button (issue 24)
+        words = expected_label(d, action)
+        told = p.locator("#log li", has_text=f"(seat 1): {words}")
         before = told.count()
         p.click(f".action-btn[data-action='{action}']")
         clicked.add(action.partition(" ")[0])
@@ -148,7 +150,7 @@ def play_round(
         p.wait_for_function(
             "([a, n]) => [...document.querySelectorAll('#log li')]"
             ".filter(e => e.textContent.includes(`(seat 1): ${a}`)).length > n",
-            arg=[action, before],
+            arg=[words, before],
         )
     raise AssertionError("the round did not settle in time")
 

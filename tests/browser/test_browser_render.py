@@ -133,7 +133,7 @@ def test_one_eyed_flush_view_shows_only_what_seat_1_may_see(harness: Any, screen
         "#seat-1 .spot",
         "els => els.map(e => [e.dataset.wager, e.querySelector('.chip-stack')?.dataset.cents])",
     )
-    assert spots == [["main", "500"], ["flip", "200"], ["jackpot", "100"]]
+    assert spots == [["main", "500"], ["jackpot", "100"], ["flip", "200"]]  # GET /games's order
     assert page.locator("#seat-1 .spot-option").inner_text() == "One-eyed"
     assert page.locator("#seat-2 .spot[data-wager=main] .chip-stack").get_attribute("data-cents") == "2500"
     assert page.locator(".meter-value").inner_text() == "$5,000.10"

@@ -6,6 +6,7 @@ port with a temporary SQLite database. Screenshots go to ``artifacts/screenshots
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import re
@@ -564,11 +565,11 @@ def test_royal_flush_jackpot_and_envy_announced(
         assert faces(ann.page, "#seat-2 .hand") == [None, None, None]
         # bob never clicks: each of his turns times out and the server pulls for him (the documented default)
         play_until_settled([ann, bob], {"ann": lambda a: "ride", "bob": lambda a: None})
-        assert ann.page.locator("#log li", has_text="bob (seat 2): pull — by timeout").count() == 2
-        jackpot = ann.page.locator(".toast.jackpot")
+        assert ann.page.locator("#log li", has_text="bob (seat 2): pulls the bet — by timeout").count() == 2
+        jackpot = ann.page.locator(".toast.jackpot-hit")
         jackpot.wait_for()
         assert "Mega" in jackpot.inner_text() and "$50,000.20" in jackpot.inner_text()
-        envy = bob.page.locator(".toast.envy")
+        envy = bob.page.locator(".toast.neighbour-bonus")
         envy.wait_for()
         assert "ENVY BONUS" in envy.inner_text() and "$1,000" in envy.inner_text()
         assert "royal flush" in envy.inner_text().lower()
@@ -592,7 +593,9 @@ def test_a_player_sets_a_client_seed_in_the_page_and_the_round_verifies(
     browser: Any, server: str, page_errors: Any, tmp_path: Path
 ) -> None:
     """Issue 11 defect 11: the table view offers a client seed against the next round's commitment (shown
-    there); the round dealt next lists the seed in its record and ``tablegames verify`` proves its deck."""
+    there); the round dealt next lists the seed in its record and ``tablegames verify`` proves its deck.
+    Issue 20 defect 3: the page commits to the seed (its SHA-256, the typed text plus 128 random bits) and
+    reveals it once every commitment is in (no round in play)."""
     from typer.testing import CliRunner
 
     from tablegames.cli import app as cli
@@ -614,7 +617,8 @@ def test_a_player_sets_a_client_seed_in_the_page_and_the_round_verifies(
         assert p.locator("#next-commitment").inner_text() == commitment[:16] + "…"
         p.fill("#seed-input", "browser seed")
         p.click("#seed-btn")
-        p.wait_for_selector("#seed-status:has-text('browser seed')")
+        p.wait_for_selector("#seed-status:has-text('Revealed')")
+        assert "browser seed" in p.locator("#seed-status").inner_text()
         p.wait_for_selector("[data-testid=place-bets]")
         p.fill("#wager-main", "5")
         p.press("#wager-main", "Tab")
@@ -623,16 +627,24 @@ def test_a_player_sets_a_client_seed_in_the_page_and_the_round_verifies(
         round_id = p.evaluate("() => window.tablegames.lastResultRound")
         record = _http("GET", f"{server}/rounds/{round_id}")["fairness"]
         assert record["fairness"]["commitment"] == commitment
-        assert record["client_seeds"] == [{"seat": 1, "seed": "browser seed"}]
+        [entry] = record["client_seeds"]
+        assert entry["seat"] == 1 and (entry["committed"], entry["revealed"]) == (0, 1)
+        assert re.fullmatch(r"browser seed [0-9a-f]{32}", entry["seed"]), entry
+        assert entry["seed_hash"] == hashlib.sha256(entry["seed"].encode()).hexdigest()
         path = tmp_path / "round.json"
         path.write_text(json.dumps(record))
         result = CliRunner().invoke(cli, ["verify", str(path)])
         assert result.exit_code == 0 and "VERIFIED" in result.output, result.output
-        # the panel now shows the following round's commitment, and the seed is kept
+        # the panel now shows the following round's commitment, and the page commits a fresh seed for it
         p.wait_for_function(
             "c => document.querySelector('#next-commitment').title !== c", arg=commitment, timeout=TIMEOUT_MS
         )
-        assert "browser seed" in p.locator("#seed-status").inner_text()
+        p.wait_for_function(
+            "() => /^Revealed for the next round: “browser seed [0-9a-f]{32}”/"
+            ".test(document.querySelector('#seed-status').textContent)",
+            timeout=TIMEOUT_MS,
+        )
+        assert record["client_seeds"][0]["seed"] not in p.locator("#seed-status").inner_text()  # a fresh one
     finally:
         pl.close()
     assert page_errors.errors == []

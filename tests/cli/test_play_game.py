@@ -154,8 +154,8 @@ def test_play_out_of_money_ends_the_game() -> None:
 def test_play_wager_beyond_balance_is_refused() -> None:
     answers = iter(["400", "333.34", "333.33", "n", "n", "q"])
     game, out = run_game("let-it-ride", lambda p, r, s: next(answers), seats=1)
-    assert "seat 1 has 100000 cents; the bets wager needs 120000" in out
-    assert "the bets wager needs 100002 (your balance $1,000.00; this wager takes $1,000.02)" in out
+    assert "seat 1 has $1,000; the bets wager needs $1,200" in out  # dollars (issue 24)
+    assert "seat 1 has $1,000; the bets wager needs $1,000.02" in out
     assert game.rounds_played == 1
 
 
@@ -210,7 +210,7 @@ def test_play_results_show_jackpot_hit_and_envy() -> None:
     TerminalGame(table, console, 500, read=lambda prompt: next(answers)).run()
     text = out.getvalue()
     paid = mega + 2 * 10  # both seats' 10% of $1 went into the meter before the deal
-    assert re.search(r"1 \(you\)\s+bets 1 2 \$\s+\$15\.00\s+\$15,015\.00\s+\+\$15,000\.00\s+win", text)
+    assert re.search(r"1 \(you\)\s+Bets 1, 2 and \$\s+\$15\.00\s+\$15,015\.00\s+\+\$15,000\.00\s+win", text)
     assert re.search(
         rf"1 \(you\)\s+Progressive\s+\$1\.00\s+\${paid // 100:,}\.{paid % 100:02d}\s+.*royal flush - hits the Mega meter",
         text,

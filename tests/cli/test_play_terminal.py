@@ -165,8 +165,8 @@ def test_play_let_it_ride_one_round_with_side_bets() -> None:
     # seed 10, worked by hand: trips pays 3 to 1 on bets 1 and $ (+$30), the Bonus pair 1 to 1 (+$2), the
     # Progressive trips $9 for the $1 wager (+$8); the bot pulls twice and loses $5 + its $1 Progressive.
     assert table.bankrolls == {1: 104_000, 2: 99_400}
-    assert re.search(r"1 \(you\)\s+bets 1 \$\s+\$10\.00\s+\$40\.00\s+\+\$30\.00\s+win", out)
-    assert re.search(r"1 \(you\)\s+bets 2\s+\$5\.00\s+\$5\.00\s+\$0\.00\s+pulled", out)
+    assert re.search(r"1 \(you\)\s+Bets 1 and \$\s+\$10\.00\s+\$40\.00\s+\+\$30\.00\s+win", out)
+    assert re.search(r"1 \(you\)\s+Bet 2\s+\$5\.00\s+\$5\.00\s+\$0\.00\s+pulled", out)
     assert "Rounds played: 1" in out
     assert f"Your net result: +{money(table.bankrolls[1] - BANKROLL)}" in out
     assert "Jackpot meters: " + meters_text(table.meters) in out

@@ -1,17 +1,20 @@
 """Three real ``tablegames serve`` processes on one PostgreSQL database (issue 16): the tables are spread over
 them; the owner of a table is SIGKILLed in the middle of a round and another process takes its tables within
-5 s, completes the round exactly once from the stored steps, and both clients, reconnecting through any process,
-get their seat and their cards back; the money is conserved to the cent. A SIGSTOPped owner that wakes after
-losing its lease writes nothing."""
+5 s and resumes the round from the stored steps (issue 20, defect 7): both clients, reconnecting through any
+process, get their seat, their cards and the pending decision back, a request repeated there gets its first
+answer (defect 5), they play the round to its end and it is settled exactly once; the money is conserved to the
+cent. A SIGSTOPped owner that wakes after losing its lease writes nothing."""
 
 from __future__ import annotations
 
+import json
 import signal
 import time
 from collections import Counter
 
 import httpx
 import pytest
+import sqlalchemy as sa
 from cluster_support import Cluster, Player, create_table, ledger_ok, money
 
 from tablegames.rules import registry
@@ -60,7 +63,7 @@ def test_processes_started_together_create_the_demo_tables_once_and_spread_them(
         assert [t["table_id"] for t in lobby] == tables
 
 
-def test_tables_spread_and_a_sigkilled_owners_round_completes_once_on_another_process(
+def test_tables_spread_and_a_sigkilled_owners_round_resumes_on_another_process(
     start_cluster: object,
 ) -> None:
     cluster: Cluster = start_cluster(3, args=["--turn-seconds", "60", "--betting-seconds", "60"])  # type: ignore[operator]
@@ -82,7 +85,9 @@ def test_tables_spread_and_a_sigkilled_owners_round_completes_once_on_another_pr
     assert ann.request(type="wager", wagers={"bets": 500, "bonus": 100})["type"] == "ack"
     round_id = bob.request(type="wager", wagers={"bets": 200})["round_id"]
     ann.until(lambda m: m["type"] == "state" and bool(m["round"]) and m["round"]["to_act"] == 1)
-    assert ann.request(type="act", action="ride")["type"] == "ack"
+    ride_rid = ann.send(type="act", action="ride")
+    ride = ann.until(lambda m: m.get("request_id") == ride_rid and m["type"] in ("ack", "error"))
+    assert ride["type"] == "ack" and ride["duplicate"] is False
     seen = {
         p.name: p.until(lambda m: m["type"] == "state" and bool(m["round"]) and m["round"]["to_act"] == 2)
         for p in (ann, bob)
@@ -107,7 +112,25 @@ def test_tables_spread_and_a_sigkilled_owners_round_completes_once_on_another_pr
         state = p.until(lambda m: m["type"] == "state")
         assert state["seat"] == seat and state["round_id"] == round_id
         assert my_cards(state, seat) == cards[p.name]  # the same cards
-        assert state["round"]["phase"] == "settled"
+        # the round goes on where it stopped: nothing was decided for anybody, Bob's decision is pending
+        assert state["round"]["phase"] == "deciding" and state["round"]["to_act"] == 2
+        assert state["decision"] == seen[p.name]["decision"]
+        assert 30 < state["seconds_left"] <= 60  # on a fresh turn clock
+    # Ann's ride repeated at the new owner: its first answer, nothing changes (issue 20, defect 5)
+    assert ann.ws is not None
+    ann.ws.send(
+        json.dumps({"type": "act", "action": "ride", "decision": ride["decision"], "request_id": ride_rid})
+    )
+    again = ann.until(lambda m: m.get("request_id") == ride_rid and m["type"] in ("ack", "error"))
+    assert again == {**ride, "duplicate": True}
+    # they play the round to its end at the new owner
+    assert bob.request(type="act", action="pull")["type"] == "ack"
+    ann.until(lambda m: m["type"] == "state" and bool(m["round"]) and m["round"]["to_act"] == 1)
+    assert ann.request(type="act", action="ride")["type"] == "ack"
+    bob.until(lambda m: m["type"] == "state" and bool(m["round"]) and m["round"]["to_act"] == 2)
+    assert bob.request(type="act", action="pull")["type"] == "ack"
+    for p in (ann, bob):
+        assert p.until(lambda m: m["type"] == "round_result")["round_id"] == round_id
     cluster.wait_owned(others, timeout=15, exclude=victim.name)
     leases = cluster.leases()
     for t in others:  # every table of the dead process was taken within 5 s by a live one
@@ -118,7 +141,7 @@ def test_tables_spread_and_a_sigkilled_owners_round_completes_once_on_another_pr
     new_owner = leases[table][0]
     assert owners(cluster, table) == {(new_owner, cluster.node(new_owner).base, generations[table] + 1)}
 
-    # the round completed exactly once, by the timeout defaults, from the stored steps
+    # the round completed exactly once, resumed from the stored steps, by the players' own decisions
     (status, recovered), *_ = cluster.sql("SELECT status, recovered FROM rounds WHERE id = :r", r=round_id)
     assert status == "settled" and recovered
     stakes = cluster.sql(
@@ -131,9 +154,9 @@ def test_tables_spread_and_a_sigkilled_owners_round_completes_once_on_another_pr
     acts = [(e["seat"], e["action"], e["by"]) for e in rec["events"] if e["type"] == "action"]
     assert acts == [
         (1, "ride", "player"),
-        (2, "pull", "timeout"),
-        (1, "pull", "timeout"),
-        (2, "pull", "timeout"),
+        (2, "pull", "player"),
+        (1, "ride", "player"),
+        (2, "pull", "player"),
     ]
     # money conserved to the cent
     after = money(cluster)
@@ -232,3 +255,27 @@ def db_snapshot(cluster: Cluster) -> dict[str, object]:
             "keys": "SELECT COUNT(*) FROM idempotency_keys",
         }.items()
     }
+
+
+def test_a_restart_while_a_lease_is_locked_by_a_paused_holders_write_starts_and_takes_the_table_later(
+    start_cluster: object,
+) -> None:
+    """The chaos soak's failure (stop 29's CI): a node restarted while another (paused) held its table's lease
+    row in an open write exited at start-up with ``lock timeout``; it must start and take the table once the
+    lock is gone."""
+    cluster: Cluster = start_cluster(1)  # type: ignore[operator]
+    node = cluster.nodes[0]
+    table = create_table(node.base, "three-card-poker", "TCP", seats=2)
+    cluster.wait_owned([table])
+    node.kill()
+    with cluster.engine.connect() as c, c.begin():  # a holder's write, paused: the lease row stays locked
+        c.execute(sa.text("SELECT 1 FROM table_leases WHERE table_id = :t FOR UPDATE"), {"t": table})
+        node.start()
+        node.wait_healthy()  # before the fix: "Application startup failed" (LockNotAvailable)
+        time.sleep(1.5)
+        assert node.proc is not None and node.proc.poll() is None
+        assert "claiming table" in node.log.read_text()  # the locked lease was logged and left for later
+    owned = cluster.wait_owned([table], timeout=15)
+    assert owned == {table: node.name}
+    r = httpx.get(f"{node.base}/tables/{table}/owner", timeout=10).json()
+    assert r["node"] == node.name and r["generation"] == cluster.leases()[table][1] >= 2

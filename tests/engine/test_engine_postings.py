@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tablegames.cards import parse_cards
 from tablegames.engine import Bot, Round, Table
-from tablegames.engine.events import EnvyPaid, JackpotContribution, JackpotHit, RoundEnded, Settled
+from tablegames.engine.events import JackpotContribution, JackpotHit, NeighbourBonusPaid, RoundEnded, Settled
 from tablegames.engine.postings import HOUSE, IN_PLAY, Posting, meter, net_by_role, postings, wallet
 from tablegames.randomness import SeededRandom
 from tablegames.rules import make_rules, registry
@@ -83,7 +83,9 @@ def test_let_it_ride_two_major_hits_and_envy() -> None:
     assert [p.amount_cents for p in moves if p.kind == "seed"] == [500_000, 500_000]
     envy = [p for p in moves if p.kind == "envy"]
     assert sorted(p.seat for p in envy) == [1, 2, 2, 3]
-    assert sum(p.amount_cents for p in envy) == sum(e.amount for e in rnd.history if isinstance(e, EnvyPaid))
+    assert sum(p.amount_cents for p in envy) == sum(
+        e.amount for e in rnd.history if isinstance(e, NeighbourBonusPaid)
+    )
 
 
 def test_let_it_ride_two_minor_hits_in_one_round() -> None:

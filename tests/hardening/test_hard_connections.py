@@ -126,3 +126,49 @@ def test_idle_websockets_count_against_their_address_and_the_server_caps_all(tmp
             s.close()  # type: ignore[attr-defined]
         body = json.loads(http_get(port, "/health").split(b"\r\n\r\n", 1)[1])
         assert body == {"ok": True}
+
+
+def _raw(port: int, source: str, request: bytes) -> tuple[bytes, bool]:
+    sock = connect(port, source)
+    try:
+        sock.sendall(request)
+        return read_until_closed(sock, 5.0)
+    finally:
+        sock.close()
+
+
+def test_health_and_other_addresses_are_answered_while_an_address_holds_its_whole_allowance(
+    tmp_path: Path,
+) -> None:
+    """Issue 20 ("Also"): a load balancer's health check, or a client behind the same proxy, shares the address
+    of a client that holds every connection that address may open; ``/health`` stays answered for it (and any
+    other address is served as usual), while nothing else gets past the cap."""
+    opts = ("--request-timeout", "60", "--max-connections-per-address", "20")
+    with tablegames_serve(tmp_path, *opts) as port:
+        held = [connect(port, "127.0.0.3") for _ in range(20)]
+        for s in held[:10]:
+            s.sendall(SLOW_HEADERS)  # half of them half-sent requests, half idle: the whole allowance
+        time.sleep(0.3)
+        for _ in range(3):  # each on a connection of its own, over the address's cap
+            answer = http_get(port, "/health", "127.0.0.3")
+            assert answer.startswith(b"HTTP/1.1 200"), answer
+            assert json.loads(answer.split(b"\r\n\r\n", 1)[1]) == {"ok": True}
+        data, closed = _raw(port, "127.0.0.3", b"GET /health?probe=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert data.startswith(b"HTTP/1.1 200") and closed  # one answer (keep-alive asked), then closed
+        # anything but /health from that address is still refused, and so is a connection that sends nothing
+        assert _refused(_raw(port, "127.0.0.3", b"GET /games HTTP/1.1\r\nHost: x\r\n\r\n"))
+        assert _refused(
+            _raw(port, "127.0.0.3", b"POST /health HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+        )
+        assert _refused(_raw(port, "127.0.0.3", SLOW_HEADERS))  # a request never finished: refused
+        assert _refused(read_until_closed(connect(port, "127.0.0.3"), 3.0))
+        # another address: served as usual
+        assert http_get(port, "/games", "127.0.0.2").startswith(b"HTTP/1.1 200")
+        assert http_get(port, "/health", "127.0.0.2").startswith(b"HTTP/1.1 200")
+        # the held connections were never closed by any of this
+        for s in held[10:]:
+            s.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            data, closed = read_until_closed(s, 5.0)
+            assert data.startswith(b"HTTP/1.1 200") and closed
+        for s in held:
+            s.close()

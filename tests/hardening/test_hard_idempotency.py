@@ -10,6 +10,7 @@ open decision, the seeds, every balance and the ledger are as they were. Runs on
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import tempfile
@@ -50,6 +51,7 @@ class Table:
         self.runner = self.server.runners[self.table_id]
         self.socks: list[list[Any]] = []
         self.ids = itertools.count()
+        self.seeds: dict[tuple[int, str], str] = {}  # (player, commitment) -> the seed committed (issue 20)
         for i in range(2):
             body = self.http.post("/players", json={"name": f"idem{i}"}).json()
             headers = {"Authorization": f"Bearer {body['token']}"}
@@ -94,9 +96,16 @@ class Table:
             msg["decision"] = self.runner.decision_id()
             legal = live.rnd.legal_actions(live.rnd.to_act) if live is not None and live.rnd.to_act else []
             msg["action"] = str(legal[n % len(legal)]) if legal else "ride"
-        elif kind == "client_seed":
-            msg["seed"] = f"seed-{n}"
-            msg["commitment"] = self.runner._upcoming_pf().commitment
+        elif kind == "client_seed":  # commit to a seed (its SHA-256), or reveal the one committed (issue 20)
+            msg["commitment"] = commitment = self.runner._upcoming_pf().commitment
+            pending = self.seeds.get((p, commitment))
+            if pending is None or n % 2 == 0:
+                seed = f"seed-{n}"
+                msg["seed_hash"] = hashlib.sha256(seed.encode()).hexdigest()
+                if not self.runner.seed_round.closed:
+                    self.seeds[p, commitment] = seed
+            else:
+                msg["seed"] = pending
         return msg
 
     def snapshot(self) -> Any:
@@ -110,7 +119,7 @@ class Table:
             {seat: p.player_id for seat, p in self.runner.occupants.items()},
             None if live is None else (live.round_id, live.steps, len(live.rnd.history), live.settled),
             self.runner.decision_id(),
-            dict(self.runner.client_seeds),
+            self.runner.seed_round.snapshot(),
             balances,
             steps,
         )

@@ -125,3 +125,62 @@ class TestResourceUseWithDistinctInputs:
         msg = hints.hint_message(rnd, 1, None, wait=True)
         assert msg["best"] == "ride" and msg["source"] == "exact"
         assert {a["action"]: a["ev"] for a in msg["actions"]} == {"ride": 1201 / 48, "pull": 1134 / 48}
+
+
+# --- the Math lab's solver processes (issue 20, defect 2) ------------------------------------------------------
+
+
+def _descendants(pid: int) -> list[Any]:
+    import psutil
+
+    return [p for p in psutil.Process(pid).children(recursive=True) if p.status() != psutil.STATUS_ZOMBIE]
+
+
+def _ended(pids: list[int], within: float) -> bool:
+    import psutil
+
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        alive = []
+        for pid in pids:
+            try:
+                if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                    alive.append(pid)
+            except psutil.NoSuchProcess:
+                pass
+        if not alive:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_a_killed_server_leaves_no_lab_process_behind(tmp_path: Any) -> None:
+    """The lab solves in processes of its own; when the server is killed (SIGKILL: no shutdown runs) in the
+    middle of a solve, its solver processes and their forkserver end too."""
+    import contextlib
+    import os
+    import signal
+    import threading
+
+    import httpx
+    import psutil
+    from hard_serve import tablegames_serve
+
+    with tablegames_serve(tmp_path) as port:
+        (server,) = [
+            p for p in psutil.Process().children() if "--port" in p.cmdline() and str(port) in p.cmdline()
+        ]
+        body = {"game": "one-eyed-flush", "rules": {"bust-limit": "16", "dealer-no-pair-draws-from": "8"}}
+
+        def solve() -> None:
+            with contextlib.suppress(httpx.HTTPError):  # the server is killed before it answers
+                httpx.post(f"http://127.0.0.1:{port}/lab/analyze", json=body, timeout=60)
+
+        threading.Thread(target=solve, daemon=True).start()
+        deadline = time.monotonic() + 60
+        while not [p for p in _descendants(server.pid) if p.nice() > server.nice()]:
+            assert time.monotonic() < deadline, "no solver process appeared"
+            time.sleep(0.05)
+        lab = [p.pid for p in _descendants(server.pid)]  # the forkserver and the solver processes
+        os.kill(server.pid, signal.SIGKILL)
+        assert _ended(lab, 15.0), "a lab process outlived its killed server"

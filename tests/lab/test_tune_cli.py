@@ -4,6 +4,7 @@ table and the JSON of the candidates, clear errors; the single-hand form (``--so
 from __future__ import annotations
 
 import json
+import re
 from fractions import Fraction
 
 import pytest
@@ -47,7 +48,7 @@ def test_tune_table_shows_every_figure_and_the_changes() -> None:
         "hit frequency",
         "4.5015%",
         "46.2086%",
-        "=0 (was 10)",
+        "value.K = 0 (was 10)",
     ):
         assert text in out
     assert "best 1 candidates" in out and "11.1259% now" in out
@@ -72,3 +73,15 @@ def test_tune_errors_are_clear(args: list[str], message: str) -> None:
 def test_the_single_hand_form_still_solves_one_payout() -> None:
     code, out = run("tune", "let-it-ride", "--target-house-edge", "2%", "--solve", "bonus:flush")
     assert code == 0 and "bonus:flush 3 to 1" in out
+
+
+def test_tune_table_at_80_columns_keeps_each_value_whole() -> None:
+    """Issue 24: a narrow changes column folded a solved 143 into "14" and "3"; now a change wraps at its spaces."""
+    res = runner.invoke(
+        app,
+        ["tune", "three-card-poker", "--wager", "pair-plus", "--target-house-edge", "-20%",
+         "--solve", "pair-plus.straight-flush", "--top", "2"],
+        env={"COLUMNS": "80"},
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert len(re.findall(r"= 14\d \(was 40\)", res.output)) == 2, res.output

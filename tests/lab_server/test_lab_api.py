@@ -1,6 +1,6 @@
 """The Math lab's API (issue 15): ``GET /games`` publishes every parameter, ``POST /lab/analyze`` answers
 ``analysis.api.analyze_game``'s figures for the same rules (off the event loop, a bounded cache, bounded
-concurrent solves), a refused value names its field, ``POST /lab/game-file`` is ``gamefile.dumps``."""
+concurrent solves; the solver processes: test_lab_solver.py), a refused value names its field, ``POST /lab/game-file`` is ``gamefile.dumps``."""
 
 from __future__ import annotations
 
@@ -13,13 +13,14 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from lab_support import CONVERTED, bad_value, changed_rule_set
+from solver_support import lab_threads
 
 from tablegames.analysis.api import analyze_game
 from tablegames.rules import gamefile, registry
 from tablegames.rules.definition import GameDefinition
 from tablegames.rules.parameters import changed_values
-from tablegames.server.errors import ApiError
-from tablegames.server.routes import lab as lab_route
+from tablegames.server.errors import ApiError, FieldError
+from tablegames.server.labsolver import LabSolver
 from tablegames.server.rulesets import resolve
 
 pytestmark = pytest.mark.timeout(300)
@@ -64,8 +65,9 @@ def test_analyze_gives_analyze_games_figures_for_the_same_rules(lab: TestClient,
     assert got["hit_frequency_exact"] == str(a.p_win)
     assert got["std_dev"] == pytest.approx(a.std_dev, rel=1e-12)
     assert got["total_combinations"] == a.total
-    assert [(o["outcome"], o["combinations"]) for o in got["outcomes"]] == [
-        (o.name, o.combinations) for o in a.outcomes
+    assert [(o["outcome"], o["combinations"], o["category"]) for o in got["outcomes"]] == [
+        (o.name, o.combinations, o.category)
+        for o in a.outcomes  # one vocabulary: the engine's outcome (issue 21)
     ]
     assert [(s["name"], s["house_edge_exact"]) for s in got["side_bets"]] == [
         (n, str(b.house_edge)) for n, b in a.side_bets.items()
@@ -130,28 +132,27 @@ def test_the_page_is_served_and_linked_from_the_lobby(lab: TestClient) -> None:
 # --- the solver: off the event loop, shared solves, a bounded cache and queue --------------------------------
 
 
-def test_solves_run_on_the_lab_threads_are_shared_cached_and_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_solves_are_shared_cached_and_bounded() -> None:
     d = CONVERTED[0]
     calls: list[str] = []
     release = threading.Event()
 
-    def slow_figures(got: Any, bet: Any, meters: Any) -> dict[str, Any]:
+    def slow_figures(job: Any) -> dict[str, Any]:
         calls.append(threading.current_thread().name)
         release.wait(10)
         return {"house_edge_exact": str(len(calls)), "name": None, "seconds": 0.5, "cached": False}
 
-    monkeypatch.setattr(lab_route, "figures", slow_figures)
     rule_set = resolve(d.key, changed_rule_set(d), None, None, None)
 
     async def scenario() -> None:
-        solver = lab_route.LabSolver(solves=1, cache=2, pending=2)
+        solver = LabSolver(solves=1, cache=2, pending=2, executor=lab_threads, solve=slow_figures)
         loop_thread = threading.current_thread().name
         # (the wager size is part of a solve's key: bets 100, 200, ... are distinct solves)
-        first = [asyncio.ensure_future(solver.analyze(rule_set, None, {})) for _ in range(3)]
-        other = asyncio.ensure_future(solver.analyze(rule_set, 100, {}))
+        first = [asyncio.ensure_future(solver.analyze(rule_set, None, {}, f"c{i}")) for i in range(3)]
+        other = asyncio.ensure_future(solver.analyze(rule_set, 100, {}, "c3"))
         await asyncio.sleep(0.2)
         with pytest.raises(ApiError) as busy:  # two distinct solves in flight: a third is refused
-            await solver.analyze(rule_set, 200, {})
+            await solver.analyze(rule_set, 200, {}, "c4")
         assert busy.value.code == "busy" and busy.value.status == 503
         release.set()
         answers = await asyncio.gather(*first, other)
@@ -165,22 +166,20 @@ def test_solves_run_on_the_lab_threads_are_shared_cached_and_bounded(monkeypatch
         assert len(solver.cache) == 2 and len(calls) == 5
         await solver.analyze(rule_set, None, {})  # dropped from the cache: solved again
         assert len(calls) == 6
-        solver.pool.shutdown()
+        solver.close()
 
     asyncio.run(scenario())
 
 
-def test_a_slow_solve_does_not_hold_up_other_requests(
-    lab: TestClient, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The event loop answers /health while a solve runs (the solve is on the lab's threads)."""
+def test_a_slow_solve_does_not_hold_up_other_requests(lab: TestClient) -> None:
+    """The event loop answers /health while a solve runs (the solve is elsewhere)."""
     release = threading.Event()
 
-    def slow_figures(got: Any, bet: Any, meters: Any) -> dict[str, Any]:
+    def slow_figures(job: Any) -> dict[str, Any]:
         release.wait(20)
-        raise ApiError("busy", "released", 503)
+        raise FieldError("released", "bust-limit")
 
-    monkeypatch.setattr(lab_route, "figures", slow_figures)
+    lab.app.state.lab = LabSolver(executor=lab_threads, solve=slow_figures)  # type: ignore[attr-defined]
     d = CONVERTED[0]
     done: list[int] = []
     t = threading.Thread(
@@ -193,4 +192,4 @@ def test_a_slow_solve_does_not_hold_up_other_requests(
     assert lab.get("/health").json() == {"ok": True} and not done  # answered while the solve waits
     release.set()
     t.join(30)
-    assert done == [503]
+    assert done == [400]

@@ -20,6 +20,7 @@ from tablegames.server.db import GameTable
 
 pytestmark = pytest.mark.timeout(300)
 OPERATOR = {"X-Admin-Token": ADMIN}
+CONFIRM = {"confirm_negative_edge": "lab tests"}  # (a changed rule set may pay the players: issue 20)
 
 
 def stored(h: Harness, table_id: int) -> GameTable:
@@ -38,7 +39,7 @@ def test_a_table_from_a_game_file_stores_and_shows_its_full_rule_set_and_recalls
     full = d.rule_set(rules)
     text = gamefile.dumps(gamefile.GameFile(d.key, "Lab rules", rules))
     res = h.client.post(
-        "/tables", json={"name": "Lab table", "game_file": text, "min_bet": 100}, headers=OPERATOR
+        "/tables", json={"name": "Lab table", "game_file": text, "min_bet": 100, **CONFIRM}, headers=OPERATOR
     )
     assert res.status_code == 201, res.text
     table = res.json()
@@ -73,7 +74,7 @@ def test_a_partial_rule_set_is_stored_complete(
 ) -> None:
     h = make_server()
     options = dict(list(changed_rule_set(d).items())[:1])
-    body = {"game": d.key, "name": "Partial", "rules": options, "rule_set": "one change"}
+    body = {"game": d.key, "name": "Partial", "rules": options, "rule_set": "one change", **CONFIRM}
     res = h.client.post("/tables", json=body, headers=OPERATOR)
     assert res.status_code == 201, res.text
     full = d.rule_set(d.make_rules(options))

@@ -9,7 +9,7 @@ import pytest
 
 from tablegames.cards import parse_cards
 from tablegames.engine import PULL, RIDE, BadWager, SideBetWithoutMain, Table
-from tablegames.engine.events import CardsRevealed, EnvyPaid, JackpotHit, Settled
+from tablegames.engine.events import CardsRevealed, JackpotHit, NeighbourBonusPaid, Settled
 from tablegames.rules import make_rules
 from tablegames.rules.common import RuleError
 from tablegames.rules.let_it_ride import (
@@ -139,7 +139,7 @@ def test_R_LIR_5_aggregate_cap_on_base_game_only(deck: Deck) -> None:
     r.act(1, "ride")
     base = settled(r, 1)["bets 1 2 $"]
     assert base.returned == 7_500 + 5_000_000
-    assert "capped 7500000 -> 5000000" in base.detail
+    assert "win $75,000.00 capped at $50,000.00 (R-LIR-5)" in base.detail  # dollars, not cents (issue 22)
 
 
 @pytest.mark.parametrize(
@@ -227,7 +227,7 @@ def test_R_LIR_8_envy_to_every_other_progressive_player(deck: Deck) -> None:
     for _ in range(2):
         for s in (1, 2, 3):
             r.act(s, "pull")
-    envy = [e for e in r.history if isinstance(e, EnvyPaid)]
+    envy = [e for e in r.history if isinstance(e, NeighbourBonusPaid)]
     assert [(e.seat, e.from_seat, e.amount) for e in envy] == [
         (2, 1, 100_000)
     ]  # not to seat 1 itself, not seat 3

@@ -16,7 +16,7 @@ from tablegames.analysis.api import analyze_game
 from tablegames.analysis.common import stacked_deck
 from tablegames.cards import parse_cards
 from tablegames.engine import BadWager, Table
-from tablegames.engine.events import EnvyPaid, JackpotContribution, JackpotHit, Settled
+from tablegames.engine.events import JackpotContribution, JackpotHit, NeighbourBonusPaid, Settled
 from tablegames.rules import RuleError, make_rules, registry
 from tablegames.rules.gamefile import dumps, load
 from tablegames.rules.let_it_ride import BonusHand, LetItRideRules, LirHand, Qualifier
@@ -145,9 +145,9 @@ def test_envy_amounts_r_lir_8() -> None:
     opts = {"envy.quads": "$50", "envy.royal-flush": "0"}
     prog = {"progressive": 100}
     rnd, _ = play(opts, "8c 8s 8d", "2d 8h 9d", others=("Kd 4c 2s",), side=lambda r: prog)
-    assert [(e.seat, e.amount) for e in rnd.history if isinstance(e, EnvyPaid)] == [(2, 5_000)]
+    assert [(e.seat, e.amount) for e in rnd.history if isinstance(e, NeighbourBonusPaid)] == [(2, 5_000)]
     rnd, _ = play(opts, "As Ks Qs", "2h Js Ts", others=("Kd 4c 2c",), side=lambda r: prog)
-    assert not [e for e in rnd.history if isinstance(e, EnvyPaid)]
+    assert not [e for e in rnd.history if isinstance(e, NeighbourBonusPaid)]
     assert lira.envy_value(make_rules(GAME, opts)) == Fraction(624 * 5_000 + 36 * 30_000, 2_598_960 * 100)
 
 

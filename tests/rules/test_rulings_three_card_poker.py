@@ -109,3 +109,23 @@ def test_R_TCP_1_a_wager_is_needed_and_the_play_is_set_aside() -> None:
     assert table.bankrolls == {1: 150}  # refused: nothing changed
     rnd.place_wager(1, "ante", 75)
     assert table.bankrolls == {1: 0}
+
+
+def _ante_outcome(hands: list[str], options: dict[str, str] | None = None) -> tuple[str, int]:
+    table = Table(make_rules("three-card-poker", options), seats=1)
+    rnd = table.new_round(deck=deck(*hands))
+    rnd.place_wager(1, "ante", 100)
+    rnd.deal()
+    rnd.act(1, "play")
+    settled = [e for e in rnd.history if getattr(e, "wager", None) == "ante" and hasattr(e, "outcome")]
+    return settled[-1].outcome, settled[-1].returned  # type: ignore[attr-defined]
+
+
+def test_R_TCP_4_the_dealer_not_qualifying_is_the_ante_s_own_outcome() -> None:
+    """R-TCP-4: the dealer not qualifying is one outcome of the Ante (its category in the analysis, the
+    simulation and the report), whatever it pays: 1 to 1 by default, a push at ``no-qualify-ante=0``; a
+    qualifying dealer's showdown settles by what the Ante returns (a losing straight's Ante Bonus: a push)."""
+    assert _ante_outcome(["2h 5d 7c", "Jh 9d 8s"]) == (tcp.NOT_QUALIFIED, 200)
+    assert _ante_outcome(["2h 5d 7c", "Jh 9d 8s"], {"no-qualify-ante": "0"}) == (tcp.NOT_QUALIFIED, 100)
+    assert _ante_outcome(["Kh Kd 7c", "Ah 9d 8s"]) == ("win", 200)
+    assert _ante_outcome(["2h 3d 4c", "5s 6d 7h"]) == ("push", 100)  # loses the showdown, Ante Bonus 1 to 1

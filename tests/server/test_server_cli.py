@@ -50,6 +50,13 @@ def test_tables_create_and_history(make_server: Callable[..., Harness], db_url: 
     assert "Last 2 rounds of zoe" in hist.output
     assert hist.output.count("one-eyed-flush") == 2 and "zoe" in hist.output and "yan" in hist.output
     assert "$200.00" in hist.output  # zoe's balance before the first round
+    narrow = runner.invoke(
+        app, ["history", "--player", "zoe", "--last", "5", "--database", db_url], env={"COLUMNS": "80"}
+    )
+    # issue 24: at 80 columns nothing is cut to an ellipsis and every amount is whole
+    assert narrow.exit_code == 0 and "…" not in narrow.output, narrow.output
+    assert max(len(line) for line in narrow.output.splitlines()) <= 80
+    assert "$200.00" in narrow.output and "zoe" in narrow.output
     nobody = runner.invoke(app, ["history", "--player", "nobody", "--database", db_url])
     assert nobody.exit_code == 2 and "no player" in nobody.output
 

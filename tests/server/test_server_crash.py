@@ -1,6 +1,8 @@
-"""Crash recovery: the server runs as a process, real WebSocket clients play into the middle of rounds of all
-three games, the process is killed with SIGKILL and restarted. Every unfinished round is completed by the
-timeout defaults and settled exactly once, and no money is created or lost (wallets + house + meters)."""
+"""Crash recovery: the server runs as a process, real WebSocket clients play into the middle of rounds of every
+game, the process is killed with SIGKILL and restarted. Every unfinished round resumes (issue 20, defect 7); here
+nobody comes back, so each pending decision gets the timeout default once its fresh turn clock runs out, and each
+round is settled exactly once, with no money created or lost (wallets + house + meters). A player who comes
+back takes the decision: tests/server/test_server_resume.py."""
 
 from __future__ import annotations
 
@@ -41,11 +43,12 @@ class ServerProcess:
         self.port = port
         self.proc: subprocess.Popen[bytes] | None = None
 
-    def start(self) -> None:
+    def start(self, seconds: float = 120) -> None:
+        """Start (recovery runs before the server listens); ``seconds``: its turn and betting clocks."""
         cmd = [
             sys.executable, "-c", "from tablegames.cli import main; main()", "serve",
-            "--port", str(self.port), "--database", self.url, "--turn-seconds", "120",
-            "--betting-seconds", "120", "--no-demo-tables",
+            "--port", str(self.port), "--database", self.url, "--turn-seconds", str(seconds),
+            "--betting-seconds", str(seconds), "--no-demo-tables",
         ]  # fmt: skip
         env = {**os.environ, "TABLEGAMES_ADMIN_TOKEN": ADMIN}
         self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -136,6 +139,17 @@ def money(url: str) -> dict[str, Any]:
     }
 
 
+def wait_settled(url: str, timeout: float = 60) -> dict[str, Any]:
+    """The money once every round is settled (the resumed rounds time out on their fresh clocks)."""
+    deadline = time.time() + timeout
+    while True:
+        now = money(url)
+        if all(r[1] == "settled" for r in now["rounds"]):
+            return now
+        assert time.time() < deadline, now["rounds"]
+        time.sleep(0.2)
+
+
 def test_sigkill_mid_round_then_restart_settles_every_round_once(
     server_proc: ServerProcess, db_url: str
 ) -> None:
@@ -198,9 +212,9 @@ def test_sigkill_mid_round_then_restart_settles_every_round_once(
     sp.kill()
     for c in clients.values():
         c.ws.close()
-    sp.start()  # recovery runs before the server listens
+    sp.start(seconds=1)  # the rounds resume; nobody comes back: each turn times out after 1 s
 
-    after = money(db_url)
+    after = wait_settled(db_url)
     assert after["check"].ok, after["check"]
     assert [r[1] for r in after["rounds"]] == ["settled"] * 4
     assert all(after["stakes"][r[0]] == 1 for r in after["rounds"])  # settled exactly once
@@ -239,8 +253,8 @@ def test_sigkill_mid_round_of_every_game_then_restart_settles_it_once(
     server_proc: ServerProcess, db_url: str, definition: GameDefinition
 ) -> None:
     """Every registered game: two players place every wager of its definition, the first takes one decision,
-    the process is killed; on restart the round is finished by the definition's timeout default and settled
-    exactly once, with no money created or lost."""
+    the process is killed; on restart the round resumes, nobody comes back, so it is finished by the
+    definition's timeout default on fresh clocks and settled exactly once, with no money created or lost."""
     sp = server_proc
     sp.start()
     base = f"http://127.0.0.1:{sp.port}"
@@ -282,8 +296,8 @@ def test_sigkill_mid_round_of_every_game_then_restart_settles_it_once(
     sp.kill()
     for c in clients:
         c.ws.close()
-    sp.start()  # recovery runs before the server listens
-    after = money(db_url)
+    sp.start(seconds=1)  # the round resumes; nobody comes back: each turn times out after 1 s
+    after = wait_settled(db_url)
     assert after["check"].ok, after["check"]
     assert [r[1] for r in after["rounds"]] == ["settled"] * len(after["rounds"])
     assert all(after["stakes"][r[0]] == 1 for r in after["rounds"])  # settled exactly once

@@ -24,8 +24,9 @@ GAME_KEYS = {
     "rule_options",
     "paytables",
     "parameters",
+    "neighbour_bonus",
 }
-WAGER_KEYS = {"name", "title", "main", "cost_multiple", "fixed_cents", "requires", "option"}
+WAGER_KEYS = {"name", "title", "main", "cost_multiple", "fixed_cents", "requires", "option", "parts", "feeds"}
 
 
 @pytest.fixture
@@ -56,6 +57,10 @@ def test_a_game_lists_its_definition(games: list[dict[str, Any]], definition: An
         assert got["cost_multiple"] == w.cost_multiple
         assert got["fixed_cents"] == w.fixed_cents(rules)
         assert got["requires"] == w.requires
+        assert got["feeds"] == w.feeds
+        assert [p["name"] for p in got["parts"]] == (
+            list(w.parts) or ([w.name, *(n for n, _ in w.companions)] if w.companions else [])
+        )
         if w.option is None:
             assert got["option"] is None
         else:
@@ -74,6 +79,8 @@ def test_a_game_lists_its_definition(games: list[dict[str, Any]], definition: An
         assert got["share"] == f"{m.share.numerator}/{m.share.denominator}"
         assert Fraction(got["share"]) == m.share
         assert got["title"]
+        assert got["big"] is m.big
+    assert g["neighbour_bonus"] == definition.neighbour_bonus
     assert g["rule_options"] == [
         {"name": o.name, "choices": list(o.choices), "help": o.help} for o in definition.rule_options
     ]
@@ -92,3 +99,50 @@ def test_the_openapi_spec_documents_the_games_response(tmp_path: Path) -> None:
     schema = spec["paths"]["/games"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
     assert schema["type"] == "array" and schema["items"]["$ref"].endswith("/GameOut")
     assert set(spec["components"]["schemas"]["GameOut"]["properties"]) == GAME_KEYS
+
+
+def test_the_felts_read_parts_big_meters_and_the_neighbour_bonus_from_here(
+    games: list[dict[str, Any]],
+) -> None:
+    """What the page's felts draw from ``GET /games`` instead of restating it (issue 23): Let It Ride's three
+    bets as parts settled as "bets <part>", Three Card Poker's Play beside the Ante (settled as "play",
+    R-TCP-2), the big meter of each game with meters, and Let It Ride's Envy Bonus (R-LIR-8) by title."""
+    by_key = {g["key"]: g for g in games}
+    lir, tcp, oef = by_key["let-it-ride"], by_key["three-card-poker"], by_key["one-eyed-flush"]
+    assert lir["wagers"][0]["parts"] == [
+        {"name": p, "title": p, "settles": f"bets {p}"} for p in ("1", "2", "$")
+    ]
+    assert tcp["wagers"][0]["parts"] == [
+        {"name": "ante", "title": "Ante", "settles": "ante"},
+        {"name": "play", "title": "Play", "settles": "play"},
+    ]
+    assert tcp["wagers"][1]["parts"] == [] and tcp["wagers"][1]["requires"] is None  # Pair Plus alone
+    assert [m["name"] for m in lir["meters"] if m["big"]] == ["mega"]
+    assert [m["name"] for m in oef["meters"] if m["big"]] == ["one-eyed-flush"]
+    assert [w["name"] for w in lir["wagers"] if w["feeds"]] == ["progressive"]
+    assert lir["neighbour_bonus"] == "Envy Bonus"
+    assert [g["key"] for g in games if g["neighbour_bonus"]] == ["let-it-ride"]
+
+
+def test_a_rounds_view_says_which_parts_hold_chips() -> None:
+    """``parts_up`` (the view's generic key the felts read): Three Card Poker's Play once the seat played
+    (R-TCP-2), never for a seat that folded; Let It Ride's bets still up after a pull (R-LIR-2)."""
+    from tablegames.engine import Action, Table
+    from tablegames.randomness import SeededRandom
+    from tablegames.rules import make_rules
+
+    tcp = Table(make_rules("three-card-poker"), seats=2, source=SeededRandom(5)).new_round()
+    for seat in (1, 2):
+        tcp.place_wager(seat, "ante", 500)
+    tcp.deal()
+    assert tcp.view(1)["parts_up"] == {"1": ["ante"], "2": ["ante"]}
+    tcp.act(1, Action("play"))
+    tcp.act(2, Action("fold"))
+    assert tcp.view(2)["parts_up"] == {"1": ["ante", "play"], "2": ["ante"]}
+
+    lir = Table(make_rules("let-it-ride"), seats=1, source=SeededRandom(5)).new_round()
+    lir.place_wager(1, "bets", 500)
+    lir.deal()
+    lir.act(1, Action("pull"))
+    view = lir.view(1)
+    assert view["parts_up"] == view["bets_up"] == {"1": ["2", "$"]}

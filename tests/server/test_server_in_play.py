@@ -1,11 +1,12 @@
 """Each table keeps the stakes of its open rounds in its own in-play account (wagers at different tables never
-wait for one shared row). A database from before that keeps them in the shared in-play account: the one-off
-migration (``python -m tablegames.server.migrate``) moves them to the table's account, and the server then
-settles the round from there on start, with the books intact."""
+wait for one shared row). A database from before that keeps them in the shared in-play account: the schema
+migration 0002 (``tablegames db upgrade``, or the server's start) moves them to the table's account, and the
+server then settles the round from there on start, with the books intact."""
 
 from __future__ import annotations
 
 import itertools
+import time
 from contextlib import ExitStack
 
 import sqlalchemy as sa
@@ -13,17 +14,17 @@ from fastapi.testclient import TestClient
 
 from server_harness import ADMIN, Harness
 from tablegames.randomness import SeededRandom
+from tablegames.server import migrate
 from tablegames.server.app import create_app
-from tablegames.server.db import SETTLED
-from tablegames.server.migrate import move_shared_stakes
+from tablegames.server.db import SETTLED, make_engine
 
 
-def _app(url: str, seed: int) -> object:
+def _app(url: str, seed: int, seconds: float = 30.0) -> object:
     counter = itertools.count(seed)
     return create_app(
         url,
-        betting_seconds=30.0,
-        turn_seconds=30.0,
+        betting_seconds=seconds,
+        turn_seconds=seconds,
         admin_token=ADMIN,
         source_factory=lambda: SeededRandom(next(counter)),
     )
@@ -48,9 +49,10 @@ def test_wagers_go_to_the_tables_own_account_and_old_shared_stakes_are_migrated_
         accounts = _accounts(h)
         assert accounts[f"in-play:table {t1}"] == 700 and accounts[f"in-play:table {t2}"] == 300
         assert accounts["in-play"] == 0
-    # make it an older database: ann's stake was booked to the shared in-play account
-    engine = sa.create_engine(db_url.replace("postgresql://", "postgresql+psycopg://"))
+    # make it an older database: ann's stake was booked to the shared in-play account, the schema unversioned
+    engine = make_engine(db_url)
     with engine.begin() as c:
+        c.execute(sa.text("DROP TABLE alembic_version"))
         ids = dict(c.execute(sa.text("SELECT name, id FROM accounts WHERE kind = 'in_play'")).all())
         own, shared = ids[f"in-play:table {t1}"], ids["in-play"]
         c.execute(
@@ -59,13 +61,24 @@ def test_wagers_go_to_the_tables_own_account_and_old_shared_stakes_are_migrated_
         )
         c.execute(sa.text("UPDATE accounts SET balance = 0 WHERE id = :o"), {"o": own})
         c.execute(sa.text("UPDATE accounts SET balance = 700 WHERE id = :s"), {"s": shared})
+    assert migrate.upgrade(engine) == (None, migrate.head())
+    in_play = "SELECT COUNT(*) FROM ledger_transactions WHERE kind = 'in-play'"
+    with engine.connect() as c:
+        moved = c.execute(sa.text(in_play)).scalar_one()
+        balances = dict(c.execute(sa.text("SELECT name, balance FROM accounts WHERE kind = 'in_play'")).all())
+    assert moved == 1 and balances[f"in-play:table {t1}"] == 700 and balances["in-play"] == 0
+    assert migrate.upgrade(engine) == (migrate.head(), migrate.head())  # once: nothing is left to move
+    with engine.connect() as c:
+        assert c.execute(sa.text(in_play)).scalar_one() == 1
     engine.dispose()
-    assert move_shared_stakes(db_url) == {t1: 700}
-    assert move_shared_stakes(db_url) == {}  # once: nothing is left to move
     with ExitStack() as stack:
-        h = Harness(stack.enter_context(TestClient(_app(db_url, 50))), stack)  # type: ignore[arg-type]
-        # on start both open rounds were finished by the timeout defaults and settled from their own accounts
-        assert set(_accounts(h).values()) == {0}
+        # (nobody comes back: the resumed rounds time out on 0.3 s clocks)
+        h = Harness(stack.enter_context(TestClient(_app(db_url, 50, 0.3))), stack)  # type: ignore[arg-type]
+        # both open rounds resumed, were finished by the timeout defaults and settled from their own accounts
+        deadline = time.time() + 30
+        while set(_accounts(h).values()) != {0}:
+            assert time.time() < deadline, _accounts(h)
+            time.sleep(0.1)
         h.check_ledger()
         with h.server.sessions() as s:
             status, net = s.execute(

@@ -3,6 +3,7 @@ idempotent wagers, turn timeouts and the betting window, hints."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import pytest
@@ -154,6 +155,32 @@ def test_hints_give_the_best_action_and_the_cost_of_the_others(make_server: Call
     ws.request(type="act", action=hint["best"])
     st = ws.until(lambda m: m["type"] in ("state", "hint"))
     assert st["type"] == "state"  # hints are off now: no hint for the second decision
+
+
+def test_a_hint_names_its_decision_and_the_tables_strategy_is_solved_when_it_opens(
+    make_server: Callable[..., Harness],
+) -> None:
+    """Issue 24: a server preparing hints asks for a table's strategy when the table opens (so the first hand's
+    hint is exact), and each hint names the decision it answers (the page draws it at that decision only)."""
+    from tablegames.server import hints
+
+    h = make_server(prepare_hints=True)
+    table = h.table("three-card-poker")
+    rules = h.server.runners[table].rules
+    assert not hints.prepare(rules)  # asked already when the table opened (queued, solving or solved)
+    for _ in range(600):
+        if hints.strategy_for(rules) is not None:
+            break
+        time.sleep(0.1)
+    assert hints.strategy_for(rules) is not None
+    tok, _ = h.player("hal")
+    ws = h.ws(tok, table)
+    ws.request(type="sit")
+    assert ws.request(type="hints", on=True)["on"] is True
+    ws.request(type="wager", wagers={"ante": 500})
+    state = ws.until(lambda m: m["type"] == "state" and m["decision"] is not None)
+    hint = ws.until(lambda m: m["type"] == "hint")
+    assert hint["source"] == "exact" and hint["decision"] == state["decision"]
 
 
 def test_jackpot_hit_and_linked_meter_across_tables(make_server: Callable[..., Harness]) -> None:

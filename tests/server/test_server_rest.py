@@ -158,6 +158,6 @@ def test_racing_requests_open_a_table_created_elsewhere_once(
     out = CliRunner().invoke(app, ["tables", "create", "final-count", "--database", db_url])
     assert out.exit_code == 0, out.output
     with ThreadPoolExecutor(max_workers=8) as pool:
-        runners = list(pool.map(lambda _: h.server.runner(1), range(16)))
+        runners = list(pool.map(lambda _: h.server.tables.runner(1), range(16)))
     assert all(r is h.server.runners[1] for r in runners)
     assert [t["table_id"] for t in h.client.get("/tables").json()] == [1]

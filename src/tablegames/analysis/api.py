@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from tablegames.analysis.common import Analysis, Analyzer
 from tablegames.rules import GameRules, registry
 from tablegames.rules.common import RuleError
+from tablegames.rules.parameters import MONEY_MAX, quoted, read_cents
 
 if TYPE_CHECKING:
     from tablegames.analysis.sweep import Sweep
@@ -21,14 +22,14 @@ if TYPE_CHECKING:
 
 
 def parse_money(text: str) -> int:
-    """Cents from ``12345`` (cents) or ``$123.45`` / ``$1,234`` (dollars)."""
-    t = text.strip().replace(",", "").replace("_", "")
-    try:
-        if t.startswith("$"):
-            return round(Fraction(t[1:]) * 100)
-        return int(t)
-    except (ValueError, ZeroDivisionError):
-        raise RuleError(f"not an amount: {text!r} (cents like 7500000, or dollars like $75,000)") from None
+    """Cents from ``12345`` (cents) or ``$123.45`` / ``$1,234`` (dollars), read as a rule's amount is
+    (``rules.parameters.read_cents``: bounded as text before it is built, issue 20)."""
+    cents = read_cents(text.strip())
+    if cents is None:
+        raise RuleError(
+            f"not an amount: {quoted(text)} (cents like 7500000, or dollars like $75,000; whole cents)"
+        )
+    return cents
 
 
 def parse_meters(text: str | None) -> dict[str, int]:
@@ -64,14 +65,31 @@ def analyzer(rules: GameRules | str) -> Analyzer:
 
 
 def check_meters(rules: GameRules, meters: Mapping[str, int]) -> None:
+    """Every meter named is one of the game's, its value whole cents from 0 to ``MONEY_MAX`` (the CLI's
+    ``--meter``, the Math lab's ``meters``: one check, issue 20); a RuleError otherwise."""
     if not meters:
         return
     known = analyzer(rules).meter_names(rules)
     if not known:
         raise RuleError(f"{rules.game} has no meters")
-    for name in meters:
+    for name, cents in meters.items():
         if name not in known:
-            raise RuleError(f"unknown meter {name!r}; known: {', '.join(known)}")
+            raise RuleError(f"unknown meter {quoted(name)}; known: {', '.join(known)}")
+        if isinstance(cents, bool) or not isinstance(cents, int) or not 0 <= cents <= MONEY_MAX:
+            raise RuleError(f"meter {name}: {quoted(cents)} is not whole cents from 0 to {MONEY_MAX}")
+
+
+def check_bet(rules: GameRules, bet_cents: int | None) -> None:
+    """The wager size an analysis applies the payout cap at: whole cents from 1 to ``MONEY_MAX``, for a game
+    with a cap (the kernels' products stay in 64 bits, issue 20); a RuleError otherwise."""
+    if bet_cents is None:
+        return
+    if isinstance(bet_cents, bool) or not isinstance(bet_cents, int) or not 1 <= bet_cents <= MONEY_MAX:
+        raise RuleError(
+            f"--bet must be a positive number of cents up to {MONEY_MAX}, got {quoted(bet_cents)}"
+        )
+    if not analyzer(rules).bet_sized:
+        raise RuleError(f"--bet applies the aggregate payout cap; {rules.game} has none")
 
 
 def analyze_game(
@@ -83,12 +101,8 @@ def analyze_game(
     """The exact analysis of ``rules`` (heads-up, full deck, optimal strategy, cautious ties)."""
     meters = dict(meters or {})
     check_meters(rules, meters)
-    if bet_cents is not None and bet_cents <= 0:
-        raise RuleError("--bet must be a positive number of cents")
-    found = analyzer(rules)
-    if bet_cents is not None and not found.bet_sized:
-        raise RuleError(f"--bet applies the aggregate payout cap; {rules.game} has none")
-    return found.analyze(rules, bet_cents, meters, full_strategy)
+    check_bet(rules, bet_cents)
+    return analyzer(rules).analyze(rules, bet_cents, meters, full_strategy)
 
 
 # --- pay-table solver ---------------------------------------------------------------------------------

@@ -32,7 +32,9 @@ ASSUMPTIONS: tuple[str, ...] = (
     "One player heads-up against the dealer, one full 52-card deck (R-0.1), card removal included.",
     "Every deal is enumerated exactly (no sampling); probabilities are exact fractions of combination counts.",
     "The player follows the strategy of maximum expected value for the main wager; on exactly equal values "
-    "the more cautious choice is taken (pull the wager, stand, do not draw).",
+    "the more cautious choice is taken (pull the wager, stand, do not draw, fold).",
+    "R-0.5: between discards of exactly equal value, the card of higher point value, then higher rank (K, Q, J, "
+    "10), as the One Eyed Flush dealer; suits never decide. The analysis, hints, bots and simulator all do so.",
     "The Flip Card and the up cards are known to the player when deciding; nothing else is.",
     "House edge = expected loss / initial main wager; element of risk = expected loss / average total wager.",
 )
@@ -50,6 +52,9 @@ class Outcome:
     combinations: int
     payout: Fraction
     wagered: Fraction = Fraction(1)  # total amount wagered in this outcome, in units
+    # the engine's settlement outcome of the main wager in this row (win, push, lose, bust, fold...): exactly
+    # the labels of ``simulate --format json`` under ``outcomes.<main wager>`` ("": a side bet's row)
+    category: str = ""
 
     def probability(self, total: int) -> Fraction:
         return Fraction(self.combinations, total)
@@ -138,6 +143,14 @@ class Analysis(ReturnTable):
         n = sum(o.combinations for o in self.outcomes if (o.payout > 0) - (o.payout < 0) == sign)
         return Fraction(n, self.total)
 
+    def categories(self) -> dict[str, Fraction]:
+        """The exact probability of each settlement outcome of the main wager (the rows' ``category``), in
+        the order first met: what the simulation counts under ``outcomes.<main wager>``."""
+        out: dict[str, int] = {}
+        for o in self.outcomes:
+            out[o.category] = out.get(o.category, 0) + o.combinations
+        return {k: Fraction(n, self.total) for k, n in out.items()}
+
     @property
     def p_win(self) -> Fraction:
         return self._p(1)
@@ -189,6 +202,7 @@ class Analysis(ReturnTable):
 def outcome_json(o: Outcome, total: int) -> dict[str, Any]:
     return {
         "outcome": o.name,
+        **({"category": o.category} if o.category else {}),
         "combinations": o.combinations,
         "probability": float(o.probability(total)),
         "payout": float(o.payout),
@@ -311,13 +325,18 @@ class Analyzer:
         return ((main, bet_cents, None),)
 
     def deal_value(
-        self, rules: Any, deck: Sequence[int], wagers: Sequence[tuple[str, int, str | None]]
+        self,
+        rules: Any,
+        deck: Sequence[int],
+        wagers: Sequence[tuple[str, int, str | None]],
+        meters: Mapping[str, int] | None = None,
     ) -> dict[str, int] | None:
         """The analysis' own settlement of one heads-up round dealt from the stacked ``deck`` (deal order,
         R-0.2), the seat placing ``wagers`` and playing the optimal strategy: the net in cents of each wager
-        (a multi-bet wager's parts summed), computed from the analysis' tables and strategy, not by the engine.
-        The generic test (tests/analysis/test_analysis_engine_tie_registry.py) plays the same deck through
-        the engine and requires the same nets. None: not implemented."""
+        (a multi-bet wager's parts summed), computed from the analysis' tables and strategy, not by the engine;
+        ``meters``: the jackpot meters before the round (None: at reset). The generic test
+        (tests/analysis/test_analysis_engine_tie_registry.py) and the oracle's (tests/analysis/test_oracle.py)
+        play the same deck through the engine and require the same nets. None: not implemented."""
         return None
 
     def protection(self) -> GameProtection | None:
@@ -360,7 +379,7 @@ class Analyzer:
         return ""
 
     def table_size_effects(self, a: Analysis, rules: Any, players: int) -> list[tuple[str, Fraction]]:
-        """Named exact figures that depend on the number of players at the table (e.g. an Envy Bonus)."""
+        """Named exact figures that depend on the number of players at the table (e.g. a neighbour bonus)."""
         return []
 
     def meter_sweeps(self, rules: Any) -> list[MeterSweep]:
@@ -371,6 +390,16 @@ class Analyzer:
         """Exact figures the verification simulation checks (``analysis.submission``); the default: the main
         wager's house edge against the simulation's first wager row."""
         return [VerifyTarget("main wager house edge", "", a.house_edge)]
+
+
+def category_targets(a: Analysis, main: str) -> list[VerifyTarget]:
+    """Every settlement outcome of the main wager (the return table's ``category``) as a frequency the
+    simulation checks under ``outcomes.<main>``: all of them, none picked by hand."""
+    return [
+        VerifyTarget(f"P({main} wager: {cat})", main, p, figure="frequency", outcomes=(cat,))
+        for cat, p in a.categories().items()
+        if cat
+    ]
 
 
 @dataclass(frozen=True)

@@ -23,10 +23,10 @@ from tablegames.engine.events import (
     ActionTaken,
     CardDealt,
     CardDiscarded,
-    EnvyPaid,
     Event,
     HandResult,
     JackpotHit,
+    NeighbourBonusPaid,
     RoundEnded,
     Settled,
 )
@@ -67,7 +67,7 @@ class WorkedExample:
     hands: dict[str, str]  # owner -> final hand
     settlements: list[Settlement]
     hits: list[tuple[str, int]]  # meter, amount
-    envy: list[tuple[int, int]]
+    neighbour_bonus: list[tuple[int, int]]  # (seat, cents): bonuses paid for another seat's hand
     net: int  # seat 1's
     meters: dict[str, int] = field(default_factory=dict)  # the meters before the round
     seats: int = 1
@@ -100,7 +100,7 @@ class WorkedExample:
                 }
                 for s in self.settlements
             ],
-            "envy": [{"seat": seat, "cents": cents} for seat, cents in self.envy],
+            "envy": [{"seat": seat, "cents": cents} for seat, cents in self.neighbour_bonus],
             "net_cents": self.net,
             "net_by_seat": {str(k): v for k, v in self.nets.items()},
         }
@@ -150,7 +150,7 @@ def _record(
     hands: dict[str, str] = {}
     settlements: list[Settlement] = []
     hits: list[tuple[str, int]] = []
-    envy: list[tuple[int, int]] = []
+    bonuses: list[tuple[int, int]] = []
     discarded: list[tuple[str, int]] = []
     nets: dict[int, int] = {}
     taken = [e.action for e in history if isinstance(e, ActionTaken)]
@@ -179,8 +179,8 @@ def _record(
             )
         elif isinstance(e, JackpotHit):
             hits.append((e.meter, e.amount))
-        elif isinstance(e, EnvyPaid):
-            envy.append((e.seat, e.amount))
+        elif isinstance(e, NeighbourBonusPaid):
+            bonuses.append((e.seat, e.amount))
         elif isinstance(e, RoundEnded):
             nets = dict(e.net_by_seat)
     ex = WorkedExample(
@@ -193,7 +193,7 @@ def _record(
         hands,
         settlements,
         hits,
-        envy,
+        bonuses,
         nets.get(1, 0),
         meters,
         spec.seats,

@@ -34,7 +34,6 @@ from math import comb
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import numpy.typing as npt
 
 from tablegames.analysis.common import (
     Analysis,
@@ -56,6 +55,7 @@ from tablegames.analysis.let_it_ride_kernel import PER_HAND as PER_HAND
 from tablegames.analysis.let_it_ride_kernel import TOTAL_DEALS as TOTAL_DEALS
 from tablegames.analysis.let_it_ride_kernel import IntArray as IntArray
 from tablegames.analysis.let_it_ride_kernel import LetItRideStrategy as LetItRideStrategy
+from tablegames.analysis.let_it_ride_kernel import _bonus_table as _bonus_table
 from tablegames.analysis.let_it_ride_kernel import _drop_index as _drop_index
 from tablegames.analysis.let_it_ride_kernel import _ranks_suits as _ranks_suits
 from tablegames.analysis.let_it_ride_kernel import _Solution as _Solution
@@ -79,7 +79,7 @@ from tablegames.analysis.let_it_ride_report import strategy_description as strat
 from tablegames.cards import parse_cards
 from tablegames.engine.actions import Action
 from tablegames.rules.common import PayTable, RuleError, enum_key
-from tablegames.rules.indexing import build_pattern_tables, rank_index
+from tablegames.rules.indexing import rank_index
 from tablegames.rules.let_it_ride import (
     BONUS_PAYTABLES,
     MAIN,
@@ -212,9 +212,10 @@ def analyze(
         for h in sorted(LirHand, reverse=True):
             n = int(counts[k, h])
             wagered += n * k
-            outcomes.append(
-                Outcome(f"{_hand_name(h)}, {k} up", n, Fraction(int(sol.win[k, h]), sol.unit), Fraction(k))
-            )
+            # the category: the engine's outcome of the bets up at the showdown (R-LIR-4): the hand pays or not
+            won = "win" if rules.main_paytable.odds(h) is not None else "lose"
+            net = Fraction(int(sol.win[k, h]), sol.unit)
+            outcomes.append(Outcome(f"{_hand_name(h)}, {k} up", n, net, Fraction(k), category=won))
     ev = Fraction(int(np.maximum(sol.value3[0], sol.value3[1]).sum()), TOTAL_DEALS * sol.unit)
     analysis = Analysis(
         game="let-it-ride",
@@ -318,9 +319,13 @@ class LetItRideAnalyzer(Analyzer):
         )
 
     def deal_value(
-        self, rules: LetItRideRules, deck: Sequence[int], wagers: Sequence[tuple[str, int, str | None]]
+        self,
+        rules: LetItRideRules,
+        deck: Sequence[int],
+        wagers: Sequence[tuple[str, int, str | None]],
+        meters: Mapping[str, int] | None = None,
     ) -> dict[str, int]:
-        return deal_value(rules, deck, {w: a for w, a, _ in wagers})
+        return deal_value(rules, deck, {w: a for w, a, _ in wagers}, meters)
 
     def plot_strategy(self, a: Analysis, rules: LetItRideRules, bet_cents: int | None, path: Any) -> None:
         plot_strategy(rules, bet_cents, path)
@@ -508,11 +513,17 @@ class LetItRideAnalyzer(Analyzer):
         return PROTECTION
 
 
-def deal_value(rules: LetItRideRules, deck: Sequence[int], wagers: Mapping[str, int]) -> dict[str, int]:
+def deal_value(
+    rules: LetItRideRules,
+    deck: Sequence[int],
+    wagers: Mapping[str, int],
+    meters: Mapping[str, int] | None = None,
+) -> dict[str, int]:
     """The analysis' own settlement of one heads-up round dealt from ``deck`` (R-0.2: player, dealer, player,
     dealer, ...; the dealer's first card burnt, R-LIR-2), the seat playing the optimal strategy: net cents of
     each wager in ``wagers``, from the solution's decisions and win table (the cap included), the 3-Card Bonus
-    and the Progressive return tables (the meters at reset plus this seat's own contributions)."""
+    and the Progressive return tables (the ``meters`` before the round, None: at reset, plus this seat's own
+    contributions, R-LIR-7)."""
     player = [int(c) for c in deck[0:6:2]]
     c1, c2 = int(deck[3]), int(deck[5])
     bet = wagers[MAIN]
@@ -529,19 +540,12 @@ def deal_value(rules: LetItRideRules, deck: Sequence[int], wagers: Mapping[str, 
         out["bonus"] = int(next(o.payout for o in bonus.outcomes if o.name == cat) * wagers["bonus"])
     if wagers.get("progressive"):
         stake = wagers["progressive"]
-        meters = {m.name: m.reset_cents + m.contribution(stake) for m in rules.progressive.meters}
-        prog = progressive_side_bet(rules, meters)
+        before = {m.name: m.reset_cents for m in rules.progressive.meters} if meters is None else meters
+        contributed = {m.name: before[m.name] + m.contribution(stake) for m in rules.progressive.meters}
+        prog = progressive_side_bet(rules, contributed)
         payout = next(o.payout for o in prog.outcomes if o.name == _hand_name(hand))
         out["progressive"] = int(payout * stake)
     return out
-
-
-@lru_cache(maxsize=1)
-def _bonus_table() -> npt.NDArray[np.int8]:
-    """The 3-Card Bonus class of every three-card set by colex index (the tables :func:`bonus_counts` counts)."""
-    keys, is_flush = _ranks_suits(combos(52, 3))
-    plain, flush = build_pattern_tables(3, three_card_category_of)
-    return np.where(is_flush, flush[keys], plain[keys]).astype(np.int8)
 
 
 def _p_up(a: Analysis, k: int) -> Fraction:

@@ -21,13 +21,16 @@ from tablegames.analysis.common import (
     combinations_array,
 )
 from tablegames.engine.actions import PULL, RIDE, Action
-from tablegames.rules.common import PayTable
+from tablegames.rules.common import NO_PAY, PayTable
 from tablegames.rules.indexing import build_pattern_tables, rank_weights
 from tablegames.rules.let_it_ride import (
     LetItRideRules,
     LirHand,
+    bets_up_return,
     lir_hand_of,
+    pulled_return,
 )
+from tablegames.rules.poker import three_card_category_of
 
 if TYPE_CHECKING:
     pass
@@ -141,17 +144,16 @@ def three_of_four() -> IntArray:
 
 
 def win_table(paytable: PayTable[LirHand], bet_cents: int, cap_cents: int | None) -> IntArray:
-    """``W[k, h]``: the base game's net result in cents with ``k`` wagers of ``bet_cents`` up and final hand
-    ``h`` (R-LIR-4), the win capped at ``cap_cents`` (R-LIR-5)."""
+    """``W[k, h]``: the base game's net result in cents with ``k`` wagers of ``bet_cents`` up (the others
+    pulled) and final hand ``h``, the win capped at ``cap_cents`` (None: no cap): from the rules' own
+    ``pulled_return`` and ``bets_up_return`` (R-LIR-2..5), as the flow settles and the kernel compiles."""
     w = np.zeros((4, NH), dtype=np.int64)
     for h in LirHand:
-        odds = paytable.odds(h)
+        odds = NO_PAY if (o := paytable.odds(h)) is None else o
         for k in (1, 2, 3):
-            if odds is None:
-                w[k, h] = -k * bet_cents
-            else:
-                win = odds * k * bet_cents
-                w[k, h] = win if cap_cents is None else min(win, cap_cents)
+            cap = k * bet_cents * max(odds, 0) if cap_cents is None else cap_cents  # None: the win itself
+            returned = (3 - k) * pulled_return(bet_cents) + bets_up_return(k, bet_cents, odds, cap)
+            w[k, h] = returned - 3 * bet_cents
     return w
 
 
@@ -327,3 +329,12 @@ def _counts(h4, rode, ride2):  # type: ignore[no-untyped-def]
 def outcome_counts(sol: _Solution) -> IntArray:
     """``[4, NH]``: ordered deals ending with ``k`` wagers up and base hand ``h`` under the strategy."""
     return np.asarray(_counts(hist4(sol.qualifier), rides_in(sol), sol.ride2), dtype=np.int64)
+
+
+@lru_cache(maxsize=1)
+def _bonus_table() -> npt.NDArray[np.int8]:
+    """The 3-Card Bonus class of every three-card set by colex index (the tables
+    ``analysis.let_it_ride.bonus_counts`` counts)."""
+    keys, is_flush = _ranks_suits(combos(52, 3))
+    plain, flush = build_pattern_tables(3, three_card_category_of)
+    return np.where(is_flush, flush[keys], plain[keys]).astype(np.int8)

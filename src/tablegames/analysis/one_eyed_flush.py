@@ -63,8 +63,7 @@ from tablegames.analysis.one_eyed_flush_kernel import optimal_strategy as optima
 from tablegames.analysis.one_eyed_flush_kernel import structure as structure
 from tablegames.cards import format_cards, parse_cards
 from tablegames.engine.actions import Action
-from tablegames.engine.bots import best_action
-from tablegames.rules.common import PayTable, RuleError, cents_for_share, enum_key
+from tablegames.rules.common import NO_PAY, PayTable, RuleError, cents_for_share, enum_key, returned_at_odds
 from tablegames.rules.one_eyed_flush import (
     ALL_FLIP_BETS,
     CLASSES,
@@ -240,7 +239,7 @@ def analyze(
                 if n == 0:
                     continue
                 payout = Fraction(int(sol.pay[cat, s]))
-                outcomes.append(Outcome(f"{label}, {enum_key(cat)}: {res}", n, payout))
+                outcomes.append(Outcome(f"{label}, {enum_key(cat)}: {res}", n, payout, category=res))
     total = comb(52, 3) * 49 * D
     analysis = Analysis(
         game="one-eyed-flush",
@@ -487,16 +486,8 @@ class OneEyedFlushAnalyzer(Analyzer):
             sum(counts[c] * p for c, p in cfg.fixed_prizes_cents.items()), comb(52, 3) * cfg.wager_cents
         )
         return [
+            # win, push, lose and bust: every category, checked by the report (common.category_targets)
             VerifyTarget("main wager house edge", "main", a.house_edge),
-            VerifyTarget("P(main wager wins)", "main", a.p_win, figure="frequency", outcomes=("win",)),
-            VerifyTarget("P(standoff)", "main", a.p_push, figure="frequency", outcomes=("push",)),
-            VerifyTarget(
-                "P(the player busts)",
-                "main",
-                _p(a, lambda n: n.endswith(": bust")),
-                figure="frequency",
-                outcomes=("bust",),
-            ),
             VerifyTarget(
                 "P(the player draws)",
                 "draws",
@@ -530,7 +521,11 @@ class OneEyedFlushAnalyzer(Analyzer):
         )
 
     def deal_value(
-        self, rules: OneEyedFlushRules, deck: Sequence[int], wagers: Sequence[tuple[str, int, str | None]]
+        self,
+        rules: OneEyedFlushRules,
+        deck: Sequence[int],
+        wagers: Sequence[tuple[str, int, str | None]],
+        meters: Mapping[str, int] | None = None,
     ) -> dict[str, int]:
         """Heads-up deal order (R-0.2, R-OEF-4): seat, dealer, seat, dealer (the Flip Card), seat, dealer; the
         seat's draw then the dealer's take the next cards. Decided by the optimal strategy's EVs, settled by
@@ -540,7 +535,7 @@ class OneEyedFlushAnalyzer(Analyzer):
         cls = t.classes.card_class
         seat, dealer, nxt, flip = [deck[0], deck[2], deck[4]], [deck[1], deck[3], deck[5]], 6, deck[3]
         first = t.hands[int(t.hand_of[tuple(cls(c) for c in seat)])]
-        action = best_action(optimal_strategy(rules).options(seat, flip))
+        action = optimal_strategy(rules).best(seat, flip)  # the solution's own choice (cautious, R-0.5)
         if action.index is not None:  # R-OEF-5: discard one card, draw the next
             seat[action.index], nxt = deck[nxt], nxt + 1
         hp = int(t.hand_of[tuple(cls(c) for c in seat)])
@@ -550,21 +545,23 @@ class OneEyedFlushAnalyzer(Analyzer):
                 if (t.bust_draw if action.index is not None else t.bust_stand)[hp]:  # R-OEF-6
                     out[name] = -stake
                     continue
-                wild = int(WILD in (cls(c) for c in seat))
-                pos = int(t.ddisc[(*(cls(c) for c in dealer), wild)])  # R-OEF-7
+                wild = int(t.live[hp, int(action.index is not None)])  # R-OEF-7, the rules' live_wild
+                pos = int(t.ddisc[(*(cls(c) for c in dealer), wild)])
                 if pos >= 0:
                     dealer[pos] = deck[nxt]
                 hd = int(t.hand_of[tuple(cls(c) for c in dealer)])
                 out[name] = stake * int(sol.pay[t.hand_cat[hp], t.result[hp, hd]])  # R-OEF-3, R-OEF-8
             elif name == "jackpot":  # R-OEF-9 on the first three cards, the meter fed by this wager
                 cfg = rules.jackpot
-                meter = cfg.reset_cents + cents_for_share(stake, cfg.share)
+                meter = (cfg.reset_cents if meters is None else meters[METER]) + cents_for_share(
+                    stake, cfg.share
+                )
                 out[name] = (
                     meter if first.category == cfg.meter_category else cfg.prize(first.category)
                 ) - stake
             elif name == "flip":  # R-OEF-10
                 odds = rules.flip_odds(FlipBet.parse(option or ""), flip)
-                out[name] = -stake if odds is None else stake * odds
+                out[name] = returned_at_odds(stake, NO_PAY if odds is None else odds) - stake  # R-0.3
         return out
 
 

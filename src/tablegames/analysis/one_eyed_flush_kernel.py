@@ -117,6 +117,7 @@ def _tallies_py(
     result: IntArray,
     bust_stand: npt.NDArray[np.bool_],
     bust_draw: npt.NDArray[np.bool_],
+    live: IntArray,
     ddisc: IntArray,
     dist: IntArray,
     tal: IntArray,
@@ -135,7 +136,7 @@ def _tallies_py(
     tal[:, :, :] = 0
     hp = hand_of[a, b, c]
     cat = hand_cat[hp]
-    wild = 1 if (a == WILD or b == WILD or c == WILD) else 0
+    wild = live[hp, 0]  # R-OEF-7, the rules' live_wild (a busted stand never reaches the dealer)
     # stand: the dealer's draw takes the next card (known in next-card)
     n = _dealer(rem, f, g, h, zf, hand_of, ddisc, dist)
     if mode == 3:
@@ -202,7 +203,7 @@ def _tallies_py(
             if bust_draw[hq]:
                 tal[1 + pos, cq, 3] += ny * m
                 continue
-            w = 1 if (k1 == WILD or k2 == WILD or yy == WILD) else 0
+            w = live[hq, 1]  # R-OEF-7, the rules' live_wild
             for hd in range(nh):
                 tal[1 + pos, cq, result[hq, hd]] += ny * dd[w, hd]
     # equal classes: the same option as the first position of the class
@@ -213,19 +214,40 @@ def _tallies_py(
     return int(n_state)
 
 
-def _value_py(tal: IntArray, pay: IntArray, ev: IntArray) -> int:
-    """``ev[option]`` = the tallies weighed by ``pay[category, result]``; returns the best option (cautious:
-    stand on a tie, then the first position)."""
+def _choose_py(ev: IntArray, a: int, b: int, c: int, prefer: IntArray) -> int:
+    """The option played at a state of sorted classes ``a <= b <= c`` with exact values ``ev[option]`` (integer
+    numerators over one denominator: ties are exact): the highest value; on a tie, standing (cautious,
+    RULES.md); among tied discards, R-0.5: the class of the highest ``prefer`` (the rules'
+    ``discard_preference``: higher point value, then higher rank), the first position of equal classes."""
     best = 0
+    best_class = -1
+    for o in range(1, 4):
+        k = a if o == 1 else (b if o == 2 else c)
+        if ev[o] > ev[best] or (ev[o] == ev[best] and best > 0 and prefer[k] > prefer[best_class]):
+            best = o
+            best_class = k
+    return best
+
+
+def _value_py(tal: IntArray, pay: IntArray, ev: IntArray, a: int, b: int, c: int, prefer: IntArray) -> int:
+    """``ev[option]`` = the tallies weighed by ``pay[category, result]``; returns the option played
+    (:func:`_choose_py`: cautious, then R-0.5)."""
     for o in range(4):
         s = 0
         for k in range(NCAT):
             for r in range(4):
                 s += tal[o, k, r] * pay[k, r]
         ev[o] = s
-        if s > ev[best]:
-            best = o
-    return best
+    return int(_choose(ev, a, b, c, prefer))
+
+
+def _best_all_py(ev: IntArray, prefer: IntArray, best: IntArray) -> None:
+    """``best[a, b, c, f]`` = :func:`_choose_py` at every state (the exact analysis' strategy)."""
+    for a in range(NC):
+        for b in range(a, NC):
+            for c in range(b, NC):
+                for f in range(NC):
+                    best[a, b, c, f] = _choose(ev[a, b, c, f], a, b, c, prefer)
 
 
 def _states_py(
@@ -239,7 +261,9 @@ def _states_py(
     result: IntArray,
     bust_stand: npt.NDArray[np.bool_],
     bust_draw: npt.NDArray[np.bool_],
+    live: IntArray,
     ddisc: IntArray,
+    prefer: IntArray,
     idx4: IntArray,
     store: IntArray,
     changes: IntArray,
@@ -317,6 +341,7 @@ def _states_py(
                                 result,
                                 bust_stand,
                                 bust_draw,
+                                live,
                                 ddisc,
                                 dist,
                                 tal,
@@ -330,7 +355,7 @@ def _states_py(
                                         for r in range(4):
                                             store[a, b, c, f, o, k, r] = tal[o, k, r]
                                 continue
-                            best = _value(tal, pay, ev)
+                            best = _value(tal, pay, ev, a, b, c, prefer)
                             total += weight * ev[best]
                             changes[a, b, c, fair_best[a, b, c, f], best] += weight * n_state
     return total
@@ -351,12 +376,14 @@ def _options_py(
     result: IntArray,
     bust_stand: npt.NDArray[np.bool_],
     bust_draw: npt.NDArray[np.bool_],
+    live: IntArray,
     ddisc: IntArray,
+    prefer: IntArray,
     pay: IntArray,
     ev: IntArray,
 ) -> int:
     """One state's ``ev[option]`` under ``pay`` (summed over the unseen cards) and its number of deals: the
-    informed bot's decision and ``share``'s."""
+    informed bot's decision and ``share``'s are :func:`_choose_py` of ``ev``."""
     nh = result.shape[0]
     dist = np.zeros((2, nh), dtype=np.int64)
     tal = np.zeros((4, NCAT, 4), dtype=np.int64)
@@ -378,6 +405,7 @@ def _options_py(
         result,
         bust_stand,
         bust_draw,
+        live,
         ddisc,
         dist,
         tal,
@@ -385,39 +413,47 @@ def _options_py(
         known,
         idx4,
     )
-    _value(tal, pay, ev)
+    _value(tal, pay, ev, a, b, c, prefer)
     return int(n)
 
 
 _dealer: Any = _dealer_py
 _tallies: Any = _tallies_py
+_choose: Any = _choose_py
 _value: Any = _value_py
 _COMPILED: dict[str, Any] = {}
 
 
 def kernels() -> dict[str, Any]:
-    """The Numba-compiled kernels (cached on disk): ``states`` (the one state loop) and ``options`` (one state),
-    or the plain Python ones with TABLEGAMES_NO_NUMBA=1."""
-    global _dealer, _tallies, _value
+    """The Numba-compiled kernels (cached on disk): ``states`` (the one state loop), ``options`` (one state),
+    ``choose`` (the option played, R-0.5) and ``best_all`` (it at every state), or the plain Python ones with
+    TABLEGAMES_NO_NUMBA=1."""
+    global _dealer, _tallies, _choose, _value
     if not _COMPILED:
         import os
 
         if os.environ.get("TABLEGAMES_NO_NUMBA"):
-            _COMPILED.update(states=_states_py, options=_options_py)
+            _COMPILED.update(states=_states_py, options=_options_py, choose=_choose_py, best_all=_best_all_py)
         else:
             from numba import njit
 
             _dealer = njit(cache=True)(_dealer_py)
             _tallies = njit(cache=True)(_tallies_py)
+            _choose = njit(cache=True)(_choose_py)
             _value = njit(cache=True)(_value_py)
-            _COMPILED.update(states=njit(cache=True)(_states_py), options=njit(cache=True)(_options_py))
+            _COMPILED.update(
+                states=njit(cache=True)(_states_py),
+                options=njit(cache=True)(_options_py),
+                choose=_choose,
+                best_all=njit(cache=True)(_best_all_py),
+            )
     return _COMPILED
 
 
 def table_args(t: _Tables) -> tuple[Any, ...]:
     """The tables as the kernels take them, after the state: hand_of, hand_cat, result, bust_stand, bust_draw,
-    ddisc."""
-    return (t.hand_of, t.hand_cat, t.result, t.bust_stand, t.bust_draw, t.ddisc)
+    live (R-OEF-7), ddisc, prefer (R-0.5)."""
+    return (t.hand_of, t.hand_cat, t.result, t.bust_stand, t.bust_draw, t.live, t.ddisc, t.prefer)
 
 
 # --- the solution ------------------------------------------------------------------------------------------
@@ -481,8 +517,9 @@ def _solve(rules: OneEyedFlushRules) -> _Solution:
     pay = pay_matrix(rules)
     ev = np.einsum("abcdoks,ks->abcdo", s.tallies, pay, dtype=np.int64)
     ev = np.where(s.present, ev, NO_OPTION)
-    # cautious tie-break: stand unless a draw is strictly better; among discards, the first position
-    best = np.argmax(ev, axis=4)
+    # exact ties: stand unless a draw is strictly better (cautious); among discards R-0.5 (the tables' prefer)
+    best = np.zeros(ev.shape[:4], dtype=np.int64)
+    kernels()["best_all"](ev, s.tables.prefer, best)
     return _Solution(s.tables, s.tallies, ev, best, s.weight, pay)
 
 

@@ -32,6 +32,9 @@ from tablegames.rules.one_eyed_flush import (
     JackpotConfig,
     OneEyedFlushRules,
     compare,
+    discard_preference,
+    live_wild,
+    main_return,
     point_value,
 )
 
@@ -41,7 +44,8 @@ NC = (
 )  # 13 natural ranks (rank - 2) and the wild class (rules.indexing.CardClasses), for any wild cards
 WILD = CLASSES.wild_class
 D = 48 * 47 * 46 * 45
-RESULTS = ("win", "push", "loss", "bust")
+RESULTS = ("win", "push", "lose", "bust")
+"""The main wager's results: the engine's settlement outcomes (R-OEF-6, R-OEF-8), the kernel's labels."""
 NCAT = len(Category)
 
 
@@ -70,8 +74,12 @@ class _Tables:
     result: IntArray  # [H, H]: main-wager result for player id vs dealer id: 0 win, 1 push, 2 loss
     bust_stand: npt.NDArray[np.bool_]  # [H]
     bust_draw: npt.NDArray[np.bool_]  # [H]
+    live: (
+        IntArray  # [H, 2]: (hand, drew) -> 1 when the seat makes the dealer draw vs a wild (R-OEF-7), else 0
+    )
     ddisc: IntArray  # [NC, NC, NC, 2]: position the dealer discards (w = player holds a wild), -1 stands
     ways3: IntArray  # [NC, NC, NC] (sorted): the sets of real cards of each class triple
+    prefer: IntArray  # [NC]: R-0.5 order of each class on an exact tie of discards (higher: discarded)
 
 
 def _hands(classes: CardClasses = CLASSES) -> Iterator[tuple[tuple[int, int, int], list[int]]]:
@@ -99,11 +107,13 @@ def _structural_tables(rules: OneEyedFlushRules) -> _Tables:
     classes = rules.classes
     counts = np.array([len(x) for x in classes.class_cards()], dtype=np.int64)
     hand_ids: dict[Hand, int] = {}
+    wilds: dict[int, int] = {}  # hand id -> whether it holds a wild (the same for every hand of the id)
     hand_of = np.full((NC, NC, NC), -1, dtype=np.int64)
     ddisc = np.full((NC, NC, NC, 2), -1, dtype=np.int64)
     ways3 = np.zeros((NC, NC, NC), dtype=np.int64)
     for key, cards in _hands(classes):
         hid = hand_ids.setdefault(rules.evaluate(cards), len(hand_ids))
+        assert wilds.setdefault(hid, int(rules.holds_wild(cards))) == int(rules.holds_wild(cards))
         ways3[key] = _ways(key, counts)
         dropped = []
         for w in (0, 1):
@@ -119,6 +129,9 @@ def _structural_tables(rules: OneEyedFlushRules) -> _Tables:
     result = np.array(
         [[(0, 1, 2)[1 - compare(hp, hd, rules.ties)] for hd in hands] for hp in hands], dtype=np.int64
     )
+    # R-0.5: the rules' order of equal-EV discards (rules.one_eyed_flush.discard_preference), by class
+    keys = [discard_preference(c[0], classes.wild) if c else (0, 0) for c in classes.class_cards()]
+    order = sorted(set(keys))
     return _Tables(
         classes=classes,
         counts=counts,
@@ -128,14 +141,22 @@ def _structural_tables(rules: OneEyedFlushRules) -> _Tables:
         result=result,
         bust_stand=np.array([rules.is_bust(h, False) for h in hands], dtype=np.bool_),
         bust_draw=np.array([rules.is_bust(h, True) for h in hands], dtype=np.bool_),
+        live=np.array(  # R-OEF-7: the rules' live_wild, of the bust rule (R-OEF-6) and the wild held
+            [
+                [live_wild(int(rules.is_bust(h, bool(d))), wilds[i]) for d in (0, 1)]
+                for i, h in enumerate(hands)
+            ],
+            dtype=np.int64,
+        ),
         ddisc=ddisc,
         ways3=ways3,
+        prefer=np.array([order.index(k) for k in keys], dtype=np.int64),
     )
 
 
 def pay_matrix(rules: OneEyedFlushRules) -> IntArray:
     """``[category, result]``: the main wager's net in units (R-OEF-8): the win odds, a push 0, a loss or bust -1."""
     pay = np.zeros((NCAT, 4), dtype=np.int64)
-    pay[:, 0] = [rules.win_odds(c) for c in Category]
-    pay[:, 2:] = -1
+    for c in Category:  # the rules' main_return of a unit: win, push, lose; a bust returns nothing (R-OEF-6)
+        pay[c] = [main_return(result, 1, rules.win_odds(c)) - 1 for result in (1, 0, -1)] + [-1]
     return pay

@@ -13,9 +13,12 @@ lists, ``|`` tables, ``![alt](file.png)`` images, fenced code blocks, ``**bold**
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+PAGE_BREAK = "<!-- pagebreak -->"
 
 
 @lru_cache(maxsize=1)
@@ -63,8 +66,51 @@ def _column_widths(cells: list[list[str]], width: float, font_size: float) -> li
     return [lo + (hi - lo) * give for lo, hi in zip(least, want, strict=True)]
 
 
-def markdown_to_pdf(markdown_text: str, path: Path, base: Path, title: str) -> None:
-    """Typeset ``markdown_text`` to ``path``; images are read relative to ``base``."""
+def _numbered_canvas(footer: Sequence[str], sans: str, mono: str) -> Any:
+    """A canvas class that keeps every page until the end, then draws each page's footer with "page x of
+    y" (the total is known only then): ReportLab's usual two-pass pattern."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.units import mm
+    from reportlab.pdfgen.canvas import Canvas
+
+    class NumberedCanvas(Canvas):  # type: ignore[misc]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._pages: list[dict[str, Any]] = []
+
+        def showPage(self) -> None:
+            self._pages.append(dict(self.__dict__))
+            self._startPage()
+
+        def save(self) -> None:
+            total = len(self._pages)
+            for state in self._pages:
+                self.__dict__.update(state)
+                self._footer(total)
+                super().showPage()
+            super().save()
+
+        def _footer(self, total: int) -> None:
+            self.saveState()
+            self.setStrokeColorRGB(0.6, 0.6, 0.6)
+            self.setLineWidth(0.3)
+            top = 6 * mm + 7 * len(footer)
+            self.line(15 * mm, top, A4[0] - 15 * mm, top)
+            for k, line in enumerate(footer):
+                self.setFont(sans if k == 0 else mono, 6.5 if k == 0 else 5.4)
+                self.drawString(15 * mm, top - 7.5 * (k + 1) + 1, line)
+            self.setFont(sans, 7.5)
+            self.drawRightString(A4[0] - 15 * mm, top - 8.5, f"page {self._pageNumber} of {total}")
+            self.restoreState()
+
+    return NumberedCanvas
+
+
+def markdown_to_pdf(
+    markdown_text: str, path: Path, base: Path, title: str, footer: Sequence[str] = ()
+) -> None:
+    """Typeset ``markdown_text`` to ``path``; images are read relative to ``base``. Every page's foot has the
+    ``footer`` lines (default: the title) and "page x of y"; a line ``<!-- pagebreak -->`` starts a page."""
     from reportlab.lib import colors
     from reportlab.lib.pagesizes import A4
     from reportlab.lib.styles import ParagraphStyle
@@ -74,6 +120,7 @@ def markdown_to_pdf(markdown_text: str, path: Path, base: Path, title: str) -> N
         KeepTogether,
         ListFlowable,
         ListItem,
+        PageBreak,
         Paragraph,
         Preformatted,
         SimpleDocTemplate,
@@ -86,6 +133,15 @@ def markdown_to_pdf(markdown_text: str, path: Path, base: Path, title: str) -> N
     body = ParagraphStyle("body", fontName=sans, fontSize=9, leading=12, spaceAfter=4)
     cell = ParagraphStyle("cell", fontName=sans, fontSize=7, leading=8.5)
     head_cell = ParagraphStyle("head", parent=cell, fontName=bold)
+    quote = ParagraphStyle(
+        "quote",
+        parent=body,
+        fontSize=8,
+        leading=10.5,
+        leftIndent=22,
+        textColor=colors.HexColor("#34495e"),
+        backColor=colors.HexColor("#f3f6f9"),
+    )
     code = ParagraphStyle(
         "code", fontName=mono, fontSize=6.5, leading=8, backColor=colors.HexColor("#f4f4f4")
     )
@@ -101,7 +157,7 @@ def markdown_to_pdf(markdown_text: str, path: Path, base: Path, title: str) -> N
         leftMargin=15 * mm,
         rightMargin=15 * mm,
         topMargin=15 * mm,
-        bottomMargin=15 * mm,
+        bottomMargin=22 * mm,
         title=title,
         author="tablegames",
     )
@@ -120,8 +176,12 @@ def markdown_to_pdf(markdown_text: str, path: Path, base: Path, title: str) -> N
     i = 0
     while i < len(lines):
         line = lines[i]
-        if not line.startswith("- "):
+        if not line.startswith("- ") and not line.startswith("> "):
             flush_list()
+        if line.strip() == PAGE_BREAK:
+            story.append(PageBreak())
+            i += 1
+            continue
         if line.startswith("```"):
             j = i + 1
             while j < len(lines) and not lines[j].startswith("```"):
@@ -175,16 +235,12 @@ def markdown_to_pdf(markdown_text: str, path: Path, base: Path, title: str) -> N
             story.append(Paragraph(_inline(line[level:].strip(), mono), headings[min(level, 4)]))
         elif line.startswith("- "):
             items.append(ListItem(Paragraph(_inline(line[2:], mono), body), leftIndent=12))
+        elif line.startswith("> "):  # a quoted ruling, under its list item
+            flush_list()
+            story.append(Paragraph(_inline(line[2:], mono), quote))
         elif line.strip():
             story.append(Paragraph(_inline(line, mono), body))
         i += 1
     flush_list()
 
-    def footer(canvas: Any, document: Any) -> None:
-        canvas.saveState()
-        canvas.setFont(sans, 7)
-        canvas.drawString(15 * mm, 8 * mm, title)
-        canvas.drawRightString(A4[0] - 15 * mm, 8 * mm, f"page {document.page}")
-        canvas.restoreState()
-
-    doc.build(story, onFirstPage=footer, onLaterPages=footer)
+    doc.build(story, canvasmaker=_numbered_canvas(list(footer) or [title], sans, mono))

@@ -292,8 +292,16 @@ def protect(
         rounds_per_hour=pace,
         seats=seats,
         rules=dict(rules.describe()),
-        notes=list(exposure.notes),
+        notes=[*exposure.notes, CHANGED_DEFINITION],
     )
+
+
+CHANGED_DEFINITION = (
+    "A round counts as changed when the informed player's decision differs from the fair player's. Both break "
+    "exact ties of expected value alike: the cautious choice (pull, stand, fold), then R-0.5 between discards "
+    "(the card of higher point value, then higher rank); another tie-break would change these counts, never an EV."
+)
+"""How ``change_frequency`` and ``decisions_changed`` are defined (issue 21: they depend on the tie-break)."""
 
 
 def _round_frequency(exposure: Exposure) -> Fraction | float:

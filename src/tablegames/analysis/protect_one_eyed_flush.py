@@ -8,7 +8,8 @@ the wild class, exact multiplicities) as the exact analyzer (``analysis.one_eyed
 tables built from the rules (``analysis.one_eyed_flush_tables``) and its one state loop
 (``analysis.one_eyed_flush_kernel``): for each state of the informed player (the three cards, the Flip Card
 and the seen card(s)) the loop sums every option's result over the unseen cards, and the best option is played
-(cautious: stand on a tie, then the first card). The EV is an exact fraction of the C(52,3) x 49 x 48 x 47 x 46 x 45 ordered deals.
+(exact ties: stand, the cautious choice; among discards R-0.5, the card of higher point value, then higher
+rank, as the fair strategy). The EV is an exact fraction of the C(52,3) x 49 x 48 x 47 x 46 x 45 ordered deals.
 
 ``share=K`` (the other K-1 players' three cards known) is simulated: seeded deals, each solved exactly over the
 unseen cards for both the informed and the fair strategy; the dealer's draw against a wild (R-OEF-7) looks at
@@ -64,7 +65,9 @@ def _share_py(
     result: IntArray,
     bust_stand: npt.NDArray[np.bool_],
     bust_draw: npt.NDArray[np.bool_],
+    live: IntArray,
     ddisc: IntArray,
+    prefer: IntArray,
     out: npt.NDArray[np.float64],
     chosen: IntArray,
 ) -> None:
@@ -75,29 +78,46 @@ def _share_py(
         a, b, c, f = states[i, 0], states[i, 1], states[i, 2], states[i, 3]
         rem = rems[i].copy()
         n_state = _options(
-            3, a, b, c, f, -1, -1, -1, rem, hand_of, hand_cat, result, bust_stand, bust_draw, ddisc, pay, ev
+            3,
+            a,
+            b,
+            c,
+            f,
+            -1,
+            -1,
+            -1,
+            rem,
+            hand_of,
+            hand_cat,
+            result,
+            bust_stand,
+            bust_draw,
+            live,
+            ddisc,
+            prefer,
+            pay,
+            ev,
         )
-        best = 0
-        for o in range(1, 4):
-            if ev[o] > ev[best]:
-                best = o
+        best = _choose(ev, a, b, c, prefer)  # cautious, then R-0.5, as the fair strategy
         chosen[i] = best
         out[i] = (ev[best] - ev[fair_best[a, b, c, f]]) / n_state
 
 
 _options: Any = kern._options_py
+_choose: Any = kern._choose_py
 _COMPILED: dict[str, Any] = {}
 
 
 def _kernels() -> dict[str, Any]:
     """The shared kernels (``states``, ``options``) and ``share``, compiled by Numba (cached on disk), or the
     plain Python ones with TABLEGAMES_NO_NUMBA=1."""
-    global _options
+    global _options, _choose
     if not _COMPILED:
         import os
 
         shared = kern.kernels()
         _options = shared["options"]
+        _choose = shared["choose"]
         if os.environ.get("TABLEGAMES_NO_NUMBA"):
             _COMPILED.update(shared, share=_share_py)
         else:
@@ -208,7 +228,7 @@ def informed_action(rules: OneEyedFlushRules, scenario: str) -> Callable[[Any, i
     (dealer-hole-both) or the next card of the deck (next-card)."""
     sol = oefa._solve(rules)
     t = sol.tables
-    options = _kernels()["options"]
+    options, choose = _kernels()["options"], _kernels()["choose"]
     mode = MODES[scenario]
     card_class = t.classes.card_class
 
@@ -232,10 +252,7 @@ def informed_action(rules: OneEyedFlushRules, scenario: str) -> Callable[[Any, i
             rem[y] -= 1
         ev = np.zeros(4, dtype=np.int64)
         options(mode, *key, f, g, h, y, rem, *kern.table_args(t), sol.pay, ev)
-        best = 0
-        for o in range(1, 4):
-            if ev[o] > ev[best]:
-                best = o
+        best = int(choose(ev, *key, t.prefer))  # cautious, then R-0.5 (the rules' discard_preference)
         if best == 0:
             return STAND
         return discard(classes.index(key[best - 1]))

@@ -181,13 +181,29 @@ def to_html(markdown_text: str, title: str) -> str:
             body.append(f'<p><img src="{html.escape(src.rstrip(")"))}" alt="{html.escape(alt)}"></p>')
         elif line.startswith("- "):
             body.append(f"<li>{_inline(line[2:])}</li>")
+        elif line.startswith("> "):
+            body.append(f"<blockquote>{_inline(line[2:])}</blockquote>")
+        elif line.strip() == "<!-- pagebreak -->":
+            body.append('<div class="page-break"></div>')
         elif line.strip():
             body.append(f"<p>{_inline(line)}</p>")
         i += 1
     style = (
-        "body{font-family:sans-serif;max-width:70em;margin:2em auto}table{border-collapse:collapse;margin:1em 0}"
-        "td,th{border:1px solid #999;padding:2px 6px;text-align:right}td:first-child{text-align:left}"
-        "pre{background:#f4f4f4;padding:1em}img{max-width:100%}"
+        "body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;font-size:15px;line-height:1.45;color:#222;"
+        "max-width:62em;margin:2em auto;padding:0 1.5em}"
+        "h1{font-size:1.9em;border-bottom:3px solid #2e86c1;padding-bottom:.3em}"
+        "h2{font-size:1.4em;color:#1b4f72;border-bottom:1px solid #d5dde5;margin-top:2em}"
+        "h3{font-size:1.1em;color:#1b4f72}"
+        "table{border-collapse:collapse;margin:1em 0;font-size:.88em}"
+        "td,th{border:1px solid #c8d1da;padding:3px 8px;text-align:right;vertical-align:top}"
+        "th{background:#e8eef4}tr:nth-child(even) td{background:#f7f9fb}td:first-child{text-align:left}"
+        "li{margin:.25em 0}blockquote{margin:.2em 0 .6em 2em;padding:.3em .8em;background:#f3f6f9;"
+        "border-left:3px solid #aab7c4;color:#34495e;font-size:.92em}"
+        "code{font-family:'DejaVu Sans Mono',monospace;font-size:.9em;background:#f4f6f8;padding:0 .2em}"
+        "pre{background:#f4f6f8;padding:1em;overflow-x:auto;font-size:.85em}img{max-width:100%}"
+        ".page-break{border-top:1px dashed #ccc;margin:2em 0}"
+        "@media print{body{max-width:none;font-size:11pt}.page-break{page-break-after:always;border:0}"
+        "h2,h3{page-break-after:avoid}tr{page-break-inside:avoid}}"
     )
     return (
         f"<!doctype html>\n<html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"

@@ -20,11 +20,26 @@ import numpy as np
 from tablegames.analysis.api import analyzer
 from tablegames.analysis.common import Analysis
 from tablegames.analysis.examples import WorkedExample
+from tablegames.analysis.hold import SIMULATED_DRAWS, SKEW_LIMIT, normal_from, skewness
+from tablegames.analysis.pdf import PAGE_BREAK
 from tablegames.analysis.render import _md_table, order_columns, to_html, to_markdown
+from tablegames.analysis.report_parts import (
+    DEFINITIONS,
+    METER_NOTE,
+    footer_lines,
+    glossary,
+    identity_rows,
+    rule_set_words,
+    rule_value,
+    rules_section,
+    strategy_table,
+    title_page,
+)
 from tablegames.analysis.submission import HOLD_ROUNDS, PLAYERS, VI_Z, Submission, WagerStats, Z
 from tablegames.cards import format_cards
+from tablegames.engine import Action
 from tablegames.engine.events import BURN
-from tablegames.rules import GameRules
+from tablegames.rules import GameRules, registry
 
 
 def _plt() -> Any:
@@ -103,26 +118,40 @@ def plot_chart(a: Analysis, path: Path, row_label: str, col_label: str) -> None:
 
 
 def plot_hold(sub: Submission, path: Path) -> None:
-    """The main wager's hold: its exact long-run value and the 90/95/99% ranges against the rounds played."""
+    """The main wager's hold: its exact long-run value, the 90/95/99% ranges from the exact distribution at
+    each tabulated number of rounds, and the normal approximation's 95% range for comparison."""
     from tablegames.analysis.submission import hold_interval
 
     plt = _plt()
     main = sub.stats[0]
-    ns = np.logspace(2, 7, 60)
+    holds = sub.hold_ranges(main)
+    ns = np.logspace(np.log10(HOLD_ROUNDS[0]) - 0.3, np.log10(HOLD_ROUNDS[-1]) + 0.3, 60)
     fig, ax = plt.subplots(figsize=(9, 4.5))
-    for c, shade in zip(sorted(Z, reverse=True), ("#d6eaf8", "#85c1e9", "#2e86c1"), strict=True):
-        lo, hi = zip(
-            *(hold_interval(main.house_edge, main.std_dev, main.average_wager, int(n), c) for n in ns),
-            strict=True,
-        )
-        ax.fill_between(ns, [100 * x for x in lo], [100 * x for x in hi], color=shade, label=f"{c}% range")
+    lo_n, hi_n = zip(
+        *(hold_interval(main.house_edge, main.std_dev, main.average_wager, int(n), 95) for n in ns),
+        strict=True,
+    )
+    ax.plot(ns, [100 * x for x in lo_n], color="#7f8c8d", ls="--", lw=0.8, label="95%, normal approximation")
+    ax.plot(ns, [100 * x for x in hi_n], color="#7f8c8d", ls="--", lw=0.8)
+    for c, shade, width in zip(
+        sorted(Z, reverse=True), ("#d6eaf8", "#85c1e9", "#2e86c1"), (9, 6, 3), strict=True
+    ):
+        for k, h in enumerate(holds):
+            lo, hi = h.ranges[c]
+            ax.plot(
+                [h.rounds, h.rounds],
+                [100 * lo, 100 * hi],
+                color=shade,
+                lw=width,
+                solid_capstyle="butt",
+                label=f"{c}% range (exact distribution)" if k == 0 else None,
+            )
     ax.axhline(100 * float(main.element_of_risk), color="black", lw=1, label="exact hold (element of risk)")
-    ax.axhline(0, color="#c0392b", lw=0.8, ls="--")
+    ax.axhline(0, color="#c0392b", lw=0.8, ls=":")
     ax.set_xscale("log")
-    ax.set_ylim(100 * float(main.element_of_risk) - 30, 100 * float(main.element_of_risk) + 30)
     ax.set_xlabel("rounds played")
     ax.set_ylabel("hold, % of handle")
-    ax.set_title(f"{sub.title}: the casino's hold on the {main.wager} wager (normal approximation)")
+    ax.set_title(f"{sub.title}: the casino's hold on the {main.wager} wager")
     ax.legend(loc="upper right", fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -170,7 +199,21 @@ def _signed(cents: int) -> str:
     return f"{'+' if cents >= 0 else '-'}{_money(abs(cents))}"
 
 
-def example_markdown(n: int, ex: WorkedExample) -> list[str]:
+def action_words(action: str, hand: Sequence[int] = ()) -> str:
+    """A decision as a reader counts cards, from 1, naming the card when the hand is known: ``discard 0``
+    -> ``discard card 1``.
+
+    >>> action_words("discard 0"), action_words("discard 2", [0, 1, 51]), action_words("stand")
+    ('discard card 1', 'discard card 3 (A♠)', 'stand')
+    """
+    parsed = Action.parse(action)
+    if parsed.index is None:
+        return str(parsed)
+    card = f" ({_cards([hand[parsed.index]])})" if parsed.index < len(hand) else ""
+    return f"{parsed.name} card {parsed.index + 1}{card}"
+
+
+def example_markdown(n: int, ex: WorkedExample, bonus_title: str = "Neighbour bonus") -> list[str]:
     out = [f"### Example {n}: {ex.title}", ""]
     wagers = ", ".join(f"{w} {_money(c)}" + (f" on {o}" if o else "") for w, c, o in ex.wagers)
     who = f"Each of the {ex.seats} seats wagers" if ex.seats > 1 else "Wagers"
@@ -184,15 +227,20 @@ def example_markdown(n: int, ex: WorkedExample) -> list[str]:
     for owner, card in ex.discarded:
         out.append(f"- {'Burned' if owner == BURN else f'Discarded by {owner}'}: {_cards([card])}.")
     for i, (action, options) in enumerate(ex.decisions, 1):
-        evs = "; ".join(f"{k} {float(v):+.4f}" for k, v in options.items())
+        acting = ex.acting[i - 1] if len(ex.acting) >= i else 1
+        first = not ex.acting or ex.acting.index(acting) == i - 1  # the seat's first decision: its dealt hand
+        indexed = sum(Action.parse(k).index is not None for k in options)  # one option per card held
+        hand = ex.cards.get(f"seat {acting}", [])[:indexed] if first else []
+        evs = "; ".join(f"{action_words(k, hand)} {float(v):+.4f}" for k, v in options.items())
         seat = f" (seat {ex.acting[i - 1]})" if ex.seats > 1 and len(ex.acting) >= i else ""
         out.append(
-            f"- Decision {i}{seat}: **{action}** (exact EV of each option, units of the wager: {evs})."
+            f"- Decision {i}{seat}: **{action_words(action, hand)}** (exact EV of each option, units of the wager: "
+            f"{evs})."
         )
     if not ex.decisions:
         out.append("- No decision: the rules play this hand.")
-    for owner, hand in ex.hands.items():
-        out.append(f"- Final hand of {owner}: {hand}.")
+    for owner, final in ex.hands.items():
+        out.append(f"- Final hand of {owner}: {final}.")
     out += ["", "Settlement, as the engine's events record it:", ""]
     seat_col = ex.seats > 1
     rows: list[tuple[str, ...]] = []
@@ -200,12 +248,12 @@ def example_markdown(n: int, ex: WorkedExample) -> list[str]:
         detail = (
             st.detail
             + (f" (meter paid {_money(st.meter_cents)})" if st.meter_cents else "")
-            + (f" (capped from {_money(st.capped_from)} returned)" if st.capped_from is not None else "")
+            + (f" (uncapped it would return {_money(st.capped_from)})" if st.capped_from is not None else "")
         )
         row = (st.wager, _money(st.staked), st.outcome, detail, _money(st.returned), _signed(st.net))
         rows.append((f"seat {st.seat}", *row) if seat_col else row)
-    for paid_seat, cents in ex.envy:
-        row = ("Envy Bonus", "-", "paid", "another player's hand", _money(cents), _signed(cents))
+    for paid_seat, cents in ex.neighbour_bonus:
+        row = (bonus_title, "-", "paid", "another player's hand", _money(cents), _signed(cents))
         rows.append((f"seat {paid_seat}", *row) if seat_col else row)
     for net_seat, net in sorted(ex.nets.items()) if seat_col else [(1, ex.net)]:
         row = ("**total**", "", "", "", "", _signed(net))
@@ -233,24 +281,27 @@ def to_report_markdown(sub: Submission, images: dict[str, str], command: str | N
     """The whole submission as one Markdown document."""
     a = sub.analysis
     main = sub.stats[0]
-    p: list[str] = [f"# {sub.title}: mathematical analysis for a test lab", ""]
+    p: list[str] = title_page(sub)
     if command:
         p += [
             f"Produced by `{command}` (tablegames). Every figure is exact (fractions of enumerated deals) "
             "unless it says simulated.",
             "",
         ]
+    p += [PAGE_BREAK, ""]
     p += [
         "Contents: 1 Summary; 2 Rules; 3 Pay schedules; 4 Worked examples; 5 Statistics of every wager; "
         "6 The casino's hold; 7 Pace and win per hour; 8 House edge by number of players; 9 Side bets by "
-        "meter value; 10 Game protection; 11 Strategy; 12 Verification; 13 Integrity; Appendix: the exact "
-        "analysis.",
+        "meter value; 10 Game protection; 11 Strategy; 12 Verification; 13 Integrity; "
+        + ("14 Comparison; " if sub.comparison is not None else "")
+        + "Glossary of rulings; "
+        "Appendix: the exact analysis.",
         "",
     ]
     p += ["## 1. Summary", ""]
     summary = [
         ("game", f"{sub.title} (`{sub.game}`)"),
-        ("rules", ", ".join(f"{k}={v}" for k, v in sub.rules.items()) or "default"),
+        ("rule set", rule_set_words(sub)),
         ("house edge, main wager", f"{_pct(a.house_edge)} (exact {a.house_edge})"),
         ("element of risk", _pct(a.element_of_risk)),
         ("standard deviation", f"{a.std_dev:.4f} units"),
@@ -259,16 +310,21 @@ def to_report_markdown(sub: Submission, images: dict[str, str], command: str | N
     ]
     if sub.verification:
         worst = max(abs(v.z) for v in sub.verification)
-        summary.append(("verification", f"{sub.verify_rounds:,} simulated rounds; largest |z| = {worst:.2f}"))
+        summary.append(
+            (
+                "verification",
+                f"**{sub.verdict}**: {sub.verify_rounds:,} simulated rounds, criterion |z| < {sub.z_limit:g} "
+                f"on each of {len(sub.verification)} rows; largest |z| = {worst:.2f}",
+            )
+        )
+    else:
+        summary.append(("verification", f"**{sub.verdict}** ({sub.verify_note or 'not run'})"))
     summary.append(("SHA-256 of analysis.json", f"`{sub.analysis_sha256}`"))
     p += [_md_table(("figure", "value"), summary), ""]
-    p += ["## 2. Rules", ""]
-    p += [f"- {line}" for line in sub.rules_summary] or ["- (no rules summary for this game)"]
-    p += ["", "Assumptions of every exact figure:", ""]
-    from tablegames.analysis.common import ASSUMPTIONS
-
-    p += [f"- {line}" for line in ASSUMPTIONS]
+    p += ["Definitions of the figures:", ""]
+    p += [f"- **{name}**: {text}" for name, text in DEFINITIONS]
     p += [""]
+    p += rules_section(sub)
     p += ["## 3. Pay schedules", ""]
     for ps in sub.pay_schedules:
         p += [f"### {ps.wager}", "", _md_table(("hand or outcome", "pays"), ps.rows), ""]
@@ -283,7 +339,7 @@ def to_report_markdown(sub: Submission, images: dict[str, str], command: str | N
         "",
     ]
     for i, ex in enumerate(sub.examples, 1):
-        p += example_markdown(i, ex)
+        p += example_markdown(i, ex, registry.get(sub.game).neighbour_bonus or "Neighbour bonus")
     if not sub.examples:
         p += ["This game's analyzer names no worked example yet (`Analyzer.worked_examples`).", ""]
     p += [
@@ -305,20 +361,38 @@ def to_report_markdown(sub: Submission, images: dict[str, str], command: str | N
     p += [
         "## 6. The casino's hold",
         "",
-        "Hold = house win ÷ handle after n rounds, handle = n × the average total wager W. Ranges by the normal "
-        "approximation from the exact mean and standard deviation: element of risk ± z·σ / (W·√n), "
-        "z = 1.6449 / 1.9600 / 2.5758 for 90 / 95 / 99%.",
+        "Hold = house win ÷ handle after n rounds, handle = n × the average total wager W. Its long-run value "
+        "is the element of risk. The c% range runs from the (1 − c)/2 to the (1 + c)/2 quantile of the hold, "
+        "taken from the exact distribution of the n-round total: the n-fold convolution of one round's exact "
+        "net distribution on its lattice (method *convolution*, computed to floating-point precision), or, "
+        f"where that lattice is too large, {SIMULATED_DRAWS:,} draws of the n-round total from the exact "
+        "distribution (method *simulation*: the count of each outcome in n rounds is one multinomial draw). "
+        "A hold never exceeds 100% of the handle; it has no lower bound (the house can lose more than the "
+        "handle). The normal approximation (element of risk ± a multiple of σ / (W·√n)) misjudges a "
+        "skewed wager's range: each table names the rounds from which it is fair (the n-round total's "
+        f"skewness γ/√n below {SKEW_LIMIT:g}).",
         "",
     ]
+    if any(s.meter for s in sub.stats):
+        p += [METER_NOTE, ""]
     for s in sub.stats:
+        holds = sub.hold_ranges(s)
         rows = [
-            (f"{n:,}", *(f"{100 * lo:.2f}% to {100 * hi:.2f}%" for lo, hi in ranges.values()))
-            for n, ranges in sub.hold_rows(s)
+            (
+                f"{h.rounds:,}",
+                *(f"{100 * lo:.2f}% to {100 * hi:.2f}%" for lo, hi in h.ranges.values()),
+                h.method,
+            )
+            for h in holds
         ]
+        normal = normal_from(dict(s.distribution))
         p += [
             f"### {s.wager}: exact hold {_pct(s.element_of_risk)}",
             "",
-            _md_table(("rounds", *(f"{c}% range" for c in sorted(Z))), rows),
+            _md_table(("rounds", *(f"{c}% range" for c in sorted(Z)), "method"), rows),
+            "",
+            f"Normal approximation fair from about {normal:,} rounds (skewness of one round "
+            f"γ = {skewness(dict(s.distribution)):.3f}).",
             "",
         ]
     if "hold" in images:
@@ -418,33 +492,60 @@ def to_report_markdown(sub: Submission, images: dict[str, str], command: str | N
     if sub.protection_note:
         p += [sub.protection_note[0].upper() + sub.protection_note[1:] + ".", ""]
     p += ["## 11. Strategy", "", "```", *a.strategy_summary, "```", ""]
+    p += strategy_table(a)
     if "strategy" in images:
-        p += [f"![strategy chart]({images['strategy']})", ""]
+        p += [f"![strategy chart, an overview]({images['strategy']})", ""]
     p += ["## 12. Verification", ""]
     if sub.verification:
         p += [
             f"An independent simulation: {sub.verify_rounds:,} rounds of the project's Numba kernels "
             f"(`tablegames simulate` machinery, seed {sub.verify_seed}), heads-up, the exact optimal strategy, "
-            "$5 wagers; z = (simulated - exact) / standard error (|z| < 3 expected).",
+            "$5 wagers; z = (simulated − exact) / standard error. Criterion: a row passes when "
+            f"|z| < {sub.z_limit:g}; the verification passes when every row does.",
+            "",
+            f"**Verdict: {sub.verdict}** ({sum(v.passes(sub.z_limit) for v in sub.verification)} of "
+            f"{len(sub.verification)} rows pass |z| < {sub.z_limit:g}).",
             "",
         ]
         rows = [
-            (v.label, f"{float(v.exact):.6f}", f"{v.simulated:.6f}", f"{v.std_error:.6f}", f"{v.z:+.2f}")
+            (
+                v.label,
+                f"{float(v.exact):.6f}",
+                f"{v.simulated:.6f}",
+                f"{v.std_error:.6f}",
+                f"{v.z:+.2f}",
+                "PASS" if v.passes(sub.z_limit) else "**FAIL**",
+            )
             for v in sub.verification
         ]
-        p += [_md_table(("figure", "exact", "simulated", "std. error", "z"), rows), ""]
+        p += [_md_table(("figure", "exact", "simulated", "std. error", "z", "result"), rows), ""]
     else:
-        p += [f"Simulation {sub.verify_note or 'not run'}.", ""]
+        p += [f"Simulation {sub.verify_note or 'not run'}. **Verdict: {sub.verdict}**.", ""]
+    p += ["## 13. Integrity", "", _md_table(("item", "value"), identity_rows(sub, full=True)), ""]
     p += [
-        "## 13. Integrity",
-        "",
-        f"SHA-256 of `analysis.json` (the exact analysis, written beside this report): `{sub.analysis_sha256}`.",
+        "The source digest is the SHA-256 of the `sha256sum` manifest of every file of the installed "
+        "`tablegames` package (no `__pycache__`, no `.pyc`), sorted by relative path: in the package folder, "
+        "`find . -type f ! -name '*.pyc' ! -path '*/__pycache__/*' -printf '%P\\n' | LC_ALL=C sort | "
+        "xargs sha256sum | sha256sum`. The rule set's digest is the SHA-256 of the compact JSON "
+        '`{"game": …, "rules": {every parameter: its value as text}}` with sorted keys, so the same rules give '
+        "the same digest from any game file or option.",
         "",
     ]
+    if sub.comparison is not None:
+        from tablegames.analysis.compare import comparison_markdown
+
+        definition = registry.get(sub.game)
+        p += comparison_markdown(
+            sub.comparison,
+            sub.rule_set_name or "the submitted rules",
+            _md_table,
+            lambda name, text: rule_value(definition.parameter(name), text),
+        )
     appendix = to_markdown(a, {k: v for k, v in images.items() if k in ("distribution", "contributions")})
-    p += ["## Appendix: the exact analysis", ""]
-    p += ["#" + line if line.startswith("#") else line for line in appendix.splitlines()[2:]]
-    return "\n".join(p)
+    tail = ["## Appendix: the exact analysis", ""]
+    tail += ["#" + line if line.startswith("#") else line for line in appendix.splitlines()[2:]]
+    p += glossary(sub, "\n".join(p + tail))
+    return "\n".join(p + tail)
 
 
 def write_report(
@@ -485,7 +586,7 @@ def write_report(
     (out / "report.md").write_text(md, encoding="utf-8")
     (out / "report.html").write_text(to_html(md, f"{sub.title}: mathematical analysis"), encoding="utf-8")
     (out / "report.json").write_text(json.dumps(sub.to_dict(), indent=1), encoding="utf-8")
-    markdown_to_pdf(md, out / "report.pdf", out, f"{sub.title}: mathematical analysis")
+    markdown_to_pdf(md, out / "report.pdf", out, f"{sub.title}: mathematical analysis", footer_lines(sub))
     names = ("report.md", "report.html", "report.pdf", "analysis.json", "report.json", *images.values())
     return [out / n for n in names]
 

@@ -22,12 +22,22 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
 from tablegames.analysis.api import analyzer
-from tablegames.analysis.common import Analysis, MeterSweep, PaySchedule, ReturnTable, VerifyTarget
+from tablegames.analysis.common import (
+    Analysis,
+    MeterSweep,
+    PaySchedule,
+    ReturnTable,
+    VerifyTarget,
+    category_targets,
+)
 from tablegames.analysis.examples import WorkedExample, worked_examples
+from tablegames.analysis.hold import HoldRange, hold_range, normal_from
+from tablegames.identity import software
 from tablegames.rules import GameRules, registry
 from tablegames.rules.common import RuleError
 
@@ -37,6 +47,10 @@ VI_Z = Z[90]
 HOLD_ROUNDS = (1_000, 10_000, 100_000, 1_000_000)
 PLAYERS = tuple(range(1, 8))
 DEFAULT_VERIFY_ROUNDS = 100_000_000
+DEFAULT_Z_LIMIT = 4.0
+"""A verification row passes when |z| < this (``report --z-limit``): at 4, a correct figure fails about once
+in 16,000 rows (two-sided normal tail), a wrong one by 4 standard errors or more is caught."""
+PASS, FAIL, NOT_RUN = "PASS", "FAIL", "NOT RUN"
 
 Simulate = Callable[..., dict[str, Any]]
 """``simulate(rules, rounds, seats=, side_bets=, seed=, progress=)`` -> a simulation summary (see
@@ -55,6 +69,12 @@ class WagerStats:
     hit_frequency: Fraction
     std_dev: float  # of the net result per initial wager
     average_wager: Fraction  # average total wager per initial wager
+    distribution: tuple[
+        tuple[Fraction, Fraction], ...
+    ] = ()  # one round's net per initial wager -> probability
+    meter: bool = (
+        False  # paid (in part) from a meter: its figures leave out the meter's share and neighbour bonuses
+    )
 
     @property
     def volatility_index(self) -> float:
@@ -72,15 +92,54 @@ def wager_stats(a: Analysis, rules: GameRules) -> list[WagerStats]:
     """The main wager (from the analysis) and every side bet the analyzer lists."""
     main = registry.of(rules).main_wager
     title = f"{main.title} ({main.unit})" if main.unit else main.title
-    out = [WagerStats(title, a.house_edge, a.element_of_risk, a.p_win, a.std_dev, a.average_wager)]
+    out = [
+        WagerStats(
+            title,
+            a.house_edge,
+            a.element_of_risk,
+            a.p_win,
+            a.std_dev,
+            a.average_wager,
+            tuple(a.net_distribution().items()),
+        )
+    ]
     groups: dict[tuple[Fraction, Fraction, float], list[str]] = {}
+    bets: dict[tuple[Fraction, Fraction, float], ReturnTable] = {}
     for title, bet in analyzer(rules).side_bet_stats(a, rules):
         _, sigma = moments(bet)
         hits = Fraction(sum(o.combinations for o in bet.outcomes if o.payout > -1), bet.total)
         groups.setdefault((bet.house_edge, hits, sigma), []).append(title)
-    for (edge, hits, sigma), titles in groups.items():
-        out.append(WagerStats(merged_title(titles), edge, edge, hits, sigma, Fraction(1)))
+        bets.setdefault((bet.house_edge, hits, sigma), bet)
+    fed = [w.title.lower() for w in registry.of(rules).side_bets if w.feeds]
+    for key, titles in groups.items():
+        edge, hits, sigma = key
+        out.append(
+            WagerStats(
+                merged_title(titles),
+                edge,
+                edge,
+                hits,
+                sigma,
+                Fraction(1),
+                return_distribution(bets[key]),
+                any(_head(t) in f for t in titles for f in fed),
+            )
+        )
     return out
+
+
+def _head(title: str) -> str:
+    """A side-bet title's wager name: ``"Jackpot (meter at reset $5,000)"`` -> ``"jackpot"``."""
+    return title.partition(" (")[0].partition(":")[0].strip().lower()
+
+
+def return_distribution(table: ReturnTable) -> tuple[tuple[Fraction, Fraction], ...]:
+    """A return table's net per unit -> probability, equal payouts merged."""
+    out: dict[Fraction, Fraction] = {}
+    for o in table.outcomes:
+        if o.combinations:
+            out[o.payout] = out.get(o.payout, Fraction(0)) + Fraction(o.combinations, table.total)
+    return tuple(sorted(out.items()))
 
 
 def merged_title(titles: Sequence[str]) -> str:
@@ -135,6 +194,24 @@ class VerifyRow:
     def z(self) -> float:
         return (self.simulated - float(self.exact)) / self.std_error if self.std_error else 0.0
 
+    def passes(self, z_limit: float = DEFAULT_Z_LIMIT) -> bool:
+        """The criterion: |z| < ``z_limit`` (with no standard error: the simulation equals the exact figure)."""
+        if not self.std_error:
+            return math.isclose(self.simulated, float(self.exact), rel_tol=1e-12, abs_tol=1e-15)
+        return abs(self.z) < z_limit
+
+
+def verdict(rows: Sequence[VerifyRow], z_limit: float = DEFAULT_Z_LIMIT) -> str:
+    """PASS when every row passes, FAIL when one does not, NOT RUN without rows.
+
+    >>> ok, bad = VerifyRow("a", Fraction(1, 2), 0.5, 0.01), VerifyRow("b", Fraction(1, 2), 0.6, 0.01)
+    >>> verdict([ok]), verdict([ok, bad]), verdict([]), bad.passes(), bad.passes(z_limit=11)
+    ('PASS', 'FAIL', 'NOT RUN', False, True)
+    """
+    if not rows:
+        return NOT_RUN
+    return PASS if all(r.passes(z_limit) for r in rows) else FAIL
+
 
 @dataclass
 class Submission:
@@ -163,18 +240,30 @@ class Submission:
     verify_note: str = ""
     analysis_sha256: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    software: dict[str, Any] = field(default_factory=dict)
+    z_limit: float = DEFAULT_Z_LIMIT
+    rule_set_name: str = ""  # a game file's name ("": the standard rules)
+    revision: str = "1"
+    date: str = ""  # ISO date the report was made (UTC)
+    comparison: Any = None  # an ``analysis.compare.Comparison`` (report --compare), or None
+    _holds: dict[str, list[HoldRange]] = field(default_factory=dict, repr=False)
+
+    @property
+    def verdict(self) -> str:
+        return verdict(self.verification, self.z_limit)
+
+    def hold_ranges(self, stats: WagerStats) -> list[HoldRange]:
+        """The wager's hold ranges after each of HOLD_ROUNDS rounds, from the exact distribution of a round's
+        net (``analysis.hold``: convolution, or simulation where the lattice is too large)."""
+        if stats.wager not in self._holds:
+            dist = dict(stats.distribution)
+            self._holds[stats.wager] = [
+                hold_range(dist, stats.average_wager, n, Z, seed=self.verify_seed) for n in HOLD_ROUNDS
+            ]
+        return self._holds[stats.wager]
 
     def hold_rows(self, stats: WagerStats) -> list[tuple[int, dict[int, tuple[float, float]]]]:
-        return [
-            (
-                n,
-                {
-                    c: hold_interval(stats.house_edge, stats.std_dev, stats.average_wager, n, c)
-                    for c in sorted(Z)
-                },
-            )
-            for n in HOLD_ROUNDS
-        ]
+        return [(h.rounds, h.ranges) for h in self.hold_ranges(stats)]
 
     def per_hour(self) -> list[tuple[int, float, float, float]]:
         """(players, rounds an hour, handle an hour in cents, theoretical win an hour in cents): the main
@@ -191,6 +280,14 @@ class Submission:
         return {
             "game": self.game,
             "rules": self.rules,
+            "software": self.software,
+            "document": {
+                "title": f"{self.title}: mathematical analysis",
+                "game": self.game,
+                "rule_set": self.rule_set_name or None,
+                "revision": self.revision,
+                "date": self.date,
+            },
             "analysis_sha256": self.analysis_sha256,
             "wagers": [
                 {
@@ -202,9 +299,15 @@ class Submission:
                     "hit_frequency_exact": str(s.hit_frequency),
                     "std_dev": s.std_dev,
                     "volatility_index_90": s.volatility_index,
+                    "meter_wager": s.meter,
+                    "normal_approximation_from_rounds": normal_from(dict(s.distribution)),
                     "hold": [
-                        {"rounds": n, **{f"ci{c}": list(v) for c, v in ranges.items()}}
-                        for n, ranges in self.hold_rows(s)
+                        {
+                            "rounds": h.rounds,
+                            "method": h.method,
+                            **{f"ci{c}": list(v) for c, v in h.ranges.items()},
+                        }
+                        for h in self.hold_ranges(s)
                     ],
                 }
                 for s in self.stats
@@ -238,10 +341,14 @@ class Submission:
                 for s, (_, rows) in zip(self.sweeps, self.sweep_rows, strict=True)
             ],
             "examples": [e.to_dict() for e in self.examples],
+            "comparison": None if self.comparison is None else self.comparison.to_dict(),
             "protection": self.protection,
             "verification": {
                 "rounds": self.verify_rounds,
                 "seed": self.verify_seed,
+                "criterion": f"|z| < {self.z_limit:g}",
+                "z_limit": self.z_limit,
+                "verdict": self.verdict,
                 "rows": [
                     {
                         "figure": v.label,
@@ -250,6 +357,7 @@ class Submission:
                         "simulated": v.simulated,
                         "std_error": v.std_error,
                         "z": v.z,
+                        "pass": v.passes(self.z_limit),
                     }
                     for v in self.verification
                 ],
@@ -281,6 +389,11 @@ def build(
     average_bet_cents: int = 1_000,
     progress: ProgressStart | None = None,
     protection: bool = True,
+    z_limit: float = DEFAULT_Z_LIMIT,
+    game_file: str | None = None,
+    rule_set_name: str = "",
+    revision: str = "1",
+    date: str | None = None,
 ) -> Submission:
     """Every figure of the math report of ``rules`` (``a``: its exact analysis at the default bet)."""
     definition = registry.of(rules)
@@ -317,7 +430,8 @@ def build(
     )
     verification: list[VerifyRow] = []
     note = ""
-    targets = found.verify_targets(a, rules)
+    # every category of the main wager (the engine's settlement outcomes), then the game's own figures
+    targets = [*category_targets(a, definition.main_wager.name), *found.verify_targets(a, rules)]
     if simulate is not None and verify_rounds > 0:
         side = tuple(dict.fromkeys(b for t in targets for b in t.side_bets))
         advance = start(f"verifying {definition.key}", verify_rounds)
@@ -350,6 +464,11 @@ def build(
         verify_seed=seed,
         verification=verification,
         verify_note=note,
+        software=software(definition.key, definition.rule_set(rules), game_file),
+        z_limit=z_limit,
+        rule_set_name=rule_set_name,
+        revision=revision,
+        date=date or datetime.now(UTC).date().isoformat(),
     )
 
 

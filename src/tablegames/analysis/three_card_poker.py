@@ -38,12 +38,13 @@ from tablegames.analysis.common import (
     Outcome,
     PaySchedule,
     SideBet,
+    VerifyTarget,
     colex_index,
     colex_of,
     stacked_deck,
 )
 from tablegames.cards import parse_cards
-from tablegames.rules.common import RuleError, enum_key
+from tablegames.rules.common import RuleError, enum_key, outcome_of
 from tablegames.rules.flow import Action
 from tablegames.rules.three_card_poker import (
     ANTE,
@@ -54,6 +55,7 @@ from tablegames.rules.three_card_poker import (
     TcpDecision,
     TcpHand,
     ThreeCardPokerRules,
+    ante_outcome,
     strength_of,
     tcp_hand_of,
 )
@@ -242,7 +244,8 @@ def analyze(rules: ThreeCardPokerRules, full_strategy: bool = False) -> Analysis
     c = _rules_counts(rules)
     s = optimal_strategy(rules)
     bonus = _bonus(rules, c)
-    outcomes: list[Outcome] = [Outcome("fold", int(np.count_nonzero(~s.plays)) * DEALER_HANDS, Fraction(-1))]
+    folds = int(np.count_nonzero(~s.plays)) * DEALER_HANDS
+    outcomes: list[Outcome] = [Outcome("fold", folds, Fraction(-1), category="fold")]  # R-TCP-2
     base = _result_values(rules).tolist()
     labels = [rules.result_name(k) for k in range(len(RESULTS))]
     for h in sorted(TcpHand, reverse=True):
@@ -254,7 +257,10 @@ def analyze(rules: ThreeCardPokerRules, full_strategy: bool = False) -> Analysis
             n = int(c.results[sel, k].sum())
             if n:
                 name = f"play {enum_key(h)}: {label}" + (f" + ante bonus {b} to 1" if b else "")
-                outcomes.append(Outcome(name, n, Fraction(base[k] + b), wagered=Fraction(2)))
+                # the category: the engine's outcome of the Ante (the dealer not qualifying, R-TCP-4, or by
+                # what it returns, its Ante Bonus included, R-TCP-5): the rules' ante_outcome
+                ante = ante_outcome(k, 1, 1 + rules.result_odds[k][0] + b)
+                outcomes.append(Outcome(name, n, Fraction(base[k] + b), wagered=Fraction(2), category=ante))
     played = int(np.count_nonzero(s.plays))
     analysis = Analysis(
         game=rules.game,
@@ -398,10 +404,10 @@ def _example(
             res = rules.result(int(t.strength[i]), int(t.strength[colex_of(theirs)]))
             a, p = rules.result_odds[res]
             bonus = rules.ante_bonus.odds(hand) or 0
-            expect |= {ANTE: _outcome(a, bonus), PLAY_WAGER: _outcome(p)}
+            expect |= {ANTE: ante_outcome(res, 1, 1 + a + bonus), PLAY_WAGER: _outcome(p)}
             extra = f" (with the Ante Bonus {bonus} to 1)" if bonus else ""
             words.append(
-                f"plays, {rules.result_name(res)}: the Ante {VERB[expect[ANTE]]}{extra}, "
+                f"plays, {rules.result_name(res)}: the Ante {VERB[outcome_of(1, 1 + a + bonus)]}{extra}, "
                 f"the Play {VERB[expect[PLAY_WAGER]]}"
             )
     if any(w == PAIR_PLUS for w, _, _ in wagers):
@@ -443,7 +449,11 @@ class ThreeCardPokerAnalyzer(Analyzer):
         return ((ANTE, bet_cents, None), (PAIR_PLUS, bet_cents, None))
 
     def deal_value(
-        self, rules: ThreeCardPokerRules, deck: Sequence[int], wagers: Sequence[tuple[str, int, str | None]]
+        self,
+        rules: ThreeCardPokerRules,
+        deck: Sequence[int],
+        wagers: Sequence[tuple[str, int, str | None]],
+        meters: Mapping[str, int] | None = None,
     ) -> dict[str, int]:
         """Heads-up: the seat's cards are the deck's 1st, 3rd and 5th, the dealer's the 2nd, 4th and 6th
         (R-0.2); valued by the analysis' hand tables, its strategy and the rules' payouts: the Ante (with the
@@ -512,6 +522,15 @@ class ThreeCardPokerAnalyzer(Analyzer):
             _example(rules, "An Ante Bonus hand against trips", "4h 5d 6c", "9h 9d 9s", both),
             _example(
                 rules, "Pair Plus alone, no decision", "2h 7h 9h", "Ah Kd 8s", ((PAIR_PLUS, 100, None),)
+            ),
+        ]
+
+    def verify_targets(self, a: Analysis, rules: ThreeCardPokerRules) -> list[VerifyTarget]:
+        """The Ante's house edge and Pair Plus's (every category of the Ante: ``common.category_targets``)."""
+        return [
+            VerifyTarget("main wager house edge", "ante", a.house_edge),
+            VerifyTarget(
+                "Pair Plus house edge", "pair-plus", a.side_bets["pair-plus"].house_edge, ("pair-plus",)
             ),
         ]
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
-from tablegames.cli import analyze, lab, loadtest, play, protect, rng, serve, simulate
+from tablegames.cli import analyze, db, docs, lab, loadtest, play, protect, rng, serve, simulate
 
 app = typer.Typer(
     name="tablegames",
@@ -15,12 +17,28 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from tablegames.identity import git_commit, version
+
+        commit = git_commit()
+        typer.echo(f"tablegames {version()}" + (f" (commit {commit})" if commit else ""))
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="print the package version and exit"
+        ),
+    ] = False,
+) -> None:
     """Casino table card games: play them, prove their math, simulate them fast."""
 
 
-for _module in (play, analyze, lab, protect, simulate, serve, rng, loadtest):
+for _module in (play, analyze, lab, protect, simulate, serve, db, rng, loadtest, docs):
     _module.register(app)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from tablegames.cli.common import (
     BetOpt,
@@ -20,6 +21,7 @@ from tablegames.cli.common import (
     GameFileOpt,
     PaytableOpt,
     RuleOpt,
+    err_console,
     fail,
     rule_set_line,
     rules_and_name,
@@ -112,15 +114,34 @@ def report(
         bool, typer.Option("--protect/--no-protect", help="include the game-protection scenarios")
     ] = True,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
+    z_limit: Annotated[
+        float,
+        typer.Option(
+            "--z-limit", help="a verification row passes when |z| is below this; exit 1 if one fails"
+        ),
+    ] = 4.0,
+    revision: Annotated[str, typer.Option("--revision", help="the document's revision (title page)")] = "1",
+    compare: Annotated[
+        str | None,
+        typer.Option(
+            "--compare",
+            help="another game file of the same game (e.g. its standard rules): every figure side by side",
+        ),
+    ] = None,
 ) -> None:
     """Write the math report for a test lab: report.md, report.html, report.pdf, analysis.json, report.json
     and PNGs (rules with engine-played examples, every wager's statistics, hold, pace, seats, meters,
-    game protection, and a verification simulation of --verify-rounds rounds)."""
+    game protection, and a verification simulation of --verify-rounds rounds, with a PASS/FAIL verdict:
+    exit status 1 when it fails)."""
     from rich.console import Console
+
+    from tablegames.cli.extras import require
+
+    require("report", "report")
 
     from tablegames.analysis.api import analyze_game, parse_meters
     from tablegames.analysis.report import write_report
-    from tablegames.analysis.submission import build
+    from tablegames.analysis.submission import FAIL, build
     from tablegames.rules import RuleError
     from tablegames.simulation.verify import simulate_summary
 
@@ -133,6 +154,13 @@ def report(
         fail(f"--seed must be >= 0, got {seed}")
     if workers < 1:
         fail(f"--workers must be >= 1, got {workers}")
+    if not z_limit > 0:
+        fail(f"--z-limit must be > 0, got {z_limit}")
+    if not revision.strip():
+        fail("--revision must not be empty")
+    other, other_name = rules_and_name(None, None, None, compare) if compare else (None, None)
+    if other is not None and other.game != rules.game:
+        fail(f"--compare {compare} is a {other.game} game file; the report is of {rules.game}")
     console = Console(stderr=True)
     try:
         a = analyze_game(rules, bet, parse_meters(meter), full_strategy=True)
@@ -148,7 +176,16 @@ def report(
                 average_bet_cents=average_bet,
                 progress=start,
                 protection=protect,
+                z_limit=z_limit,
+                game_file=game_file,
+                rule_set_name=name or "",
+                revision=revision.strip(),
             )
+        if other is not None:
+            from tablegames.analysis.compare import compare as compare_with
+
+            other_a = analyze_game(other, bet, parse_meters(meter))
+            sub.comparison = compare_with(a, rules, other_a, other, other_name or str(compare))
     except RuleError as exc:
         fail(str(exc))
     try:
@@ -160,6 +197,11 @@ def report(
     Console().print(f"house edge {100 * float(a.house_edge):.4f}%; wrote:")
     for p in paths:
         Console().print(f"  {p}")
+    Console().print(f"verification: {sub.verdict} (criterion: |z| < {sub.z_limit:g} on every row)")
+    if sub.verdict == FAIL:
+        failed = [v.label for v in sub.verification if not v.passes(sub.z_limit)]
+        err_console.print(f"[bold red]verification FAIL:[/] {escape(', '.join(failed))}")
+        raise typer.Exit(1)
 
 
 @contextmanager

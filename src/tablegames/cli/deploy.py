@@ -34,14 +34,25 @@ def haproxy(
     template: Annotated[
         Path | None, typer.Option(help="another template (default: deploy/haproxy.cfg.template)")
     ] = None,
+    max_connections_per_source: Annotated[
+        int, typer.Option(help="open connections one client address may hold (more are refused)")
+    ] = 256,
+    max_requests_per_source: Annotated[
+        int, typer.Option(help="HTTP requests one client address may send in 10 s (more get 429)")
+    ] = 1000,
+    request_timeout: Annotated[
+        float, typer.Option(help="seconds a client has to send a request's headers (timeout http-request)")
+    ] = 10.0,
 ) -> None:
     """Print (or write) an HAProxy configuration: /n/NAME/... to node NAME (prefix stripped), everything else
-    round-robin over the healthy nodes, WebSockets as long-lived tunnels. Check it with `haproxy -c -f FILE`."""
-    from tablegames.loadtest.proxy import parse_node, render
+    round-robin over the healthy nodes, WebSockets as long-lived tunnels, per-address connection and request-rate
+    limits. Check it with `haproxy -c -f FILE`."""
+    from tablegames.loadtest.proxy import ProxyLimits, parse_node, render
 
     try:
         nodes = [parse_node(n) for n in node]
-        text = render(nodes, bind=bind, health=health, template=template)
+        limits = ProxyLimits(max_connections_per_source, max_requests_per_source, request_timeout)
+        text = render(nodes, bind=bind, health=health, template=template, limits=limits)
     except ValueError as exc:
         fail(str(exc))
     except OSError as exc:

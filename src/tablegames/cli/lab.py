@@ -187,6 +187,7 @@ def _rows(changes: dict[str, tuple[str, str]]) -> list[tuple[str, str, str]]:
 
 
 def _print_candidates(rules: Any, name: str | None, report: Any, save: Path | None) -> None:
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
@@ -199,13 +200,19 @@ def _print_candidates(rules: Any, name: str | None, report: Any, save: Path | No
         f"[bold]{pct(report.target)}[/]; solving {', '.join(report.solve)}"
         + (f" with {', '.join(report.constraints)}" if report.constraints else "")
     )
-    table = Table(title=f"best {len(report.candidates)} candidates (each solved exactly)")
+    table = Table(
+        title=f"best {len(report.candidates)} candidates (each solved exactly)",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1),
+    )
     for col in ("#", "edge", "off", "EoR", "hit", "σ"):
         table.add_column(col, justify="right", no_wrap=True)
+    # one change a line, "name = value" wrapping at its spaces: a narrow column never folds a number (issue 24:
+    # 101 was split into "10" and "1")
     table.add_column("changes", justify="left", overflow="fold", min_width=20)
     for i, c in enumerate(report.candidates, 1):
         f = c.figures
-        changes = ", ".join(f"{k}={b} (was {a})" for k, a, b in _rows(c.changes)) or "(none)"
+        changes = "\n".join(f"{k} = {b} (was {a})" for k, a, b in _rows(c.changes)) or "(none)"
         table.add_row(
             str(i),
             pct(f.house_edge),

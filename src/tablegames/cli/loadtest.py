@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from tablegames.cli.common import fail
+from tablegames.cli.extras import require
 
 
 def _ms(value: float | None) -> str:
@@ -64,12 +66,31 @@ def register(app: typer.Typer) -> None:
             float | None,
             typer.Option(help="SIGKILL one of the --servers processes this many seconds into the play"),
         ] = None,
+        chaos: Annotated[
+            bool,
+            typer.Option(
+                help="the chaos soak: random SIGKILLs (restarted after 1-4 s) and SIGSTOP pauses (1-6 s) of the "
+                "--servers processes during the play, none in its last 8 s; then the books checked per wallet and "
+                "per round"
+            ),
+        ] = False,
+        chaos_every: Annotated[
+            float, typer.Option(help="--chaos: mean seconds between two faults (0.5-600)")
+        ] = 6.0,
+        reconnect: Annotated[
+            bool,
+            typer.Option(
+                help="players follow redirects and reconnect after a dropped connection (also with --url: faults "
+                "the test did not cause); --no-reconnect: a drop fails the player"
+            ),
+        ] = True,
     ) -> None:
         """Play real rounds through the WebSocket API, report rounds/s, latency and errors, then check the ledger.
 
         Loopback only, bounded in clients, tables and time; it stops by itself. Exit code 1 when there were
         errors or the money check failed.
         """
+        require("loadtest", "server")
         from tablegames.loadtest import LoadConfig, LoadTestError, run_load_test
         from tablegames.rules import GAMES
 
@@ -88,6 +109,9 @@ def register(app: typer.Typer) -> None:
             servers=servers,
             proxy=proxy,
             kill_one_at=kill_one_at,
+            chaos=chaos,
+            chaos_every=chaos_every,
+            reconnect=reconnect,
         )
         try:
             cfg.validate()
@@ -121,6 +145,13 @@ def _print_report(console: object, data: dict[str, object]) -> None:
         cl = data["cluster"]
         assert isinstance(cl, dict)
         killed = f"; {cl['killed']} killed at {cl['killed_at_s']} s" if cl["killed"] else ""
+        if cl.get("chaos"):
+            faults = cl["faults"]
+            assert isinstance(faults, list)
+            counts = Counter(str(f["kind"]) for f in faults)
+            killed = f"; chaos: {len(faults)} faults" + (
+                " (" + ", ".join(f"{k} x{n}" for k, n in sorted(counts.items())) + ")" if counts else ""
+            )
         head.add_row(
             "server processes",
             f"{data['servers']}{' behind haproxy' if data['proxy'] else ''}{killed}; reconnects "
@@ -172,6 +203,9 @@ def _print_report(console: object, data: dict[str, object]) -> None:
         mt.add_row("balances != sum of entries", str(len(money["mismatched_balances"])))
         mt.add_row("unbalanced transactions", str(len(money["unbalanced_transactions"])))
         mt.add_row("unsettled rounds", str(money["unsettled_rounds"]))
+        mt.add_row("rounds settled twice / players paid twice", f"{len(money['rounds_settled_twice'])} / "
+                   f"{len(money['players_paid_twice'])}")  # fmt: skip
+        mt.add_row("rounds whose money in play did not all come out", str(len(money["rounds_open_in_play"])))
     else:
         mt.add_row("ledger", "not checked (no --database for the --url server)")
     mt.add_row("players whose balance != buy-in + nets", str(len(money["player_mismatches"])))

@@ -280,13 +280,7 @@ class TerminalGame:
         return cents
 
     def wager_message(self, exc: Exception, rnd: Round, wager: str, cents: int) -> str:
-        """The engine's message, with the balance and the cost in dollars when the balance is short."""
-        from tablegames.cli.render import money
-        from tablegames.engine import InsufficientFunds
-
-        if isinstance(exc, InsufficientFunds):
-            cost = rnd.wager_cost(wager, cents)
-            return f"{exc} (your balance {money(self.bankrolls[self.you])}; this wager takes {money(cost)})"
+        """The engine's message: in dollars already, with the balance and the cost (issue 24)."""
         return str(exc)
 
     def ask_fixed(self, rnd: Round, wager: str, cents: int) -> None:
@@ -484,13 +478,12 @@ class TerminalGame:
         net = self.bankrolls[you] - self.start[you]
         self.say(f"Rounds played: {self.rounds_played}")
         self.say(f"Your net result: {signed(net)}")
-        grid = RichTable.grid(padding=(0, 2))
-        grid.add_column()
-        grid.add_column(justify="right")
-        grid.add_column(justify="right")
+        grid = RichTable.grid(padding=(0, 1))  # words and amounts in columns of their own (issue 24)
+        for justify in ("left", "left", "right", "left", "right"):
+            grid.add_column(justify=justify)
         for seat, balance in self.balances().items():
             name = f"Seat {seat} (you)" if seat == you else f"Seat {seat} (bot)"
-            grid.add_row(name, f"balance {money(balance)}", f"net {signed(balance - self.start[seat])}")
+            grid.add_row(name, " balance", money(balance), " net", signed(balance - self.start[seat]))
         self.say(grid)
         if self.table.meters:
             self.say("Jackpot meters: " + meters_text(self.table.meters))

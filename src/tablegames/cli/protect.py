@@ -128,7 +128,9 @@ def _table(r: ProtectionResult) -> None:
     table.add_row("player EV (fair)", f"{100 * float(r.fair_player_ev):+.4f}%")
     table.add_row("house edge (informed)", f"{100 * float(r.edge):+.4f}%")
     table.add_row("change", f"{100 * float(r.change):+.4f}% per initial unit")
-    table.add_row("rounds with a changed decision", f"{100 * float(r.change_frequency):.3f}%")
+    table.add_row(
+        "rounds with a changed decision", f"{100 * float(r.change_frequency):.3f}% (ties: cautious, R-0.5)"
+    )
     table.add_row(
         "cost to the house",
         f"{_money(r.cost_per_hour_cents)} per hour ({_money(r.avg_bet_cents)} bet, {r.rounds_per_hour} rounds/h, "

@@ -90,8 +90,28 @@ def pretty_hand(name: str) -> str:
 # --- the table -----------------------------------------------------------------------------------
 
 
+def bets_words(title: str, parts: Sequence[str]) -> str:
+    """A wager of several equal bets in words, by the bets still meant (issue 24: ``bets 2 $``).
+
+    >>> bets_words("bets", ["1", "2", "$"]), bets_words("bets", ["1"]), bets_words("bets", ["2", "$"])
+    ('Bets 1, 2 and $', 'Bet 1', 'Bets 2 and $')
+    """
+    if not parts:
+        return title
+    name = title[:1].upper() + title[1:]
+    if len(parts) == 1:
+        return f"{name[:-1] if name.endswith('s') else name} {parts[0]}"
+    return f"{name} {', '.join(parts[:-1])} and {parts[-1]}"
+
+
+def wager_words(wager: str, part: str = "") -> str:
+    """A settled wager's name: its title, and the bets of a multi-bet wager it settles (``part``)."""
+    title = WAGER_NAMES.get(wager, wager)
+    return bets_words(title, part.split()) if part.strip() else title
+
+
 def wagers_text(game: str, seat: Mapping[str, Any], pulled: set[str]) -> str:
-    """A seat's wagers, e.g. ``bets 1 2 $ × $5.00 · 3-Card Bonus $1.00``."""
+    """A seat's wagers, e.g. ``Bets 1, 2 and $ × $5.00 · 3-Card Bonus $1.00``."""
     wagers: Mapping[str, int] = seat["wagers"]
     options: Mapping[str, str] = seat["options"]
     definition = registry.get(game)
@@ -99,8 +119,8 @@ def wagers_text(game: str, seat: Mapping[str, Any], pulled: set[str]) -> str:
     for name, amount in wagers.items():
         spec = definition.wager(name)
         if spec is not None and spec.parts:  # a wager of several equal bets: the ones still up
-            up = " ".join(b for b in spec.parts if f"{name} {b}" not in pulled)
-            parts.append(f"{name} {up} × {money(amount)}")
+            up = [b for b in spec.parts if f"{name} {b}" not in pulled]
+            parts.append(f"{bets_words(spec.title, up)} × {money(amount)}")
         elif spec is not None and spec.option is not None:
             parts.append(f"{spec.title} {money(amount)} on {options.get(name, '?')}")
         else:
@@ -232,9 +252,11 @@ def event_lines(
         elif kind == "hand" and e["owner"] == "dealer":
             lines.append(Text(f"Dealer: {felt.dealer_hand(e['hand'])}", style="bold"))
         elif kind == "settled" and e["outcome"] == "bust":
-            lines.append(Text(f"{_who(e['seat'], you)} busts: {e['detail']}", style="red"))
+            bust = "bust" if e["seat"] == you else "busts"  # "You bust", "Seat 2 (bot) busts" (issue 24)
+            lines.append(Text(f"{_who(e['seat'], you)} {bust}: {e['detail']}", style="red"))
         elif kind == "settled" and felt.early_loss(e):
-            lines.append(Text(f"{_who(e['seat'], you)} loses at once: {e['detail']}", style="red"))
+            lose = "lose" if e["seat"] == you else "loses"
+            lines.append(Text(f"{_who(e['seat'], you)} {lose} at once: {e['detail']}", style="red"))
     return lines
 
 
@@ -251,7 +273,8 @@ def results_view(
     balances: Mapping[int, int],
     you: int = 1,
 ) -> RenderableType:
-    """Every wager's result per seat, jackpot hits, Envy payments, each seat's round net and balance."""
+    """Every wager's result per seat, jackpot hits, neighbour bonuses (``GameDefinition.neighbour_bonus``),
+    each seat's round net and balance."""
     table = RichTable(title="Results", title_justify="left", box=None, padding=(0, 1), show_edge=False)
     for col, justify in (
         ("seat", "left"),
@@ -267,7 +290,7 @@ def results_view(
     for e in rows:
         if e["type"] == "settled":
             net = e["returned"] - e["staked"]
-            result = e["outcome"]
+            result = e["outcome"].replace("-", " ")  # a hyphenated outcome name, in words
             detail = pretty_hand(e["detail"]) if e["detail"] else ""
             detail = felt.result_detail(e, events, detail)
             if e["meter"] is not None:  # the wager took a meter (its JackpotHit)
@@ -275,16 +298,16 @@ def results_view(
             style = "green" if net > 0 else "red" if net < 0 and result != "pulled" else ""
             table.add_row(
                 _seat_name(e["seat"], you),
-                " ".join((WAGER_NAMES.get(e["wager"], e["wager"]), e.get("part", ""))).strip(),
+                wager_words(e["wager"], e.get("part", "")),
                 money(e["staked"]),
                 money(e["returned"]),
                 Text(signed(net), style=style),
-                f"{result}" + (f": {detail}" if detail else ""),
+                f"{result}" + (f": {detail}" if detail and detail != result else ""),  # not "lose: lose"
             )
         elif e["type"] == "envy_paid":
             table.add_row(
                 _seat_name(e["seat"], you),
-                felt.envy_title,
+                registry.get(game).neighbour_bonus or "Bonus",
                 money(0),
                 money(e["amount"]),
                 Text(signed(e["amount"]), style="green"),
@@ -294,16 +317,18 @@ def results_view(
     for e in events:
         if e["type"] == "round_ended":
             nets = {int(k): v for k, v in e["net_by_seat"].items()}
-    totals = RichTable.grid(padding=(0, 2))
-    totals.add_column()
-    totals.add_column(justify="right")
-    totals.add_column(justify="right")
+    # words and amounts in columns of their own: a balance reaching $1,000 moves no word (issue 24)
+    totals = RichTable.grid(padding=(0, 1))
+    for justify in ("left", "left", "right", "left", "right"):
+        totals.add_column(justify=justify)  # type: ignore[arg-type]
     for seat, balance in balances.items():
         net = nets.get(seat)
         totals.add_row(
             _seat_name(seat, you),
-            "round " + (signed(net) if net is not None else "-"),
-            f"balance {money(balance)}",
+            " round",
+            signed(net) if net is not None else "-",
+            " balance",
+            money(balance),
         )
     return Group(table, Text(""), totals)
 

@@ -133,10 +133,12 @@ def verify(
 ) -> None:
     """Prove that a provably fair round's cards are exactly what its seeds produce, or say where they differ.
 
-    Checks that SHA-256(server seed) is the published commitment, that the client seed combines the players'
-    seeds (when the record lists them), that HMAC-SHA256(server seed, client seed, nonce) deals exactly the
+    Checks that SHA-256(server seed) is the published commitment, that the players' seeds (when the record
+    lists them) were all committed before any was revealed and match their commitments, that the client seed
+    combines the revealed ones, that HMAC-SHA256(server seed, client seed, nonce) deals exactly the
     recorded deck, and that every dealt card sits at its position."""
     from rich.console import Console
+    from rich.markup import escape
 
     from tablegames.cli.common import fail
     from tablegames.randomness.fairness import (
@@ -163,18 +165,25 @@ def verify(
     )
     seeds = record.client_seeds
     if seeds is not None:
-        listing = ", ".join(f"seat {seat} {seed!r}" for seat, seed in seeds)
+        listing = ", ".join(
+            f"seat {e.seat} {e.seed!r}" if e.seed is not None else f"seat {e.seat} (not revealed: dropped)"
+            for e in seeds
+        )
         console.print(f"players' seeds: {listing}", markup=False)
     if report.ok:
         console.print(f"[green]✓[/] commitment {fair.commitment} = SHA-256(server seed)")
         if seeds is not None:
-            console.print("[green]✓[/] the client seed is SHA-256 of the players' seeds, in seat order")
+            console.print(
+                "[green]✓[/] every seat committed (SHA-256 of its seed) before any seed was revealed, and each "
+                "revealed seed matches its commitment"
+            )
+            console.print("[green]✓[/] the client seed is SHA-256 of the revealed seeds, in seat order")
         console.print("[green]✓[/] the seeds deal exactly the recorded 52-card deck")
         console.print(f"[green]✓[/] all {len(record.dealt)} dealt cards sit at their positions")
         console.print("[bold green]VERIFIED[/]: this round's cards are exactly what its seeds produce")
         return
     for problem in report.problems:
-        console.print(f"[red]✗[/] {problem}")
+        console.print(f"[red]✗[/] {escape(problem)}")  # a problem's text is text ([[seat, seed], ...])
     console.print("[bold red]NOT VERIFIED[/]: the record does not match its seeds")
     raise typer.Exit(1)
 

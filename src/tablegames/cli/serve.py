@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from tablegames.cli.common import fail, games_help
+from tablegames.cli.extras import require_database
 from tablegames.server.connections import ConnectionLimits
 
 DEFAULT_DATA_DIR = "data"
@@ -96,10 +97,18 @@ def register(app: typer.Typer) -> None:
                 "http://proxy/n/NAME (default: http://HOST:PORT)"
             ),
         ] = None,
+        min_house_edge: Annotated[
+            str,
+            typer.Option(
+                help="POST /tables refuses rules whose exact house edge (any wager's) is below this, like 0 or 1%, "
+                "unless the request names who confirms it (confirm_negative_edge)"
+            ),
+        ] = "0",
     ) -> None:
         """Run the table server (web page, REST and WebSocket play)."""
+        require_database("serve", database_url(database, data_dir))
         from tablegames.server.app import create_app, run
-        from tablegames.server.service import MAX_TABLE_THREADS
+        from tablegames.server.core import MAX_TABLE_THREADS
 
         if not 0 < port < 65536:
             fail(f"bad port {port}")
@@ -113,6 +122,13 @@ def register(app: typer.Typer) -> None:
             ).resolved()
         except ValueError as exc:
             fail("--" + str(exc).replace("_", "-"))
+        from tablegames.rules.parameters import read_fraction
+
+        floor = read_fraction(min_house_edge.strip())
+        if floor is None or not -1 <= floor <= 1:
+            fail(
+                f"--min-house-edge must be a fraction from -1 to 1 like 0, 2% or 1/50, got {min_house_edge!r}"
+            )
         url = database_url(database, data_dir)
         name = node or f"{socket.gethostname()}:{port}"
         if not 1 <= len(name) <= 120:
@@ -130,6 +146,8 @@ def register(app: typer.Typer) -> None:
             table_threads=table_threads,
             node=name,
             advertise=reach,
+            min_house_edge=floor,
+            prepare_hints=True,
         )
         shown = url.split("@")[-1] if "@" in url else url
         print(f"tablegames table server: http://{host}:{port}/  (database {shown})", flush=True)
@@ -144,49 +162,49 @@ def register(app: typer.Typer) -> None:
         data_dir: DataDirOpt = Path(DEFAULT_DATA_DIR),
     ) -> None:
         """Show finished rounds: time, table, game, players, wagers, wins, balances before and after."""
+        from rich import box
         from rich.console import Console
         from rich.table import Table
 
+        require_database("history", database_url(database, data_dir))
         from tablegames.server.errors import ApiError
-        from tablegames.server.service import Server, history
+        from tablegames.server.queries import history
+        from tablegames.server.transactions import Transactions
 
         if last < 1:
             fail("--last must be at least 1")
-        server = Server(database_url(database, data_dir))
+        db = Transactions(database_url(database, data_dir))
         try:
-            with server.sessions() as s:
+            with db.sessions() as s:
                 rows = history(s, player, last)
         except ApiError as exc:
             fail(exc.message)
         except Exception as exc:
             fail(f"cannot read the database: {exc}")
         finally:
-            server.engine.dispose()
-        out = Table(title=f"Last {len(rows)} rounds" + (f" of {player}" if player else ""))
-        for col in (
-            "round",
-            "time",
-            "table",
-            "game",
-            "seat",
-            "player",
-            "staked",
-            "returned",
-            "net",
-            "before",
-            "after",
-        ):
-            out.add_column(
-                col, justify="right" if col in {"staked", "returned", "net", "before", "after"} else "left"
-            )
+            db.dispose()
+        # 80 columns hold it (issue 24: every cell was an ellipsis): the table and its game in one cell, the
+        # time to the minute, amounts never cut, words folded rather than cut
+        out = Table(
+            title=f"Last {len(rows)} rounds" + (f" of {player}" if player else ""),
+            box=box.SIMPLE_HEAD,
+            padding=(0, 1),
+            pad_edge=False,
+        )
+        out.add_column("round", justify="right", no_wrap=True)
+        out.add_column("time", overflow="fold")
+        out.add_column("table · game", overflow="fold")
+        out.add_column("seat", justify="right", no_wrap=True)
+        out.add_column("player", overflow="fold")
+        for col in ("staked", "returned", "net", "before", "after"):
+            out.add_column(col, justify="right", no_wrap=True)
         for r in rows:
             for i, p in enumerate(r["players"]):
                 first = i == 0
                 out.add_row(
                     str(r["round_id"]) if first else "",
-                    (r["settled_at"] or "")[:19].replace("T", " ") if first else "",
-                    r["table"] if first else "",
-                    r["game"] if first else "",
+                    (r["settled_at"] or "")[5:16].replace("T", " ") if first else "",
+                    f"{r['table']} · {r['game']}" if first else "",
                     str(p["seat"]),
                     p["player"],
                     _money(p["staked"]),
@@ -221,9 +239,12 @@ def register(app: typer.Typer) -> None:
         stores its complete rule set: a game file's (with --rule options on top) or the game's."""
         from tablegames.rules import RuleError
         from tablegames.rules.common import parse_rule_options
+
+        require_database("tables create", database_url(database, data_dir))
         from tablegames.server.db import create_schema
         from tablegames.server.errors import ApiError
-        from tablegames.server.service import Server, new_table_row, table_info
+        from tablegames.server.tables import new_table_row, table_info
+        from tablegames.server.transactions import Transactions
 
         text = None
         if game_file is not None:
@@ -239,15 +260,15 @@ def register(app: typer.Typer) -> None:
             row = new_table_row(game, title, seats, min_bet, max_bet, options, paytable, text)
         except (ApiError, RuleError) as exc:
             fail(f"{game_file}: {exc}" if game_file is not None else str(exc))
-        server = Server(database_url(database, data_dir))
+        db = Transactions(database_url(database, data_dir))
         try:
-            create_schema(server.engine)
-            with server.tx() as s:
+            create_schema(db.engine)
+            with db.tx() as s:
                 s.add(row)
                 s.flush()
             info = table_info(row)
         finally:
-            server.engine.dispose()
+            db.dispose()
         named = f" '{info['rule_set']}'" if info["rule_set"] else ""
         print(f"created table {info['table_id']}: {info['name']} ({info['game']}, {info['seats']} seats, "
               f"{_money(info['min_bet'])}-{_money(info['max_bet'])}, rules{named} {info['rules']})")  # fmt: skip
@@ -255,18 +276,19 @@ def register(app: typer.Typer) -> None:
     @tables_app.command("list")
     def tables_list(database: DatabaseOpt = None, data_dir: DataDirOpt = Path(DEFAULT_DATA_DIR)) -> None:
         """List the tables."""
+        require_database("tables list", database_url(database, data_dir))
         from sqlalchemy import select
 
         from tablegames.server.db import GameTable, create_schema
-        from tablegames.server.service import Server
+        from tablegames.server.transactions import Transactions
 
-        server = Server(database_url(database, data_dir))
+        db = Transactions(database_url(database, data_dir))
         try:
-            create_schema(server.engine)
-            with server.sessions() as s:
+            create_schema(db.engine)
+            with db.sessions() as s:
                 for row in s.scalars(select(GameTable).order_by(GameTable.id)):
                     print(
                         f"{row.id}\t{row.name}\t{row.game}\t{row.seats} seats\t{row.min_bet}-{row.max_bet}\t{row.rules}"
                     )
         finally:
-            server.engine.dispose()
+            db.dispose()

@@ -1,4 +1,4 @@
-"""``tablegames simulate``: fast Monte Carlo of whole tables (every seat and wager, meters, Envy).
+"""``tablegames simulate``: fast Monte Carlo of whole tables (every seat and wager, meters, neighbour bonuses).
 
 Amounts a person types (``--bet``, ``--bankroll``, a bonus amount) are in dollars, as in ``tablegames play``;
 reports give cents.
@@ -70,6 +70,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Simulate whole rounds at a table: return and house edge per wager with 95% CIs, outcome frequencies,
         jackpot hits, per-seat results, and (with --bankroll/--session) risk of ruin."""
+        if cluster is not None:
+            from tablegames.cli.extras import require
+
+            require("simulate --cluster", "cluster")
         from tablegames.rules import RuleError
         from tablegames.simulation import make_job, parse_side_bets
 

@@ -31,11 +31,11 @@ from tablegames.engine.events import (
     CardDealt,
     CardDiscarded,
     CardsRevealed,
-    EnvyPaid,
     Event,
     HandResult,
     JackpotContribution,
     JackpotHit,
+    NeighbourBonusPaid,
     RoundEnded,
     RoundStarted,
     Settled,
@@ -90,6 +90,16 @@ class SeatState:
         return bool(self.wagers)
 
 
+def dollars(cents: int) -> str:
+    """Cents in an error's words, as dollars (issue 24: errors in cents).
+
+    >>> dollars(96800), dollars(1500000), dollars(1250)
+    ('$968', '$15,000', '$12.50')
+    """
+    whole, rest = divmod(abs(cents), 100)
+    return ("-" if cents < 0 else "") + f"${whole:,}" + (f".{rest:02d}" if rest else "")
+
+
 def validate_cents(amount: object, what: str) -> int:
     """A wager amount must be a positive whole number of cents."""
     if isinstance(amount, bool) or not isinstance(amount, int):
@@ -124,6 +134,7 @@ class Table:
         self.definition: GameDefinition = registry.of(rules)
         self.meter_specs: dict[str, Meter] = {m.name: m for m in self.definition.meters(rules)}
         self._wager_specs: tuple[WagerSpec, ...] | None = None
+        self._described: dict[str, str] | None = None  # the rules' text, recorded by every round
         self.meters: dict[str, int] = {name: m.reset_cents for name, m in self.meter_specs.items()}
         if meters:
             for name, value in meters.items():
@@ -155,6 +166,12 @@ class Table:
                 for w in self.definition.wagers
             )
         return self._wager_specs
+
+    def described_rules(self) -> dict[str, str]:
+        """The rules as ``--rule`` text (each round records a copy); computed once per table."""
+        if self._described is None:
+            self._described = dict(self.rules.describe())
+        return dict(self._described)
 
     def _round_source(self) -> RandomSource:
         if isinstance(self.source, SeededRandom):
@@ -199,7 +216,7 @@ class Round:
         self.meters_before = dict(table.meters)
         self.flow: GameFlow = self.definition.new_flow(self.rules)
         self._record(
-            RoundStarted(table.game, round_no, dict(self.rules.describe()), tuple(self.seats), source_name)
+            RoundStarted(table.game, round_no, table.described_rules(), tuple(self.seats), source_name)
         )
 
     # --- helpers ---------------------------------------------------------------------------------
@@ -309,7 +326,7 @@ class Round:
         if need is not None and need not in state.wagers and need not in _placing:
             raise SideBetWithoutMain(f"the {wager} side bet needs the {need} wager first")
         if spec.fixed_cents is not None and cents != spec.fixed_cents:
-            raise BadWager(f"the {wager} wager is fixed at {spec.fixed_cents} cents, got {cents}")
+            raise BadWager(f"the {wager} wager is fixed at {dollars(spec.fixed_cents)}, got {dollars(cents)}")
         if spec.needs_option:
             self.check_option(wager, option)
         elif option is not None:
@@ -317,7 +334,8 @@ class Round:
         bank = self.table.bankrolls
         if bank is not None and bank.get(seat, 0) - _cost < self.wager_cost(wager, cents):
             raise InsufficientFunds(
-                f"seat {seat} has {bank.get(seat, 0)} cents; the {wager} wager needs {self.wager_cost(wager, cents)}"
+                f"seat {seat} has {dollars(bank.get(seat, 0))}; the {wager} wager needs "
+                f"{dollars(self.wager_cost(wager, cents))}"
             )
         return cents
 
@@ -467,7 +485,7 @@ class Round:
     # --- settlement helpers ----------------------------------------------------------------------
 
     # Every cent a seat gets back goes through _credit, and is recorded by one event: Settled (a wager's
-    # result, with the part a meter paid and the win before a cap) or EnvyPaid. Meters move only by
+    # result, with the part a meter paid and the win before a cap) or NeighbourBonusPaid. Meters move only by
     # JackpotContribution (at the deal) and JackpotHit. engine.postings turns these events into postings.
 
     def _credit(self, state: SeatOps, cents: int) -> None:
@@ -516,10 +534,10 @@ class Round:
             )
         )
 
-    def pay_envy(self, state: SeatOps, from_seat: int, hand: str, cents: int) -> None:
+    def pay_neighbour_bonus(self, state: SeatOps, from_seat: int, hand: str, cents: int) -> None:
         """R-LIR-8: a fixed bonus to ``state`` because ``from_seat`` made ``hand`` (no wager of its own)."""
         self._credit(state, cents)
-        self._record(EnvyPaid(state.seat, from_seat, hand, cents))
+        self._record(NeighbourBonusPaid(state.seat, from_seat, hand, cents))
 
     def hit_meter(self, state: SeatOps, meter: str) -> int:
         """Take 100% of ``meter`` for ``state`` and reset it; returns the amount, which the wager's

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 from tablegames.engine.actions import Action
 from tablegames.engine.base import Round
@@ -26,9 +27,16 @@ Advisor = Callable[[DecisionContext], Mapping[Action, Fraction | float]]
 _CAUTIOUS = frozenset(d.name for g in registry.DEFINITIONS for d in g.decisions if d.cautious)
 
 
-def best_action(values: Mapping[Action, Fraction | float]) -> Action:
-    """The action of highest value; exact ties go to the more cautious action (then the lower card index)."""
-    return max(values, key=lambda a: (values[a], a.name in _CAUTIOUS, -(a.index or 0)))
+def best_action(values: Mapping[Action, Fraction | float], context: DecisionContext | None = None) -> Action:
+    """The action of highest value; exact ties go to the more cautious action, then (R-0.5) to the highest
+    key of the game's ``tie_break`` at ``context`` (One Eyed Flush: the card of higher point value, then
+    higher rank), then to the lower card index. The values are compared exactly (fractions from an advisor)."""
+    tie = registry.of(context).tie_break if context is not None else None
+
+    def key(a: Action) -> tuple[Any, ...]:
+        return (values[a], a.name in _CAUTIOUS, tie(context, a) if tie is not None else (), -(a.index or 0))
+
+    return max(values, key=key)
 
 
 def rule_of_thumb(context: DecisionContext) -> Action:
@@ -65,7 +73,7 @@ class Bot:
             values = dict(self.advisor(context))
             legal = set(rnd.legal_actions(seat))
             values = {a: v for a, v in values.items() if a in legal}
-            return Hint(best_action(values), values)
+            return Hint(best_action(values, context), values)
         return Hint(rule_of_thumb(context), None)
 
     def choose(self, rnd: Round, seat: int) -> Action:

@@ -1,7 +1,7 @@
 """Immutable event records: every applied action and every automatic step of a round.
 
 The list of a round's events is its history: it says every card as dealt (with its deck position and who
-may see it), every wager, decision, jackpot contribution, hit, Envy payment and settlement.  Events can be
+may see it), every wager, decision, jackpot contribution, hit, neighbour bonus and settlement.  Events can be
 turned into JSON-ready dicts, and redacted for one viewer (never a card that viewer may not see yet).
 """
 
@@ -205,7 +205,10 @@ class JackpotHit(Event):
 
 
 @dataclass(frozen=True)
-class EnvyPaid(Event):
+class NeighbourBonusPaid(Event):
+    """A neighbour bonus: ``seat`` paid ``amount`` because ``from_seat`` made ``hand`` (no wager of its own;
+    ``GameDefinition.neighbour_bonus`` titles it). Its wire name ``envy_paid`` is older."""
+
     kind: ClassVar[str] = "envy_paid"
     seat: int
     from_seat: int
@@ -230,11 +233,11 @@ __all__ = [
     "CardDealt",
     "CardDiscarded",
     "CardsRevealed",
-    "EnvyPaid",
     "Event",
     "HandResult",
     "JackpotContribution",
     "JackpotHit",
+    "NeighbourBonusPaid",
     "RoundEnded",
     "RoundStarted",
     "Settled",

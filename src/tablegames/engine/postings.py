@@ -3,7 +3,8 @@
 The engine's settlement records every money movement of a round as an event: each wager placed
 (``WagerPlaced``, its cost from the game's definition), each meter contribution (``JackpotContribution``),
 each wager's result (``Settled``: ``returned`` cents, ``meter_cents`` of them from ``meter``, the win before the
-cap in ``capped_from``), each meter hit and its reset (``JackpotHit``) and each Envy payment (``EnvyPaid``).
+cap in ``capped_from``), each meter hit and its reset (``JackpotHit``) and each neighbour bonus
+(``NeighbourBonusPaid``).
 :func:`postings` turns them into transfers between abstract roles: a seat's wallet, the house, the table's
 in-play account and each meter. The server maps the roles to its accounts.
 
@@ -32,10 +33,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tablegames.engine.events import (
-    EnvyPaid,
     Event,
     JackpotContribution,
     JackpotHit,
+    NeighbourBonusPaid,
     RoundStarted,
     Settled,
     WagerPlaced,
@@ -76,7 +77,7 @@ class Posting:
     ``kind``: ``stake`` (a wager's cost, wallet -> in play, when placed), ``stakes`` (a seat's stakes, in play
     -> house, at the deal), ``contribution`` (house -> meter), ``payout`` (house -> wallet: a wager's return
     not paid by a meter), ``hit`` (meter -> wallet), ``seed`` (house -> meter: its reset value after a hit),
-    ``envy`` (house -> wallet). ``seat``, ``meter`` and ``wager`` say what it belongs to.
+    ``envy`` (house -> wallet: a neighbour bonus; the kind's stored name is older). ``seat``, ``meter`` and ``wager`` say what it belongs to.
     """
 
     from_role: Role
@@ -134,7 +135,7 @@ def postings(history: Sequence[Event]) -> list[Posting]:
                     wager=e.wager,
                 )
             add(HOUSE, wallet(e.seat), e.returned - e.meter_cents, "payout", seat=e.seat, wager=e.wager)
-        elif isinstance(e, EnvyPaid):
+        elif isinstance(e, NeighbourBonusPaid):
             add(HOUSE, wallet(e.seat), e.amount, "envy", seat=e.seat, wager=f"envy of seat {e.from_seat}")
     return out  # (not dealt yet: the stakes are still in play)
 

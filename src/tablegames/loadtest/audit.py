@@ -4,6 +4,7 @@ the buy-in plus the nets of the rounds it saw settled."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from tablegames.loadtest.client import Player
 from tablegames.loadtest.config import MoneyCheck
@@ -58,6 +59,7 @@ def check_money(database_url: str) -> MoneyCheck:
                     s.scalar(select(func.count(RoundRow.id)).where(RoundRow.status.not_in([SETTLED, "void"])))
                     or 0
                 )
+                twice, paid_twice, open_in_play = _per_round(s)
     finally:
         engine.dispose()
 
@@ -77,4 +79,44 @@ def check_money(database_url: str) -> MoneyCheck:
         in_play=k(IN_PLAY),
         meters=k(JACKPOT),
         unsettled_rounds=unsettled,
+        settled_twice=twice,
+        paid_twice=paid_twice,
+        rounds_open_in_play=open_in_play,
     )
+
+
+def _per_round(s: Any) -> tuple[list[int], list[str], list[int]]:
+    """The books per round (issue 20): rounds whose stakes were taken twice (one ``stakes`` transaction per
+    settlement), (round, player) pairs paid twice, and rounds whose in-play money (wagers in, stakes and returns
+    out) does not sum to zero."""
+    from sqlalchemy import text
+
+    twice = [
+        int(r)
+        for (r,) in s.execute(
+            text(
+                "SELECT round_id FROM ledger_transactions WHERE kind = 'stakes' AND round_id IS NOT NULL "
+                "GROUP BY round_id HAVING COUNT(*) > 1 ORDER BY round_id"
+            )
+        )
+    ]
+    paid = [
+        f"round {r} player {p}"
+        for r, p in s.execute(
+            text(
+                "SELECT round_id, player_id FROM ledger_transactions WHERE kind = 'payout' "
+                "AND round_id IS NOT NULL GROUP BY round_id, player_id HAVING COUNT(*) > 1 ORDER BY round_id"
+            )
+        )
+    ]
+    open_in_play = [
+        int(r)
+        for (r,) in s.execute(
+            text(
+                "SELECT t.round_id FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id "
+                "JOIN accounts a ON a.id = e.account_id WHERE a.kind = 'in_play' AND t.round_id IS NOT NULL "
+                "GROUP BY t.round_id HAVING SUM(e.amount) <> 0 ORDER BY t.round_id"
+            )
+        )
+    ]
+    return twice, paid, open_in_play

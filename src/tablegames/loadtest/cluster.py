@@ -20,7 +20,7 @@ from typing import Any
 
 from tablegames.loadtest.config import MAX_CLIENTS, MAX_SERVERS, LoadTestError, check_loopback_database
 from tablegames.loadtest.process import _free_port
-from tablegames.loadtest.proxy import HAProxy, NodeAddress, render
+from tablegames.loadtest.proxy import HAProxy, NodeAddress, ProxyLimits, render
 
 HEALTH_PATHS = ("/health", "/healthz")  # the first one a node answers is the proxy's health check
 
@@ -106,6 +106,8 @@ class Cluster:
                     [NodeAddress(n.name, "127.0.0.1", n.port) for n in self.nodes],
                     bind=f"127.0.0.1:{proxy_port}",
                     health=self.health_path,
+                    # every player comes from 127.0.0.1: the per-address limits sized for the load test's own
+                    limits=ProxyLimits(connections=2 * MAX_CLIENTS + 100, requests_per_10s=1_000_000),
                 )
                 self.haproxy = HAProxy(config, self.log_dir / "haproxy.cfg", self.log_dir / "haproxy.log")
                 for node in self.nodes:
@@ -246,6 +248,17 @@ class Cluster:
         if node.proc is not None and node.proc.poll() is None:
             node.proc.send_signal(signal.SIGSTOP)
         node.state = "stopped"
+        return node
+
+    def restart(self, which: str | int, timeout: float = 60.0) -> Node:
+        """Start a killed node again (same name, port and address) and wait until it answers its health check."""
+        node = self.node(which)
+        if node.proc is not None and node.proc.poll() is None:
+            raise LoadTestError(f"server {node.name} is still running")
+        if node.log is not None:
+            node.log.close()
+        self._spawn(node)
+        self.wait_ready(node, timeout)
         return node
 
     def resume(self, which: str | int) -> Node:

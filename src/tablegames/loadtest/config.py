@@ -117,8 +117,16 @@ class LoadConfig:
     servers: int = 0
     proxy: bool = False  # HAProxy in front of them (the players' sockets and REST go through it)
     kill_one_at: float | None = None  # SIGKILL one process this many seconds into the play
-    reconnect: bool = False  # players follow redirects and reconnect after a drop (set for servers >= 1)
+    # players follow redirects and reconnect after a drop (the default, issue 20: also against a --url server,
+    # under faults the load test did not cause); off: a dropped connection is a failed client
+    reconnect: bool = True
     reconnect_seconds: float = 30.0  # a player that cannot get back within this time fails
+    # the chaos soak (issue 20, loadtest/chaos.py): random SIGKILLs (restarted after a while), SIGSTOP/SIGCONT
+    # pauses of the --servers processes, about one every ``chaos_every`` seconds, none in the last
+    # ``chaos_quiet`` seconds of the play
+    chaos: bool = False
+    chaos_every: float = 6.0
+    chaos_quiet: float = 8.0
 
     def validate(self) -> None:
         self._validate_servers()
@@ -143,6 +151,18 @@ class LoadConfig:
             if not 0 < self.kill_one_at < self.duration:
                 raise LoadTestError(
                     f"--kill-one-at must be within the play, 0 < s < {self.duration:g}, got {self.kill_one_at}"
+                )
+        if self.chaos:
+            if self.servers < 2:
+                raise LoadTestError("--chaos needs --servers 2 or more (someone must take the tables over)")
+            if self.kill_one_at is not None:
+                raise LoadTestError("--chaos kills processes itself: it cannot be used with --kill-one-at")
+            if not 0.5 <= self.chaos_every <= 600:
+                raise LoadTestError(f"--chaos-every must be 0.5..600 seconds, got {self.chaos_every:g}")
+            if not 0 <= self.chaos_quiet < self.duration:
+                raise LoadTestError(
+                    f"the chaos's quiet end must be shorter than the play ({self.duration:g} s), got "
+                    f"{self.chaos_quiet:g}"
                 )
         if self.servers:
             self.reconnect = True
@@ -196,6 +216,8 @@ class Stats:
     expected_reconnects: int = 0  # the players of the killed process's tables
     killed: str | None = None  # the process killed, and when (seconds into the play)
     killed_at: float | None = None
+    faults: list[dict[str, Any]] = field(default_factory=list)  # the chaos's faults, in order (chaos.Fault)
+    results_reconciled: int = 0  # rounds a player never saw settled, counted from its history at the end
 
     def error_count(self) -> int:
         missing = max(
@@ -221,6 +243,11 @@ class MoneyCheck:
     meters: int = 0
     unsettled_rounds: int = 0
     player_mismatches: list[str] = field(default_factory=list)
+    # per round (issue 20): rounds whose stakes were taken more than once (settled twice), players paid twice
+    # for one round, and rounds whose money in play did not all come out again
+    settled_twice: list[int] = field(default_factory=list)
+    paid_twice: list[str] = field(default_factory=list)
+    rounds_open_in_play: list[int] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -230,6 +257,9 @@ class MoneyCheck:
             and self.total == 0
             and self.in_play == 0
             and self.unsettled_rounds == 0
+            and not self.settled_twice
+            and not self.paid_twice
+            and not self.rounds_open_in_play
         )
         return ledger_ok and not self.player_mismatches
 
@@ -263,6 +293,10 @@ class LoadReport:
 
     @property
     def ok(self) -> bool:
+        if (
+            self.config.chaos
+        ):  # faults cause refusals (unavailable, moved, ...): the books and the players decide
+            return self.money.ok and self.stats.disconnects == 0 and self.stats.timeouts == 0
         return self.stats.error_count() == 0 and self.money.ok
 
     def to_dict(self) -> dict[str, Any]:
@@ -307,6 +341,9 @@ class LoadReport:
                 "redirects": self.stats.redirects,
                 "resumed": self.stats.resumed,
                 "results_from_history": self.stats.results_from_history,
+                "results_reconciled": self.stats.results_reconciled,
+                "chaos": self.config.chaos,
+                "faults": list(self.stats.faults),
             },
             "money": {
                 "checked": m.checked,
@@ -323,6 +360,9 @@ class LoadReport:
                 "jackpot_meters": m.meters,
                 "unsettled_rounds": m.unsettled_rounds,
                 "player_mismatches": m.player_mismatches,
+                "rounds_settled_twice": m.settled_twice,
+                "players_paid_twice": m.paid_twice,
+                "rounds_open_in_play": m.rounds_open_in_play,
             },
             "ok": self.ok,
         }

@@ -21,6 +21,37 @@ from tablegames.loadtest.config import LoadTestError
 TEMPLATE = Path(__file__).resolve().parents[3] / "deploy" / "haproxy.cfg.template"
 DEFAULT_BIND = "127.0.0.1:8080"
 DEFAULT_HEALTH = "/health"
+# Health checks (issue 20): every 0.5 s, 0.25 s after a failure, out after 2 failures, back after 1 success; each
+# check is given 0.75 s (``timeout check`` in the template): a dead or paused node is out within about 2 s.
+CHECK = "check inter 500ms fastinter 250ms fall 2 rise 1"
+
+
+@dataclass(frozen=True)
+class ProxyLimits:
+    """What one client address may hold at the proxy (issue 20): open connections, HTTP requests per 10 s, and
+    the seconds it has to send a request's headers (``timeout http-request``).
+
+    >>> ProxyLimits(connections=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: the connections per client address must be 1..100000, got 0
+    """
+
+    connections: int = 256  # as the servers' own --max-connections-per-address
+    requests_per_10s: int = 1000
+    request_timeout: float = 10.0
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.connections <= 100_000:
+            raise ValueError(f"the connections per client address must be 1..100000, got {self.connections}")
+        if not 1 <= self.requests_per_10s <= 10_000_000:
+            raise ValueError(
+                f"the requests per client address in 10 s must be 1..10000000, got {self.requests_per_10s}"
+            )
+        if not 0.1 <= self.request_timeout <= 3600:
+            raise ValueError(f"the request timeout must be 0.1..3600 s, got {self.request_timeout:g}")
+
+
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_-]{0,62}$")
 _HOST = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)$")
 
@@ -76,8 +107,11 @@ def render(
     bind: str = DEFAULT_BIND,
     health: str = DEFAULT_HEALTH,
     template: Path | None = None,
+    limits: ProxyLimits | None = None,
 ) -> str:
-    """The HAProxy configuration for ``nodes`` (distinct names, at least one) listening on ``bind``."""
+    """The HAProxy configuration for ``nodes`` (distinct names, at least one) listening on ``bind``, with the
+    per-address ``limits`` (default :class:`ProxyLimits`)."""
+    limits = limits or ProxyLimits()
     if not nodes:
         raise ValueError("at least one --node NAME=HOST:PORT")
     names = [n.name for n in nodes]
@@ -86,7 +120,7 @@ def render(
     parse_address(bind, "bind address")
     if not re.match(r"^/[A-Za-z0-9_./-]*$", health):
         raise ValueError(f"bad health-check path {health!r}")
-    check = "check inter 1s fall 2 rise 1"
+    check = CHECK
     rules = "\n".join(
         f"    acl to_{n.name} path_reg ^/n/{n.name}(/|$)\n    use_backend node_{n.name} if to_{n.name}"
         for n in nodes
@@ -97,12 +131,22 @@ def render(
         f"    http-request set-path %[path,regsub(^/n/{n.name}/?,/)]\n"
         f"    option httpchk GET {health}\n"
         f"    http-check expect status 200\n"
+        f"    timeout check 750ms\n"
+        f"    http-request set-timeout server 5s if METH_GET or METH_HEAD\n"
         f"    server {n.name} {n.address} {check}"
         for n in nodes
     )
     text = (template or TEMPLATE).read_text()
     return Template(text).substitute(
-        BIND=bind, HEALTH=health, NODE_RULES=rules, ANY_SERVERS=servers, NODE_BACKENDS=backends
+        BIND=bind,
+        HEALTH=health,
+        NODE_RULES=rules,
+        ANY_SERVERS=servers,
+        NODE_BACKENDS=backends,
+        CHECK=CHECK,
+        MAX_CONN=limits.connections,
+        MAX_RATE=limits.requests_per_10s,
+        REQUEST_TIMEOUT=f"{round(limits.request_timeout * 1000)}ms",
     )
 
 

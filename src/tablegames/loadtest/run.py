@@ -115,7 +115,7 @@ async def play(
             cfg,
             start,
             stop_at,
-            fallbacks=_fallbacks(cluster, p.base),
+            fallbacks=_fallbacks(cluster, p.base) or [base],  # (--url: the same server, once it is back)
         )
         for p in players
     ]
@@ -142,6 +142,12 @@ async def play(
     cpu_killed: dict[int, float | None] = {}
     if cluster is not None and cfg.kill_one_at is not None:
         killer = asyncio.create_task(_kill_one(cluster, cfg, t0, players, stats, cpu_killed))
+    soak = None
+    if cluster is not None and cfg.chaos:
+        from tablegames.loadtest.chaos import Chaos
+
+        chaos = Chaos(cluster, cfg, stats)
+        soak = asyncio.create_task(_soak(chaos, t0))
     sampled = False
     hard = stop_at[0] + cfg.grace + cfg.betting_seconds + cfg.turn_seconds
     pending = set(tasks)
@@ -171,10 +177,27 @@ async def play(
     if killer is not None:
         killer.cancel()
         await asyncio.gather(killer, return_exceptions=True)
+    if soak is not None:  # every process runs again before the books are read (a restart waits at most 60 s)
+        await asyncio.gather(soak, return_exceptions=True)
     elapsed = time.monotonic() - t0
     await asyncio.sleep(0.2)
+    if cfg.chaos:  # a player may have missed a round's result under the faults: its history has it
+        sem = asyncio.Semaphore(10)
+
+        async def reconcile(c: Client) -> None:
+            async with sem:
+                await c.reconcile()
+
+        await asyncio.gather(*(reconcile(c) for c in clients))
     balances = await _final_balances(base, players)
     return stats, players, balances, elapsed
+
+
+async def _soak(chaos: Any, t0: float) -> None:
+    try:
+        await chaos.run(t0)
+    finally:
+        await chaos.heal()
 
 
 def _sum(values: Any) -> float | None:

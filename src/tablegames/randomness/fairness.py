@@ -17,11 +17,15 @@ The protocol (an option of the table; see ``docs/compliance-gli19.md``):
    positions i and j (Fisher–Yates, R-0.1). The result is the deal order.
 7. After the round the server reveals the server seed. Anyone can recompute the commitment and the deck:
    ``tablegames verify ROUND.json``.
-8. At a table several players may each set a seed (:data:`MAX_PLAYER_SEED` characters at most, no control
-   characters). The round's one client seed is then :func:`combine_client_seeds` of the seeds of the seated
-   players who set one, in seat order: the SHA-256 (hex) of the compact JSON ``[[seat, seed], ...]``. The record
-   lists them (``client_seeds``) and ``verify`` checks the combination, so every player can find their own seed
-   in it.
+8. At a table several players may each give a seed (:data:`MAX_PLAYER_SEED` characters at most, no control
+   characters), **committed first and revealed after every commitment is in**
+   (:mod:`tablegames.randomness.client_seeds`): a seat first sends the SHA-256 of its seed, then the seed; the
+   first reveal closes the round's commitments. The round's one client seed is :func:`combine_client_seeds` of
+   the revealed seeds of the seated players, in seat order: the SHA-256 (hex) of the compact JSON
+   ``[[seat, seed], ...]`` (the default seed when none was revealed). The record lists every committed seat
+   (``client_seeds``: seat, seed hash, seed or null when not revealed in time, and the positions of the
+   commitment and the reveal), and ``verify`` checks each seed against its hash, the combination, and that
+   every commitment came before every reveal: no seat chose its seed after seeing another's.
 
 >>> seed = ServerSeed(bytes(range(32)))
 >>> seed.commitment
@@ -40,6 +44,12 @@ from pathlib import Path
 from typing import Any, Final
 
 from tablegames.cards import CARDS, Card, CardParseError, parse_card
+from tablegames.randomness.client_seeds import (
+    SEED_HASH_PATTERN,
+    SeedEntry,
+    counted_seeds,
+    seed_order_problems,
+)
 from tablegames.randomness.commitment import (
     ALGORITHM,
     MAX_CLIENT_SEED,
@@ -162,11 +172,18 @@ ROUND_RECORD_SCHEMA: Final[dict[str, Any]] = {
             "maxItems": 7,
             "items": {
                 "type": "object",
-                "required": ["seat", "seed"],
+                "required": ["seat", "seed_hash", "seed", "committed", "revealed"],
                 "additionalProperties": False,
                 "properties": {
                     "seat": {"type": "integer", "minimum": 1, "maximum": 7},
-                    "seed": {"type": "string", "minLength": 1, "maxLength": MAX_PLAYER_SEED},
+                    "seed_hash": {"type": "string", "pattern": SEED_HASH_PATTERN},
+                    "seed": {
+                        "type": ["string", "null"],
+                        "minLength": 1,
+                        "maxLength": MAX_PLAYER_SEED,
+                    },
+                    "committed": {"type": "integer", "minimum": 0},
+                    "revealed": {"type": ["integer", "null"], "minimum": 0},
                 },
             },
         },
@@ -232,12 +249,12 @@ class RoundRecord:
     fairness: FairnessInfo
     deck: tuple[Card, ...]
     dealt: tuple[DealtCard, ...]
-    client_seeds: tuple[tuple[int, str], ...] | None = None  # the players' seeds combined (step 8), if any
+    client_seeds: tuple[SeedEntry, ...] | None = None  # the players' committed seeds (step 8), if any
 
     def to_json(self) -> dict[str, Any]:
         seeds: dict[str, Any] = {}
         if self.client_seeds is not None:
-            seeds["client_seeds"] = [{"seat": seat, "seed": seed} for seat, seed in self.client_seeds]
+            seeds["client_seeds"] = [e.to_json() for e in self.client_seeds]
         return {
             "format": RECORD_FORMAT,
             "game": self.game,
@@ -261,6 +278,13 @@ class RoundRecord:
 
         if isinstance(data, dict) and "fairness" in data and data["fairness"] is None:
             raise RecordFormatError("fairness is null: this round was not dealt by a provably fair table")
+        if isinstance(data, dict) and isinstance(data.get("client_seeds"), list):
+            for n, entry in enumerate(data["client_seeds"]):
+                if isinstance(entry, dict) and "seed" in entry and "seed_hash" not in entry:
+                    raise RecordFormatError(
+                        f"client_seeds/{n}: a seed without its seed_hash and positions: a record from before "
+                        "seeds were committed first (issue 20), whose order cannot be checked"
+                    )
         validator = jsonschema.Draft202012Validator(ROUND_RECORD_SCHEMA)
         errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
         if errors:
@@ -288,7 +312,7 @@ class RoundRecord:
             client_seeds=(
                 None
                 if data.get("client_seeds") is None
-                else tuple((int(e["seat"]), str(e["seed"])) for e in data["client_seeds"])
+                else tuple(SeedEntry.from_json(e) for e in data["client_seeds"])
             ),
         )
 
@@ -328,14 +352,16 @@ def fairness_record(
     deck: Sequence[int],
     dealt: Iterable[DealtCard | tuple[int, str] | tuple[int, int | str, str] | Mapping[str, Any]],
     commitment: str | None = None,
-    client_seeds: Sequence[tuple[int, str]] | None = None,
+    client_seeds: Sequence[SeedEntry | Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Build the JSON round record that game recall shows and ``tablegames verify`` checks.
 
     ``deck`` is the full order used; each ``dealt`` entry is ``(position, to)`` (card taken from the deck),
     ``(position, card, to)``, a :class:`DealtCard` or a mapping with those keys. A :class:`ServerSeed` passed
     here is marked revealed (the record publishes it). ``commitment``, if given, must be the published one.
-    ``client_seeds`` (``(seat, seed)`` pairs), if given, must combine into ``client_seed`` (step 8).
+    ``client_seeds`` (:class:`SeedEntry` or their JSON), if given, must be in order (every commitment before
+    every reveal, each seed hashing to its commitment) and their revealed seeds must combine into
+    ``client_seed`` (step 8).
     The result validates against :data:`ROUND_RECORD_SCHEMA`.
     """
     seed = _server_seed(server_seed)
@@ -345,9 +371,22 @@ def fairness_record(
     if sorted(cards) != list(CARDS):
         raise ValueError("deck must be the full 52-card order used (each card once)")
     entries = tuple(_dealt_entry(e, cards) for e in dealt)
-    seeds = None if not client_seeds else tuple(sorted((int(a), str(b)) for a, b in client_seeds))
-    if seeds is not None and combine_client_seeds(seeds) != client_seed:
-        raise ValueError("the client seed is not the combination of the players' seeds")
+    seeds = (
+        None
+        if not client_seeds
+        else tuple(
+            sorted(
+                (_seed_entry(e) for e in client_seeds),
+                key=lambda e: e.seat,
+            )
+        )
+    )
+    if seeds is not None:
+        problems = seed_order_problems(seeds)
+        if problems:
+            raise ValueError(problems[0])
+        if _combined(seeds, seed.commitment) != client_seed:
+            raise ValueError("the client seed is not the combination of the players' seeds")
     record = RoundRecord(
         game=game,
         round_id=round_id,
@@ -359,6 +398,22 @@ def fairness_record(
         client_seeds=seeds,
     )
     return RoundRecord.from_json(record.to_json()).to_json()  # round-trip: the record always validates
+
+
+def _seed_entry(entry: object) -> SeedEntry:
+    if isinstance(entry, SeedEntry):
+        return entry
+    if isinstance(entry, Mapping):
+        return SeedEntry.from_json(entry)
+    raise TypeError(
+        f"a client_seeds entry is a SeedEntry or its JSON (seat, seed_hash, seed, committed, revealed): {entry!r}"
+    )
+
+
+def _combined(entries: Sequence[SeedEntry], commitment: str) -> str:
+    """The client seed the entries make: their revealed seeds combined, or the default when none was."""
+    counted = counted_seeds(entries)
+    return combine_client_seeds(counted) if counted else default_client_seed(commitment)
 
 
 # ------------------------------------------------------------------------------------------ verification
@@ -391,14 +446,15 @@ def verify_record(record: RoundRecord) -> VerifyReport:
             f"but the published commitment is {fair.commitment}"
         )
     if record.client_seeds is not None:
+        problems.extend(seed_order_problems(record.client_seeds))
         try:
-            combined: str | None = combine_client_seeds(record.client_seeds)
+            combined: str | None = _combined(record.client_seeds, fair.commitment)
         except ValueError as exc:
             combined = None
             problems.append(f"client_seeds: {exc}")
         if combined is not None and combined != fair.client_seed:
             problems.append(
-                f"the client seed {fair.client_seed!r} is not the combination of the players' seeds "
+                f"the client seed {fair.client_seed!r} is not the combination of the players' revealed seeds "
                 f"(SHA-256 of their [[seat, seed], ...] in seat order is {combined})"
             )
     derived = derive_deck(seed, fair.client_seed, fair.nonce)
@@ -461,6 +517,7 @@ __all__ = [
     "ProvablyFairRandom",
     "RecordFormatError",
     "RoundRecord",
+    "SeedEntry",
     "ServerSeed",
     "VerifyReport",
     "check_player_seed",

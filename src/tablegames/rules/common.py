@@ -17,6 +17,38 @@ class RuleError(ValueError):
     """An invalid rule option, pay table or configuration; nothing was changed."""
 
 
+WIN, PUSH, LOSE = "win", "push", "lose"
+"""A settled wager's outcome by what it returns against its stake (the engine's names, the page's colours)."""
+
+
+def outcome_of(staked: Fraction | int, returned: Fraction | int) -> str:
+    """``win`` when a settlement returns more than the stake, ``push`` when the stake, else ``lose``: the
+    engine's outcome of Final Count's wager and of Three Card Poker's Ante and Play, and the category the
+    analysis and the simulation count them by.
+
+    >>> outcome_of(100, 200), outcome_of(100, 100), outcome_of(1, 0)
+    ('win', 'push', 'lose')
+    """
+    return WIN if returned > staked else PUSH if returned == staked else LOSE
+
+
+NO_PAY = -1
+"""In integer rule functions and their lookup tables: "this hand does not pay" (a paying hand has odds >= 0)."""
+
+
+def returned_at_odds(stake: int, odds: int) -> int:
+    """R-0.3, written once: what a wager of ``stake`` cents paid "``odds`` to 1" returns (the stake and ``odds``
+    times it), nothing when ``odds`` is :data:`NO_PAY`. Pure integers: the flows call it, the Numba kernels
+    compile it (``njit(inline="always")``) and the exact solvers build their tables from it.
+
+    >>> returned_at_odds(500, 15), returned_at_odds(100, 0), returned_at_odds(100, NO_PAY)
+    (8000, 100, 0)
+    """
+    if odds < 0:
+        return 0
+    return stake * (odds + 1)
+
+
 def enum_key(member: Enum) -> str:
     """The user-facing name of an enum member: ``ROYAL_FLUSH`` -> ``royal-flush``."""
     return member.name.lower().replace("_", "-")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -53,6 +53,8 @@ class Meter:
     reset_cents: int
     share: Fraction
     title: str = ""
+    #: the game's big prize (a page draws it larger); a drawing hint, not part of the meter's value
+    big: bool = field(default=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.reset_cents < 0:
@@ -111,6 +113,9 @@ class Wager:
     feeds: bool = False
     unit: str = ""  # what one amount of a multi-bet wager is, in words ("each of bets 1, 2 and $")
     parts: tuple[str, ...] = ()  # the equal bets a multi-bet wager is made of, settled with ``part=``
+    #: (name, title) of each equal stake set aside with this wager and settled under its own name (Three
+    #: Card Poker's Play beside the Ante, R-TCP-2): drawn as a part of the wager, up once the view says so
+    companions: tuple[tuple[str, str], ...] = ()
     short: str = ""  # a shorter title where room is tight (the terminal's wager line); "": the title
 
     def fixed_cents(self, rules: Any) -> int | None:
@@ -163,6 +168,13 @@ class GameDefinition:
     terminal: str | None = None  # "module:attr" of the terminal's felt (``cli.felts.TerminalFelt``)
     hand_total: Callable[[Any, Sequence[int | None]], int | None] | None = None  # rules, cards -> a count
     parameters: tuple[Parameter, ...] = ()  # every number and choice of the rules (rules.parameters)
+    # decision context, action -> a key; among actions of exactly equal value and caution the one of the
+    # highest key is taken (One Eyed Flush: which card to discard). None: the lower card index.
+    tie_break: Callable[[Any, Any], tuple[int, ...]] | None = None
+    rulings: Mapping[str, str] = field(default_factory=dict)  # the game's RULES.md rulings: id -> text
+    #: the title of a neighbour bonus: a payment to a seat for another seat's hand (engine event
+    #: ``envy_paid``, an older name). None: the game pays none
+    neighbour_bonus: str | None = None
 
     def __post_init__(self) -> None:
         mains = [w for w in self.wagers if w.main]

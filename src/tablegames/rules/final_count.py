@@ -27,6 +27,7 @@ from typing import ClassVar
 
 from tablegames.rules.common import RuleError
 from tablegames.rules.definition import Decision, DecisionContext, GameDefinition, Meter, RuleOption, Wager
+from tablegames.rules.final_count_rulings import RULINGS
 from tablegames.rules.flow import DEALER, PUBLIC, Action, BaseFlow, RoundOps, SeatOps, seat_name
 from tablegames.rules.parameters import Parameter, apply_options, choice, describe_values, integer
 
@@ -94,14 +95,8 @@ class FinalCountRules:
 
     def category(self, player_total: int | None, dealer_total: int) -> int:
         """How a seat ends against the dealer's three-card total: an index into :data:`CATEGORIES`
-        (``player_total`` None: the seat's odd total already lost, R-FC-3/4)."""
-        if player_total is None:
-            return PLAYER_ODD
-        if dealer_total % 2:
-            return DEALER_ODD
-        if player_total == dealer_total:
-            return TIE
-        return HIGHER if player_total > dealer_total else LOWER
+        (``player_total`` None: the seat's odd total already lost, R-FC-3/4); :func:`category_of`."""
+        return category_of(player_total is None, player_total or 0, dealer_total)
 
     @property
     def pays(self) -> tuple[int, int, int, int, int]:
@@ -185,6 +180,28 @@ def _parameters() -> tuple[Parameter, ...]:
     )
 
 
+def category_of(odd_total: int, player_total: int, dealer_total: int) -> int:
+    """R-FC-3..5 in integers, written once: how a seat ends (an index into :data:`CATEGORIES`) when its turned
+    total was odd (``odd_total`` nonzero: lost at once) or against the dealer's three-card total. The flow (through
+    :meth:`FinalCountRules.category`), the Numba kernel (``njit`` of this very function) and the solver's
+    tables all call it.
+
+    >>> [CATEGORIES[category_of(False, p, d)] for p, d in ((12, 15), (14, 12), (12, 12), (8, 12))]
+    ['dealer odd', 'higher total', 'tie', 'lower total']
+    >>> CATEGORIES[category_of(True, 0, 15)]
+    'player odd'
+    """
+    if odd_total:
+        return PLAYER_ODD
+    if dealer_total % 2 == 1:
+        return DEALER_ODD
+    if player_total == dealer_total:
+        return TIE
+    if player_total > dealer_total:
+        return HIGHER
+    return LOWER
+
+
 def must_turn(two_card_total: int) -> bool:
     """R-FC-3: an odd two-card total has its third card turned by the dealer; no choice."""
     return two_card_total % 2 == 1
@@ -206,13 +223,7 @@ def showdown(player_total: int | None, dealer_total: int) -> int:
 
     ``player_total`` is None when the player already lost (odd total).
     """
-    if player_total is None:
-        return -1
-    if dealer_total % 2:
-        return 1  # dealer busts: every player still in wins
-    if player_total == dealer_total:
-        return 0
-    return 1 if player_total > dealer_total else -1
+    return (1, 1, 0, -1, -1)[category_of(player_total is None, player_total or 0, dealer_total)]
 
 
 def rule_of_thumb_turn(two_card_total: int, dealer_up_total: int) -> bool:
@@ -376,4 +387,5 @@ DEFINITION = GameDefinition(
     felt="felt/final-count.js",
     terminal="tablegames.cli.felts.final_count:FELT",
     parameters=_parameters(),
+    rulings=RULINGS,
 )

@@ -6,7 +6,7 @@ deal pattern, the legal actions, what a decision does, automatic steps such as L
 the dealer's play, settlement, the extra view and the decision context) is the game's :class:`GameFlow`,
 one object per round made by its definition (``GameDefinition.flow``). A flow changes the round only through
 :class:`RoundOps` (draw a card to a place with a visibility, reveal, discard, record a hand result, settle a
-wager, hit a meter, pay Envy), which the engine's round implements; this layer imports nothing above it.
+wager, hit a meter, pay a neighbour bonus), which the engine's round implements; this layer imports nothing above it.
 
 Places and visibilities are plain texts: a seat's place is :func:`seat_name`; ``visible_to`` is a place
 (only that seat sees it), :data:`PUBLIC` (everyone) or ``""`` (nobody, until it is revealed).
@@ -124,7 +124,7 @@ class RoundOps(Protocol):
         ``returned`` cents back to the seat (``meter_cents`` of them from ``meter``; ``capped_from``: what it
         would have returned without the payout cap)."""
 
-    def pay_envy(self, state: SeatOps, from_seat: int, hand: str, cents: int) -> None:
+    def pay_neighbour_bonus(self, state: SeatOps, from_seat: int, hand: str, cents: int) -> None:
         """A fixed bonus to ``state`` because ``from_seat`` made ``hand`` (no wager of its own)."""
 
     def hit_meter(self, state: SeatOps, meter: str) -> int:

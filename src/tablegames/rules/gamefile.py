@@ -12,10 +12,21 @@ True
 Traceback (most recent call last):
 ...
 tablegames.rules.common.RuleError: demo.toml: unknown game 'poker'; choose ...
+
+A game file is bounded before it is parsed (issue 20): at most :data:`TEXT_MAX` characters, brackets nested at
+most :data:`DEPTH_MAX` deep and at most :data:`DEPTH_MAX` dots in a line's keys (``[rules.main]`` is 2 deep);
+every value is then read by its parameter, bounded as text (``rules.parameters``).
+
+>>> loads(f'game = "{GAMES[0]}"\\n[rules]\\nx = ' + "[" * 20000 + "]" * 20000)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+tablegames.rules.common.RuleError: <game file>: nested deeper than 8 levels (line 3); a game file has [rules] ...
 """
 
 from __future__ import annotations
 
+import json
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,7 +35,12 @@ from typing import Any
 
 from tablegames.rules import registry
 from tablegames.rules.common import RuleError
-from tablegames.rules.parameters import apply_options, describe_values
+from tablegames.rules.parameters import apply_options, describe_values, quoted
+
+TEXT_MAX = 65_536
+"""The most characters of a game file (a request's ``game_file``, a file read by a command)."""
+DEPTH_MAX = 8
+"""The deepest nesting of a game file's TOML: brackets, or dots in one line's keys (``[rules.main]``: 2)."""
 
 
 @dataclass(frozen=True)
@@ -52,16 +68,70 @@ def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, str | int]
                 f"rule {name!r}: {value!r} is a float; write a whole number, a fraction '1/10' or '10%'"
             )
         else:
-            raise RuleError(f"rule {name!r}: {value!r} is not a number or a text")
+            raise RuleError(f"rule {name!r}: {quoted(value)} is not a number or a text")
     return out
 
 
+def check_shape(text: str, origin: str = "<game file>") -> None:
+    """Refuse, before it is parsed, a text longer than :data:`TEXT_MAX` or nested deeper than
+    :data:`DEPTH_MAX` (brackets outside strings and comments, or dots in one line's keys): the TOML reader
+    recurses once a level, and reads long dotted keys in quadratic time (issue 20).
+
+    >>> check_shape("[rules.main]\\nflush = 8")
+    >>> check_shape("a" + ".b" * 9 + " = 1")
+    Traceback (most recent call last):
+    ...
+    tablegames.rules.common.RuleError: <game file>: nested deeper than 8 levels (line 1); a game file has [rules] and [rules.PREFIX] tables of NAME = VALUE
+    """
+    if len(text) > TEXT_MAX:
+        raise RuleError(f"{origin}: longer than {TEXT_MAX} characters ({len(text)})")
+    depth = dots = 0
+    line = 1
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line, dots = line + 1, 0
+        elif c == "#":  # a comment, to the end of the line
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        elif c in "\"'":  # a string: skip it (brackets and dots inside do not nest)
+            quote = c * 3 if text.startswith(c * 3, i) else c
+            i += len(quote)
+            while i < n and not text.startswith(quote, i):
+                if text[i] == "\\" and c == '"':
+                    i += 1
+                elif text[i] == "\n":
+                    if len(quote) == 1:
+                        break  # (an unterminated string: the TOML reader says so)
+                    line += 1
+                i += 1
+            i += len(quote)
+            continue
+        elif c in "[{":
+            depth += 1
+        elif c in "]}":
+            depth = max(0, depth - 1)
+        elif c == ".":
+            dots += 1
+        if depth > DEPTH_MAX or dots > DEPTH_MAX:
+            raise RuleError(
+                f"{origin}: nested deeper than {DEPTH_MAX} levels (line {line}); a game file has [rules] and "
+                "[rules.PREFIX] tables of NAME = VALUE"
+            )
+        i += 1
+
+
 def loads(text: str, origin: str = "<game file>") -> GameFile:
-    """Read a game file's text (``origin`` names it in errors)."""
+    """Read a game file's text (``origin`` names it in errors), bounded first (:func:`check_shape`)."""
+    check_shape(text, origin)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RuleError(f"{origin} is not valid TOML: {exc}") from None
+    except (ValueError, RecursionError) as exc:  # (a number beyond int()'s digits; nesting the scan missed)
+        raise RuleError(f"{origin} is not a game file's TOML: {quoted(str(exc), 120)}") from None
     game = data.get("game")
     if not isinstance(game, str):
         raise RuleError(f'{origin}: needs game = "KEY" (one of {", ".join(registry.GAMES)})')
@@ -91,6 +161,8 @@ def load(path: str | Path) -> GameFile:
     """Read the game file at ``path``."""
     p = Path(path)
     try:
+        if p.stat().st_size > 4 * TEXT_MAX:  # (UTF-8: at most 4 bytes a character)
+            raise RuleError(f"game file {p} is longer than {TEXT_MAX} characters")
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise RuleError(f"game file not found: {p}") from None
@@ -100,9 +172,16 @@ def load(path: str | Path) -> GameFile:
 
 
 def _toml_value(text: str) -> str:
-    if text.lstrip("-").isdigit() and text != "-":
+    """A value as TOML: a whole number of ASCII digits bare, anything else a basic string with every control
+    character escaped (a value such as ``'²'`` or one with a newline reads back as itself).
+
+    >>> values = ["-12", "²", 'say "hi"', "two\\nlines", "del\\x7f"]
+    >>> [tomllib.loads("v = " + _toml_value(v))["v"] for v in values] == [-12, *values[1:]]
+    True
+    """
+    if re.fullmatch(r"-?[0-9]+", text):
         return text
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def dumps(game_file: GameFile) -> str:

@@ -22,7 +22,14 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, ClassVar
 
-from tablegames.rules.common import PayTable, RuleError, enum_key, paytables_from_file
+from tablegames.rules.common import (
+    NO_PAY,
+    PayTable,
+    RuleError,
+    enum_key,
+    paytables_from_file,
+    returned_at_odds,
+)
 from tablegames.rules.definition import Decision, DecisionContext, GameDefinition, Meter, RuleOption, Wager
 from tablegames.rules.flow import (
     BURN,
@@ -43,9 +50,10 @@ from tablegames.rules.let_it_ride_hands import lir_hand as lir_hand
 from tablegames.rules.let_it_ride_hands import lir_hand_of as lir_hand_of
 from tablegames.rules.let_it_ride_hands import ride_first as ride_first
 from tablegames.rules.let_it_ride_hands import ride_second as ride_second
+from tablegames.rules.let_it_ride_rulings import RULINGS
 from tablegames.rules.parameters import (
+    MONEY_MAX,
     Parameter,
-    _cents,
     apply_options,
     choice,
     describe_values,
@@ -53,6 +61,7 @@ from tablegames.rules.parameters import (
     money,
     paytable,
     preset,
+    read_cents,
 )
 
 GAME = "let-it-ride"
@@ -111,6 +120,27 @@ def capped_base_win(win_cents: int, cap_cents: int = AGGREGATE_CAP_CENTS) -> int
     return min(win_cents, cap_cents)
 
 
+def pulled_return(bet_cents: int) -> int:
+    """R-LIR-2, R-LIR-3: a bet pulled back returns its whole stake (it is never at risk)."""
+    return bet_cents
+
+
+def bets_up_return(up: int, bet_cents: int, odds: int, cap_cents: int) -> int:
+    """R-LIR-4, R-LIR-5: what the ``up`` bets of ``bet_cents`` still riding at the showdown return together: the
+    stakes and the win "``odds`` to 1" (R-0.3) capped by :func:`capped_base_win`; nothing when the final hand
+    does not pay (``odds`` :data:`~tablegames.rules.common.NO_PAY`). Pure integers, with
+    :func:`pulled_return` written once: the flow settles with them, the Numba kernel compiles them and the
+    solver's win table is built from them (issue 21).
+
+    >>> bets_up_return(3, 2_500_000, 1000, AGGREGATE_CAP_CENTS), bets_up_return(2, 100, 1, 500)  # capped Royal
+    (12500000, 400)
+    """
+    if odds < 0:
+        return 0
+    staked = up * bet_cents
+    return staked + capped_base_win(staked * odds, cap_cents)
+
+
 # --- progressive (R-LIR-7) and Envy Bonus (R-LIR-8) --------------------------------------------
 
 
@@ -118,7 +148,7 @@ def capped_base_win(win_cents: int, cap_cents: int = AGGREGATE_CAP_CENTS) -> int
 class ProgressiveConfig:
     wager_cents: int = 100
     meters: tuple[Meter, ...] = (
-        Meter("mega", 5_000_000, Fraction(10, 100), "Mega"),
+        Meter("mega", 5_000_000, Fraction(10, 100), "Mega", big=True),
         Meter("major", 500_000, Fraction(4, 100), "Major"),
         Meter("minor", 50_000, Fraction(2, 100), "Minor"),
     )
@@ -290,7 +320,7 @@ class LetItRideFlow(BaseFlow):
             bet = str(self.stage)
             self.up[state.seat].discard(bet)
             amount = state.wagers[MAIN]
-            r.settle(state, MAIN, amount, amount, "pulled", part=bet)
+            r.settle(state, MAIN, amount, pulled_return(amount), "pulled", part=bet)
 
     def auto_step(self, r: RoundOps) -> bool:
         if self.stage == 1 and r.to_act is None:
@@ -333,7 +363,7 @@ class LetItRideFlow(BaseFlow):
                 continue
             for other in prog:
                 if other.seat != hitter.seat:
-                    r.pay_envy(other, hitter.seat, enum_key(hands[hitter.seat]), envy)
+                    r.pay_neighbour_bonus(other, hitter.seat, enum_key(hands[hitter.seat]), envy)
 
     def _settle_base(self, r: RoundOps, s: SeatOps, hand: LirHand) -> None:
         """R-LIR-4 pay table on every bet still up; R-LIR-5 caps the base-game win."""
@@ -341,21 +371,21 @@ class LetItRideFlow(BaseFlow):
         parts = [b for b in BETS if b in self.up[s.seat]]
         staked = amount * len(parts)
         odds = self.rules.main_paytable.odds(hand)
+        returned = bets_up_return(len(parts), amount, NO_PAY if odds is None else odds, self.rules.cap_cents)
         if odds is None:
-            r.settle(s, MAIN, staked, 0, "lose", part=" ".join(parts))
+            r.settle(s, MAIN, staked, returned, "lose", part=" ".join(parts))
             return
-        win = staked * odds
-        capped = capped_base_win(win, self.rules.cap_cents)
-        detail = f"capped {win} -> {capped}" if capped < win else ""
+        win, capped = staked * odds, returned - staked
+        detail = f"win {_amount(win)} capped at {_amount(capped)} (R-LIR-5)" if capped < win else ""
         uncapped = staked + win if capped < win else None
-        r.settle(s, MAIN, staked, staked + capped, "win", detail, capped_from=uncapped, part=" ".join(parts))
+        r.settle(s, MAIN, staked, returned, "win", detail, capped_from=uncapped, part=" ".join(parts))
 
     def _settle_bonus(self, r: RoundOps, s: SeatOps) -> None:
         """R-LIR-6 on the first three cards."""
         stake = s.wagers["bonus"]
         hand = bonus_hand(s.initial_cards)
         odds = self.rules.bonus_paytable.odds(hand)
-        returned = 0 if odds is None else stake * (odds + 1)
+        returned = returned_at_odds(stake, NO_PAY if odds is None else odds)  # R-0.3
         r.settle(s, "bonus", stake, returned, "win" if returned else "lose", enum_key(hand))
 
     def _settle_progressive(self, r: RoundOps, s: SeatOps, hand: LirHand) -> None:
@@ -377,7 +407,13 @@ class LetItRideFlow(BaseFlow):
 
     def extra_view(self, r: RoundOps, cards: CardsView) -> dict[str, Any]:
         bets_up = {str(seat): [b for b in BETS if b in up] for seat, up in self.up.items()}
-        return {"community": cards(self.community), "stage": self.stage, "bets_up": bets_up}
+        # parts_up: the generic name of what a page draws (the parts of a multi-bet wager still up)
+        return {
+            "community": cards(self.community),
+            "stage": self.stage,
+            "bets_up": bets_up,
+            "parts_up": bets_up,
+        }
 
 
 def meters(rules: LetItRideRules) -> tuple[Meter, ...]:
@@ -425,8 +461,8 @@ def _prize(hand: LirHand) -> Parameter:
     def read(text: str) -> str | int:
         if text in names:
             return text
-        cents = 0 if text == "-" else _cents(text)
-        if cents is None or cents < 0:
+        cents = 0 if text == "-" else read_cents(text)
+        if cents is None or not 0 <= cents <= MONEY_MAX:  # (bounded as text first: issue 20)
             raise RuleError(f"{text!r} is neither a meter nor an amount")
         return cents
 
@@ -454,7 +490,7 @@ def _envy(hand: LirHand) -> Parameter:
         lambda r: r.progressive.envy_cents.get(hand, 0),
         lambda r, v: _prog(r, envy_cents=_without(r.progressive.envy_cents, hand, v)),
         0,
-        None,
+        MONEY_MAX,
         group="envy",
         structural=False,
         ruling="R-LIR-8",
@@ -554,4 +590,11 @@ DEFINITION = GameDefinition(
     felt="felt/let-it-ride.js",
     terminal="tablegames.cli.felts.let_it_ride:FELT",
     parameters=PARAMETERS,
+    rulings=RULINGS,
+    neighbour_bonus="Envy Bonus",  # R-LIR-8: a Progressive player's Royal or Straight Flush pays the others
 )
+
+
+def _amount(cents: int) -> str:
+    """Whole cents as dollars for a settlement's words: ``7500000`` -> ``$75,000.00``."""
+    return f"${cents // 100:,}.{cents % 100:02d}"

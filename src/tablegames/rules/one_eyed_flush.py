@@ -24,7 +24,15 @@ from pathlib import Path
 from typing import Any, ClassVar, Final
 
 from tablegames.cards import CARDS
-from tablegames.rules.common import PayTable, RuleError, enum_key, load_toml, paytable_from_mapping
+from tablegames.rules.common import (
+    NO_PAY,
+    PayTable,
+    RuleError,
+    enum_key,
+    load_toml,
+    paytable_from_mapping,
+    returned_at_odds,
+)
 from tablegames.rules.definition import (
     Decision,
     DecisionContext,
@@ -52,11 +60,17 @@ from tablegames.rules.one_eyed_flush_hands import _rank_key as _rank_key
 from tablegames.rules.one_eyed_flush_hands import card_classes as card_classes
 from tablegames.rules.one_eyed_flush_hands import compare as compare
 from tablegames.rules.one_eyed_flush_hands import dealer_discard as dealer_discard
+from tablegames.rules.one_eyed_flush_hands import discard_preference as discard_preference
 from tablegames.rules.one_eyed_flush_hands import evaluate as evaluate
 from tablegames.rules.one_eyed_flush_hands import holds_wild as holds_wild
 from tablegames.rules.one_eyed_flush_hands import is_bust as is_bust
 from tablegames.rules.one_eyed_flush_hands import is_wild as is_wild
+from tablegames.rules.one_eyed_flush_hands import live_wild as live_wild
+from tablegames.rules.one_eyed_flush_hands import main_return as main_return
 from tablegames.rules.one_eyed_flush_hands import point_value as point_value
+from tablegames.rules.one_eyed_flush_hands import rule_of_thumb_discard as rule_of_thumb_discard
+from tablegames.rules.one_eyed_flush_hands import tie_break as tie_break
+from tablegames.rules.one_eyed_flush_rulings import RULINGS
 from tablegames.rules.parameters import (
     Parameter,
     apply_options,
@@ -274,40 +288,6 @@ class OneEyedFlushRules:
         return describe_values(DEFINITION.parameters, self)
 
 
-# --- rule-of-thumb player strategy (replaced by the exact optimal one where available) ---------
-
-
-def rule_of_thumb_discard(
-    cards: Sequence[int], flip_card: int, wild: Collection[int] = WILD_CARDS, bust_limit: int = BUST_LIMIT
-) -> int | None:
-    """A simple documented strategy: index to discard, or None to stand.
-
-    Keep any hand with a wild card, trips, and pairs whose remaining card is 4 or less; otherwise draw to a
-    pair by throwing the remaining card; with No Pair, stand on the bust limit (14) or less and throw the
-    highest card otherwise.
-
-    >>> from tablegames.cards import parse_cards
-    >>> rule_of_thumb_discard(parse_cards("5c 5d 9h"), 0), rule_of_thumb_discard(parse_cards("Ac 2d 3h"), 0)
-    (2, None)
-    >>> rule_of_thumb_discard(parse_cards("9c Qd 8h"), 0)
-    1
-    """
-    hand = evaluate(cards, wild)
-    if hand.category == Category.PAIR:
-        if hand.key <= 4:
-            return None
-        return next(
-            i
-            for i, c in enumerate(cards)
-            if point_value(c) == hand.key and [_rank_key(x) for x in cards].count(_rank_key(c)) == 1
-        )
-    if hand.category == Category.NO_PAIR:
-        if hand.key <= bust_limit:
-            return None
-        return max(range(3), key=lambda i: _discard_order(cards[i]))
-    return None
-
-
 # --- the game, as data --------------------------------------------------------------------------------
 
 METER = "one-eyed-flush"
@@ -343,7 +323,7 @@ def describe_hand(rules: OneEyedFlushRules, cards: Sequence[int | None]) -> str:
 
 def meters(rules: OneEyedFlushRules) -> tuple[Meter, ...]:
     jp = rules.jackpot
-    return (Meter(METER, jp.reset_cents, jp.share, "One Eyed Flush jackpot"),)
+    return (Meter(METER, jp.reset_cents, jp.share, "One Eyed Flush jackpot", big=True),)
 
 
 STAND = Action("stand")
@@ -391,7 +371,7 @@ class OneEyedFlushFlow(BaseFlow):
 
     def dealer_play(self, r: RoundOps) -> None:
         r.reveal(DEALER, tuple(r.dealer))
-        wild = any(self.rules.holds_wild(s.cards) for s in r.active_seats if not s.out)
+        wild = any(live_wild(int(s.out), int(self.rules.holds_wild(s.cards))) for s in r.active_seats)
         idx = self.rules.dealer_discard(r.dealer, wild)
         if idx is not None:
             r.discard(DEALER, r.dealer[idx], PUBLIC)
@@ -406,22 +386,16 @@ class OneEyedFlushFlow(BaseFlow):
             r.hand_result(seat_name(s.seat), str(hand))
             if not s.out:
                 stake = s.wagers["main"]
-                result = compare(hand, dealer_hand, self.rules.ties)
-                if result > 0:
-                    r.settle(
-                        s, "main", stake, stake * (1 + self.rules.win_odds(hand.category)), "win", str(hand)
-                    )
-                elif result == 0:
-                    r.settle(s, "main", stake, stake, "push", str(hand))
-                else:
-                    r.settle(s, "main", stake, 0, "lose", str(hand))
+                result = compare(hand, dealer_hand, self.rules.ties)  # R-OEF-3, then R-OEF-8
+                returned = main_return(result, stake, self.rules.win_odds(hand.category))
+                r.settle(s, "main", stake, returned, ("lose", "push", "win")[result + 1], str(hand))
             if "jackpot" in s.wagers:
                 self._settle_jackpot(r, s)
             if "flip" in s.wagers:
                 bet = FlipBet.parse(s.options["flip"])
                 stake = s.wagers["flip"]
                 odds = self.rules.flip_odds(bet, self.flip_card)
-                returned = 0 if odds is None else stake * (odds + 1)
+                returned = returned_at_odds(stake, NO_PAY if odds is None else odds)  # R-OEF-10, R-0.3
                 r.settle(s, "flip", stake, returned, "win" if returned else "lose", str(bet))
 
     def _settle_jackpot(self, r: RoundOps, s: SeatOps) -> None:
@@ -584,6 +558,7 @@ DEFINITION = GameDefinition(
     default_action="stand",
     context_type=OefDecision,
     rule_of_thumb=rule_of_thumb,
+    tie_break=tie_break,
     describe_hand=describe_hand,
     flow=OneEyedFlushFlow,
     analyzer="tablegames.analysis.one_eyed_flush:ANALYZER",
@@ -591,4 +566,5 @@ DEFINITION = GameDefinition(
     felt="felt/one-eyed-flush.js",
     terminal="tablegames.cli.felts.one_eyed_flush:FELT",
     parameters=PARAMETERS,
+    rulings=RULINGS,
 )

@@ -30,11 +30,21 @@ tablegames.rules.common.RuleError: rule 'limit' (the bust limit): 40 is out of r
 Traceback (most recent call last):
 ...
 tablegames.rules.common.RuleError: unknown rule 'limt'; known rules: limit, share
+
+Every number is bounded as text, before it is built (issue 20): at most :data:`DIGITS_MAX` digits in each part,
+a short exponent, at most :data:`VALUE_MAX` characters, then the parameter's own range; so no value, however
+written, costs more than a few microseconds to read or refuse.
+
+>>> params[1].parse("1e-10000000")
+Traceback (most recent call last):
+...
+tablegames.rules.common.RuleError: rule 'share' (meter share): '1e-10000000' is not a fraction (digits: at most 15 a part, exponent: at most 2); allowed: a fraction from 0 to 1 (like 1/10 or 10%)
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -48,6 +58,102 @@ Kind = Literal["int", "money", "fraction", "choice", "odds", "cards", "text", "p
 
 LOSES = "-"
 """How a pay-table entry that loses (no payout) is written: ``main.pair=-``."""
+
+VALUE_MAX = 200
+"""The most characters a rule value's text may have (a pay table's name, a set of cards, a number)."""
+DIGITS_MAX = 15
+"""The most digits of each part of a number (whole, cents, dollars, decimals, numerator, denominator)."""
+EXPONENT_MAX = 2
+"""The most digits of a fraction's exponent (``1e-3``): ``1e-10000000`` is refused as text, never computed."""
+MONEY_MAX = 10**11
+"""The bound of an amount parameter that names none: $1,000,000,000 in cents (every product the kernels form
+with a payout of at most 1,000,000 to 1 fits in 64 bits)."""
+PRECISION_MAX = 10**18
+"""A fraction's numerator and denominator stay below this (``1e-30`` is refused: too precise for a share)."""
+
+_D, _E = f"{{1,{DIGITS_MAX}}}", f"{{1,{EXPONENT_MAX}}}"  # (regex repeats: ASCII digits, counted)
+_WHOLE = re.compile(rf"-?[0-9]{_D}")
+_DOLLARS = re.compile(rf"\$(-?[0-9]{_D})(?:\.([0-9]{_D}))?")
+_FRACTION = re.compile(
+    rf"(-?[0-9]{{0,{DIGITS_MAX}}})(?:\.([0-9]{_D}))?(?:[eE]([+-]?[0-9]{_E}))?(?:/([0-9]{_D}))?(%?)"
+)
+_NUMBER_RULES = f"digits: at most {DIGITS_MAX} a part, exponent: at most {EXPONENT_MAX}"
+
+
+def cut(text: str, most: int = 40) -> str:
+    """``text``, cut to ``most`` characters with how long it was (an error never echoes a huge value)."""
+    return text if len(text) <= most else f"{text[:most]}... ({len(text)} characters)"
+
+
+def quoted(text: object, most: int = 40) -> str:
+    """``repr(text)`` of a value, cut to ``most`` characters (an error message never echoes a huge value).
+
+    >>> quoted("9" * 5000)
+    "'9999999999999999999999999999999999999999'... (5000 characters)"
+    """
+    if isinstance(text, int) and not isinstance(text, bool) and abs(text) >= 10**DIGITS_MAX:
+        return f"a number of more than {DIGITS_MAX} digits"
+    if isinstance(text, str) and len(text) > most:
+        return f"{text[:most]!r}... ({len(text)} characters)"
+    return cut(repr(text), most + 2)
+
+
+def read_whole(text: str) -> int | None:
+    """A whole number written with ASCII digits (``_`` and ``,`` between them ignored), at most
+    :data:`DIGITS_MAX` of them; None for anything else.
+
+    >>> read_whole("1,000"), read_whole("-5"), read_whole("²"), read_whole("--5"), read_whole("1" * 16)
+    (1000, -5, None, None, None)
+    """
+    t = text.replace("_", "").replace(",", "")
+    return int(t) if _WHOLE.fullmatch(t) else None
+
+
+def read_cents(text: str) -> int | None:
+    """Cents from ``500`` (cents) or ``$5`` / ``$1,234.50`` (dollars), bounded as text; None for anything else
+    (a fraction of a cent, an exponent, too many digits).
+
+    >>> read_cents("$1,234.50"), read_cents("500"), read_cents("$0.005"), read_cents("$1e10000000")
+    (123450, 500, None, None)
+    """
+    t = text.replace("_", "").replace(",", "")
+    m = _DOLLARS.fullmatch(t)
+    if m is None:
+        return read_whole(t)
+    dollars, decimals = m.group(1), (m.group(2) or "").rstrip("0")
+    if len(decimals) > 2:
+        return None
+    cents = int(dollars) * 100
+    part = int(decimals.ljust(2, "0")) if decimals else 0
+    return cents - part if dollars.startswith("-") else cents + part
+
+
+def read_fraction(text: str) -> Fraction | None:
+    """A fraction from ``1/10``, ``0.1``, ``10%``, ``1e-3`` or ``1/3%``, bounded as text (every part at most
+    :data:`DIGITS_MAX` digits, the exponent at most :data:`EXPONENT_MAX`) and as a value (numerator and
+    denominator below :data:`PRECISION_MAX`); None for anything else.
+
+    >>> read_fraction("10%"), read_fraction("1/3"), read_fraction("1e-3"), read_fraction("1e-5000")
+    (Fraction(1, 10), Fraction(1, 3), Fraction(1, 1000), None)
+    """
+    m = _FRACTION.fullmatch(text.replace("_", ""))
+    if m is None or (m.group(1) in ("", "-") and m.group(2) is None):
+        return None
+    whole, decimals, exponent, below, percent = m.groups()
+    decimals = decimals or ""
+    value: Fraction = Fraction(int(f"{whole}0{decimals}" if whole in ("", "-") else f"{whole}{decimals}"))
+    value /= 10 ** len(decimals)
+    if exponent:
+        value *= Fraction(10) ** int(exponent)
+    if below is not None:
+        if int(below) == 0:
+            return None
+        value /= int(below)
+    if percent:
+        value /= 100
+    if abs(value.numerator) >= PRECISION_MAX or value.denominator >= PRECISION_MAX:
+        return None
+    return value
 
 
 def get_path(obj: Any, path: str) -> Any:
@@ -123,34 +229,44 @@ class Parameter:
         return RuleError(f"rule {self.name!r}{about}: {why}; allowed: {self.allowed}")
 
     def parse(self, text: str | int) -> Any:
-        """The value ``text`` stands for, or a :class:`RuleError` naming this field and what is allowed."""
+        """The value ``text`` stands for, or a :class:`RuleError` naming this field and what is allowed.
+        Bounded before anything is built: at most :data:`VALUE_MAX` characters, :data:`DIGITS_MAX` digits a
+        part, then the parameter's range."""
+        if isinstance(text, int) and not isinstance(text, bool) and abs(text) >= 10**DIGITS_MAX:
+            raise self._bad(text, f"a number of more than {DIGITS_MAX} digits")
+        if not isinstance(text, (str, int)):
+            raise self._bad(text, f"{quoted(text)} is not text or a whole number")
         raw = str(text).strip()
+        if len(raw) > VALUE_MAX:
+            raise self._bad(text, f"{quoted(raw)} is longer than {VALUE_MAX} characters")
         if self.read is not None:
             try:
                 return self.read(raw)
             except (RuleError, CardParseError, ValueError, KeyError) as exc:
-                raise self._bad(text, f"{raw!r} is not allowed ({exc})" if str(exc) else f"{raw!r}") from None
+                why = f"{quoted(raw)} is not allowed ({cut(str(exc), 120)})" if str(exc) else quoted(raw)
+                raise self._bad(text, why) from None
         if self.kind in ("int", "odds"):
             if self.kind == "odds" and raw == LOSES:
                 return None
-            value = _whole(raw)
+            value = read_whole(raw)
             if value is None:
-                raise self._bad(text, f"{raw!r} is not a whole number")
+                raise self._bad(text, f"{quoted(raw)} is not a whole number (at most {DIGITS_MAX} digits)")
             return self._in_range(value, raw)
         if self.kind == "money":
-            value = _cents(raw)
+            value = read_cents(raw)
             if value is None:
-                raise self._bad(text, f"{raw!r} is not an amount")
+                raise self._bad(
+                    text, f"{quoted(raw)} is not an amount (whole cents, at most {DIGITS_MAX} digits)"
+                )
             return self._in_range(value, raw)
         if self.kind == "fraction":
-            try:
-                f = Fraction(raw[:-1]) / 100 if raw.endswith("%") else Fraction(raw)
-            except (ValueError, ZeroDivisionError):
-                raise self._bad(text, f"{raw!r} is not a fraction") from None
+            f = read_fraction(raw)
+            if f is None:
+                raise self._bad(text, f"{quoted(raw)} is not a fraction ({_NUMBER_RULES})")
             return self._in_range(f, raw)
         if self.kind in ("choice", "preset"):
             if raw not in self.choices:
-                raise self._bad(text, f"{raw!r} is not a choice")
+                raise self._bad(text, f"{quoted(raw)} is not a choice")
             return raw
         return raw
 
@@ -165,24 +281,6 @@ class Parameter:
         if self.kind == "odds" and v is None:
             return LOSES
         return self.show(v)
-
-
-def _whole(raw: str) -> int | None:
-    t = raw.replace("_", "").replace(",", "")
-    if t.lstrip("-").isdigit():
-        return int(t)
-    return None
-
-
-def _cents(raw: str) -> int | None:
-    t = raw.replace("_", "").replace(",", "")
-    try:
-        if t.startswith("$"):
-            f = Fraction(t[1:]) * 100
-            return int(f) if f.denominator == 1 else None
-        return int(t) if t.lstrip("-").isdigit() else None
-    except (ValueError, ZeroDivisionError):
-        return None
 
 
 # --- constructors -----------------------------------------------------------------------------------------
@@ -216,11 +314,11 @@ def money(
     help: str,
     *,
     low: int = 0,
-    high: int | None = None,
+    high: int = MONEY_MAX,
     ruling: str = "",
     group: str = "rules",
 ) -> Parameter:
-    """An amount in cents (``500`` or ``$5``) at ``path``."""
+    """An amount in cents (``500`` or ``$5``) at ``path``, at most ``high`` (default :data:`MONEY_MAX`)."""
     return _at(path, name, help, "money", low, high, group=group, ruling=ruling)
 
 

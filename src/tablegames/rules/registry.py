@@ -16,7 +16,8 @@ tablegames.rules.definition.UnknownGameError: unknown game 'poker'; choose let-i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Final
 
 from tablegames.rules import final_count, let_it_ride, one_eyed_flush, three_card_poker
@@ -29,7 +30,7 @@ DEFINITIONS: Final[tuple[GameDefinition, ...]] = (
     three_card_poker.DEFINITION,
 )
 
-REGISTRY: Final[Mapping[str, GameDefinition]] = {d.key: d for d in DEFINITIONS}
+REGISTRY: Final[dict[str, GameDefinition]] = {d.key: d for d in DEFINITIONS}
 GAMES: Final[tuple[str, ...]] = tuple(REGISTRY)
 
 
@@ -46,4 +47,37 @@ def of(obj: Any) -> GameDefinition:
     return get(getattr(obj, "game", obj))
 
 
-__all__ = ["DEFINITIONS", "GAMES", "REGISTRY", "GameDefinition", "UnknownGameError", "get", "of"]
+@contextmanager
+def registered(definition: GameDefinition) -> Iterator[GameDefinition]:
+    """Register one more game while the block runs (a test's own game, tests/fifth_game): every lookup
+    (:func:`get`, :func:`of`, ``make_rules``) finds it; ``DEFINITIONS`` and ``GAMES`` keep listing the games
+    of this file. RuleError when its key is taken.
+
+    >>> from dataclasses import replace
+    >>> with registered(replace(DEFINITIONS[0], key="test-game")) as d:
+    ...     get("test-game") is d
+    True
+    >>> "test-game" in REGISTRY
+    False
+    """
+    from tablegames.rules.common import RuleError
+
+    if definition.key in REGISTRY:
+        raise RuleError(f"game {definition.key!r} is already registered")
+    REGISTRY[definition.key] = definition
+    try:
+        yield definition
+    finally:
+        del REGISTRY[definition.key]
+
+
+__all__ = [
+    "DEFINITIONS",
+    "GAMES",
+    "REGISTRY",
+    "GameDefinition",
+    "UnknownGameError",
+    "get",
+    "of",
+    "registered",
+]

@@ -27,11 +27,20 @@ from enum import Enum, IntEnum
 from pathlib import Path
 from typing import Any, ClassVar
 
-from tablegames.rules.common import PayTable, RuleError, enum_key, paytables_from_file
+from tablegames.rules.common import (
+    NO_PAY,
+    PayTable,
+    RuleError,
+    enum_key,
+    outcome_of,
+    paytables_from_file,
+    returned_at_odds,
+)
 from tablegames.rules.definition import Decision, DecisionContext, GameDefinition, Meter, RuleOption, Wager
 from tablegames.rules.flow import DEALER, Action, BaseFlow, CardsView, RoundOps, SeatOps, seat_name
 from tablegames.rules.parameters import apply_options, choice, describe_values, integer, paytable, preset
 from tablegames.rules.poker import ThreeCardCategory, ranks_and_flush, three_card_category_of
+from tablegames.rules.three_card_poker_rulings import RULINGS
 
 GAME = "three-card-poker"
 
@@ -144,6 +153,47 @@ NO_QUALIFY, WIN, TIE, LOSE = range(4)
 RESULT_NAMES = ("dealer does not qualify", "win", "push", "lose")
 
 
+def dealer_qualifies(dealer: int, qualifying: int) -> bool:
+    """R-TCP-4: a dealer hand of strength ``dealer`` qualifies from strength ``qualifying`` up."""
+    return dealer >= qualifying
+
+
+def result_of(player: int, dealer: int, qualifies: bool) -> int:
+    """R-TCP-4 in integers, written once: how a played hand of strength ``player`` ends against the dealer's
+    (:data:`NO_QUALIFY`, :data:`WIN`, :data:`TIE`, :data:`LOSE`), ``qualifies`` from :func:`dealer_qualifies`.
+    The flow (through :meth:`ThreeCardPokerRules.result`) calls both; the Numba kernel compiles both.
+
+    >>> q = QUALIFIER
+    >>> [RESULT_NAMES[result_of(p, d, dealer_qualifies(d, q))] for p, d in ((q, q - 1), (q + 1, q), (q, q), (q, q + 1))]
+    ['dealer does not qualify', 'win', 'push', 'lose']
+    """
+    if not qualifies:
+        return NO_QUALIFY
+    if player > dealer:
+        return WIN
+    if player == dealer:
+        return TIE
+    return LOSE
+
+
+NOT_QUALIFIED = "dealer-does-not-qualify"
+"""R-TCP-4: the Ante's settlement outcome (its category) when the player plays and the dealer does not qualify,
+whatever that returns (1 to 1 by default, a push at ``no-qualify-ante=0``; the Ante Bonus beside it, R-TCP-5):
+one name across the engine, the analysis (``category``), the simulation and the report."""
+
+
+def ante_outcome(result: int, ante: int, returned: int) -> str:
+    """The Ante's settlement outcome of a played hand whose showdown ended in ``result`` (:func:`result_of`),
+    ``returned`` its return with the Ante Bonus: :data:`NOT_QUALIFIED` when the dealer does not qualify
+    (R-TCP-4), else a win, a push or a loss by what it returns against its stake (a straight that loses the
+    showdown, its Ante Bonus 1 to 1, pushes: R-TCP-5).
+
+    >>> ante_outcome(NO_QUALIFY, 100, 200), ante_outcome(LOSE, 100, 100), ante_outcome(WIN, 100, 200)
+    ('dealer-does-not-qualify', 'push', 'win')
+    """
+    return NOT_QUALIFIED if result == NO_QUALIFY else outcome_of(ante, returned)
+
+
 # --- pay tables --------------------------------------------------------------------------------
 
 
@@ -237,7 +287,7 @@ class ThreeCardPokerRules:
         return qualifier_strength(self.qualifier)
 
     def qualifies(self, cards: Sequence[int]) -> bool:
-        return strength(cards) >= self.qualifying_strength
+        return dealer_qualifies(strength(cards), self.qualifying_strength)
 
     @property
     def result_odds(self) -> tuple[tuple[int, int], ...]:
@@ -247,10 +297,8 @@ class ThreeCardPokerRules:
         return (self.no_qualify_ante, self.no_qualify_play), (self.ante_pays, self.play_pays), tie, (-1, -1)
 
     def result(self, player: int, dealer: int) -> int:
-        """How a played hand of strength ``player`` ends against the dealer's (R-TCP-4)."""
-        if dealer < self.qualifying_strength:
-            return NO_QUALIFY
-        return (TIE, WIN, LOSE)[showdown(player, dealer)]
+        """How a played hand of strength ``player`` ends against the dealer's (R-TCP-4, :func:`result_of`)."""
+        return result_of(player, dealer, dealer_qualifies(dealer, self.qualifying_strength))
 
     def result_name(self, result: int) -> str:
         if result == TIE and self.ties == Ties.DEALER:
@@ -423,23 +471,24 @@ class ThreeCardPokerFlow(BaseFlow):
                 )
                 bonus = self.rules.ante_bonus.odds(hand) or 0  # R-TCP-5: whatever the dealer holds
                 detail = outcome + (f"; ante bonus {enum_key(hand)} {bonus} to 1" if bonus else "")
-                ante_outcome = (
-                    "win" if ante_ret + ante * bonus > ante else ("push" if ante_ret == ante else "lose")
-                )
-                r.settle(s, ANTE, ante, ante_ret + ante * bonus, ante_outcome, detail)
+                res = self.rules.result(strength(s.cards), dealer)
+                returned = ante_ret + ante * bonus
+                r.settle(s, ANTE, ante, returned, ante_outcome(res, ante, returned), detail)
                 play_outcome = "win" if play_ret > ante else ("push" if play_ret == ante else "lose")
                 r.settle(s, PLAY_WAGER, ante, play_ret, play_outcome, outcome)
             if PAIR_PLUS in s.wagers:  # R-TCP-6: whatever the dealer holds, played or folded
                 stake = s.wagers[PAIR_PLUS]
                 odds = self.rules.pair_plus.odds(hand)
-                returned = 0 if odds is None else stake * (odds + 1)
+                returned = returned_at_odds(stake, NO_PAY if odds is None else odds)  # R-0.3
                 r.settle(s, PAIR_PLUS, stake, returned, "win" if returned else "lose", enum_key(hand))
 
     def context(self, r: RoundOps, state: SeatOps) -> TcpDecision:
         return TcpDecision(tuple(state.cards))
 
     def extra_view(self, r: RoundOps, cards: CardsView) -> dict[str, Any]:
-        return {"played": list(self.played)}
+        # parts_up: the parts of the Ante a page draws with chips (the Play once the seat played, R-TCP-2)
+        up = {str(s.seat): [ANTE, PLAY_WAGER] if s.seat in self.played else [ANTE] for s in r.active_seats}
+        return {"played": list(self.played), "parts_up": up}
 
 
 def meters(rules: ThreeCardPokerRules) -> tuple[Meter, ...]:
@@ -465,6 +514,7 @@ DEFINITION = GameDefinition(
             main=True,
             cost_multiple=2,
             unit="the Ante; the Play, equal to it, is set aside until you play or fold",
+            companions=((PLAY_WAGER, "Play"),),  # R-TCP-2: the Play, settled under its own name
         ),
         Wager(PAIR_PLUS, "Pair Plus"),  # R-TCP-1: may be played alone
     ),
@@ -483,4 +533,5 @@ DEFINITION = GameDefinition(
     felt="felt/three-card-poker.js",
     terminal="tablegames.cli.felts.three_card_poker:FELT",
     parameters=PARAMETERS,
+    rulings=RULINGS,
 )

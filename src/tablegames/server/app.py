@@ -11,6 +11,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -25,15 +26,13 @@ from tablegames.randomness import RandomSource
 from tablegames.rules import registry
 from tablegames.server.cluster import NotOwner
 from tablegames.server.connections import ConnectionLimits, bounded_http_protocol
+from tablegames.server.core import MAX_TABLE_THREADS, Config
 from tablegames.server.errors import ApiError
 from tablegames.server.limits import HardeningMiddleware, Limits
+from tablegames.server.outage import UNAVAILABLE_MESSAGE, database_unreachable
 from tablegames.server.routes import games, jackpots, lab, play, players, rounds, tables, wallet
 from tablegames.server.routes.deps import COMMON_ERRORS, Out
-from tablegames.server.service import (
-    MAX_TABLE_THREADS,
-    Config,
-    Server,
-)
+from tablegames.server.service import Server
 
 T = TypeVar("T")
 REST_THREADS = 4  # threads for the REST handlers' database work (few: they share the interpreter lock)
@@ -82,7 +81,7 @@ def run(app: Any, host: str, port: int, connections: ConnectionLimits | None = N
 
 
 def _error(exc: ApiError) -> JSONResponse:
-    return JSONResponse({"error": exc.to_dict()}, status_code=exc.status)
+    return JSONResponse({"error": exc.to_dict()}, status_code=exc.status, headers=exc.headers)
 
 
 class Health(Out):
@@ -130,6 +129,8 @@ def create_app(
     limits: Limits | None = None,
     node: str | None = None,
     advertise: str = "",
+    min_house_edge: Fraction = Fraction(0),
+    prepare_hints: bool = False,
 ) -> FastAPI:
     """The table server app.
 
@@ -138,7 +139,11 @@ def create_app(
     ``table_threads``: worker threads for the tables' steps (1 to ``MAX_TABLE_THREADS``). ``limits``: the
     hardening middleware's bounds (``server/limits.py``; default ``Limits()``). ``node`` / ``advertise``: this
     process's name among several on one PostgreSQL database and the URL clients reach it at
-    (``server/cluster.py``; default: a name unique to this server instance, no URL).
+    (``server/cluster.py``; default: a name unique to this server instance, no URL). ``min_house_edge``: the
+    lowest exact house edge of any wager ``POST /tables`` opens a table with unless the request confirms it
+    (``confirm_negative_edge``, server/tables.py).
+    ``prepare_hints``: solve each table's exact strategy when it opens, so that hints are exact from the
+    first hand (``server/hints.py``).
     """
     if (
         isinstance(table_threads, bool)
@@ -154,6 +159,8 @@ def create_app(
         table_threads=table_threads,
         node=node,
         advertise=advertise,
+        min_house_edge=Fraction(min_house_edge),
+        prepare_hints=prepare_hints,
     )
     server = Server(database_url, config, admin_token)
 
@@ -197,6 +204,11 @@ def create_app(
 
     @app.exception_handler(SQLAlchemyError)
     async def database_error(request: Request, exc: SQLAlchemyError) -> JSONResponse:
+        if database_unreachable(exc):  # an outage (issue 20): one line, a retryable 503
+            log.warning("%s %s: the database cannot be reached", request.method, request.url.path)
+            response = _error(ApiError("unavailable", UNAVAILABLE_MESSAGE, 503))
+            response.headers["Retry-After"] = "1"
+            return response
         log.exception("database error on %s %s", request.method, request.url.path)
         return _error(ApiError("server_error", "the database refused the request; nothing was changed", 503))
 

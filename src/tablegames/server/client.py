@@ -10,9 +10,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from tablegames.server.service import (
-    PlayerInfo,
-)
+from tablegames.server.core import PlayerInfo
 
 if TYPE_CHECKING:
     pass

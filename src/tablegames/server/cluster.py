@@ -14,8 +14,19 @@ lease in the ``table_leases`` table, fenced by its generation (docs/server.md, "
   exactly once (:meth:`~tablegames.server.recovery.Recovery.recover`, as after a restart).
 - Tables are spread: a node takes free tables while it holds fewer than its share (the tables divided by the
   live nodes, rounded up); a table created through a node is that node's if it is under its share.
+- Tables move back: a node holding more than its share (or two more than the node holding the fewest: a node
+  started or restarted) hands one table over at a time between rounds, on the table's own thread after its
+  earlier steps (its players are redirected and sit again at the new owner), never more often than every
+  :data:`HANDOVER_SECONDS` (issue 20).
 - A client at a node that does not own the table is sent to the owner (``GET /tables/{id}/owner``, the
   WebSocket's ``redirect`` message and close code 4307, a ``307`` for ``GET /tables/{id}``).
+- A database outage (PostgreSQL restarted, the network to it cut) is not a node's death (issue 20): a node that
+  could not reach the database keeps its tables (its writes are refused meanwhile: the fence needs a live lease)
+  and renews them once it can; a lease that could not be renewed is not one another node took
+  (:meth:`Cluster.lose` asks the database before giving a table up). For :data:`OUTAGE_GRACE` after its own last
+  failure a node takes no table another node held, and a node counts as dead only when its heartbeat session is
+  gone *and* its last heartbeat was after the database started and over :data:`DEAD_AFTER` ago. One log line when
+  the database goes, one when it is back; clients get the retryable ``unavailable`` error.
 
 On SQLite there is one process and no leases: it owns every table (``Server.cluster`` is None).
 """
@@ -27,13 +38,16 @@ import logging
 import math
 import random
 import threading
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, create_engine, text
 
+from tablegames.server.outage import database_unreachable, lock_timeout
+
 if TYPE_CHECKING:
-    from tablegames.server.service import Server
+    from tablegames.server.core import TableHost
 
 log = logging.getLogger("tablegames.server")
 
@@ -41,9 +55,16 @@ LEASE_SECONDS = 3.0  # a lease not renewed for this long may be taken by another
 HEARTBEAT_SECONDS = 1.0  # leases and the node's row are renewed this often
 CLAIM_SECONDS = 0.5  # free and expired leases are looked for this often
 IDLE_IN_TRANSACTION_MS = 5000  # a paused process's open transaction is ended by PostgreSQL after this
-# An owner whose lease was not renewed for 1.5 heartbeats may be dead: a socket for its table waits (up to the
-# lease) for it to renew or for a takeover rather than being sent to a process that may not answer.
+# An owner not renewed for 1.5 heartbeats may be dead: its table's sockets wait (up to the lease) for a renewal
+# or a takeover rather than being sent to a process that may not answer.
 STALE_SECONDS = LEASE_SECONDS - 1.5 * HEARTBEAT_SECONDS
+# A node whose heartbeat session is gone counts as dead (its leases taken before they run out) only once its last
+# heartbeat is this old: a live node whose connection dropped (the database restarted) registers again sooner.
+DEAD_AFTER = 1.5 * HEARTBEAT_SECONDS
+# After its own last failed database call a node takes no table another node held for this long: the others were
+# cut off too and renew their leases once they reach the database again.
+OUTAGE_GRACE = LEASE_SECONDS + HEARTBEAT_SECONDS
+HANDOVER_SECONDS = 2.0  # a node hands at most one busy table over (between rounds) this often
 
 _NOW = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)"
 
@@ -51,9 +72,16 @@ _NOW = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)"
 def _dead(node: str) -> str:
     """SQL: the node's heartbeat connection is gone from the database (its process died: PostgreSQL ends the
     sessions of a killed process at once), so its leases need not be waited for. Fencing keeps this safe
-    whatever the reason: a process that is alive after all has its next write refused."""
+    whatever the reason: a process that is alive after all has its next write refused.
+
+    Not dead (issue 20): a node whose last heartbeat is from before the database started (PostgreSQL restarted:
+    every session is gone, the node's next heartbeat registers its new one) or younger than :data:`DEAD_AFTER`
+    (its connection just dropped; a live node registers again within a heartbeat)."""
+    beat = f"(d.expires_at - {LEASE_SECONDS})"
     return (
         f"EXISTS (SELECT 1 FROM cluster_nodes d WHERE d.node = {node} AND d.pid IS NOT NULL "
+        f"AND {beat} < {_NOW} - {DEAD_AFTER} "
+        f"AND {beat} > CAST(EXTRACT(EPOCH FROM pg_postmaster_start_time()) AS DOUBLE PRECISION) "
         "AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = d.pid))"
     )
 
@@ -79,6 +107,10 @@ _RENEW = text(
     f"UPDATE table_leases SET expires_at = {_NOW} + :s WHERE node = :n AND (table_id, generation) IN "
     "(SELECT * FROM unnest(CAST(:ids AS bigint[]), CAST(:gens AS bigint[]))) RETURNING table_id"
 )
+_RENEW_ONE = text(
+    f"UPDATE table_leases SET expires_at = {_NOW} + :s WHERE table_id = :t AND node = :n AND generation = :g "
+    "RETURNING generation"
+)
 _RELEASE = text(
     "UPDATE table_leases SET expires_at = 0 WHERE node = :n AND (table_id, generation) IN "
     "(SELECT * FROM unnest(CAST(:ids AS bigint[]), CAST(:gens AS bigint[])))"
@@ -100,7 +132,9 @@ _CANDIDATES = text(
     "LEFT JOIN table_leases l ON l.table_id = t.id ORDER BY t.id"
 )
 _OWNER = text(
-    f"SELECT l.node, l.advertise, l.generation, l.expires_at - {_NOW} AS remaining, {_dead('l.node')} AS dead "
+    f"SELECT l.node, l.advertise, l.generation, l.expires_at - {_NOW} AS remaining, {_dead('l.node')} AS dead, "
+    "EXISTS (SELECT 1 FROM cluster_nodes g WHERE g.node = l.node AND g.pid IS NOT NULL AND NOT EXISTS "
+    "(SELECT 1 FROM pg_stat_activity a WHERE a.pid = g.pid)) AS gone "
     "FROM table_leases l WHERE l.table_id = :t"
 )
 _FEWEST = text(  # the fewest tables a live node holds
@@ -131,8 +165,8 @@ class NotOwner(Exception):
     def __init__(self, owner: dict[str, Any]) -> None:
         super().__init__(f"table {owner['table_id']} is owned by {owner['node']} at {owner['url']}")
         self.owner = {k: v for k, v in owner.items() if not k.startswith("_")}
-        # the owner's lease is due for renewal and was not renewed: it may be dead (see STALE_SECONDS)
-        self.stale = float(owner.get("_remaining", LEASE_SECONDS)) < STALE_SECONDS
+        # its lease is due and not renewed (STALE_SECONDS) or its heartbeat session gone (DEAD_AFTER): maybe dead
+        self.stale = float(owner.get("_remaining", LEASE_SECONDS)) < STALE_SECONDS or bool(owner.get("_gone"))
 
 
 def check_fence(handle: Any, fence: tuple[int, int], node: str) -> None:
@@ -146,7 +180,7 @@ class Cluster:
     """This node's leases: the heartbeat, the claims of free tables, adopting a table (its runner built and its
     interrupted round completed) and giving one up."""
 
-    def __init__(self, server: Server, node: str, advertise: str) -> None:
+    def __init__(self, server: TableHost, node: str, advertise: str) -> None:
         self.server = server
         self.node = node
         self.advertise = advertise
@@ -156,6 +190,10 @@ class Cluster:
         self._adopt_lock = threading.RLock()  # one table adopted at a time (claimer thread, REST threads)
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._failed_at = -math.inf  # outages (issue 20): this node's last failed database call, since when
+        self._down_since: float | None = None
+        self._handover_at = -math.inf  # when this node last handed a busy table over
+        self._given: dict[int, float] = {}  # tables this node gave back -> when (not taken again at once)
         # the claims' and the owner look-ups' connections: never wait behind the tables' pool
         self.engine: Engine = create_engine(
             server.engine.url, pool_size=2, max_overflow=4, pool_pre_ping=True
@@ -171,17 +209,67 @@ class Cluster:
         with self.engine.connect() as c:
             yield c
 
-    def register(self) -> None:
+    def register(self, wait: float = DEAD_AFTER + HEARTBEAT_SECONDS) -> None:
         """Join: the node's heartbeat row. A node of the same name still running (its heartbeat live, its
-        session in the database) is refused: two processes under one name would take each other's tables."""
-        with self.beat.connect() as c, c.begin():
-            running = c.execute(_RUNNING, {"n": self.node}).scalar()
-            if running:
+        session in the database) is refused: two processes under one name would take each other's tables. An
+        earlier run of this node that just died counts as running until :data:`DEAD_AFTER`: waited for up to
+        ``wait`` seconds (a restart right after a crash)."""
+        deadline = time.monotonic() + wait
+        while True:
+            with self.beat.connect() as c, c.begin():
+                running = c.execute(_RUNNING, {"n": self.node}).scalar()
+                if not running:
+                    c.execute(_NODE, {"n": self.node, "a": self.advertise, "s": LEASE_SECONDS})
+                    return
+            if time.monotonic() >= deadline:
                 raise NodeNameTaken(
                     f"a server process named {self.node!r} is running already on this database; "
                     "give each process its own --node"
                 )
-            c.execute(_NODE, {"n": self.node, "a": self.advertise, "s": LEASE_SECONDS})
+            time.sleep(0.25)
+
+    # --- outages (issue 20) -----------------------------------------------------------------------------
+
+    def failed(self, exc: BaseException, what: str) -> None:
+        """A database call of this node failed: an outage is logged once (no traceback), anything else in full."""
+        if lock_timeout(exc):  # a lease locked by its holder's open write (a paused holder): tried again
+            log.warning(
+                "%s on node %s: a lease is locked by its holder's write; tried again", what, self.node
+            )
+            return
+        if not database_unreachable(exc):
+            log.error("%s on node %s failed", what, self.node, exc_info=exc)
+            return
+        now = time.monotonic()
+        self._failed_at = now
+        if self._down_since is None:
+            self._down_since = now
+            log.warning(
+                "node %s cannot reach the database (%s); it keeps its tables and retries",
+                self.node,
+                str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__,
+            )
+
+    def reached(self) -> None:
+        """A database call of this node succeeded (the outage, if any, is over: the server's pools, whose
+        connections the outage ended, are emptied so that no step fails on a stale one)."""
+        since, self._down_since = self._down_since, None
+        if since is not None:
+            log.warning(
+                "node %s reaches the database again after %.1f s", self.node, time.monotonic() - since
+            )
+            self.server.engine.dispose()  # (its reads share the pool)
+
+    @property
+    def outage(self) -> bool:
+        """Whether this node's database calls are failing now."""
+        return self._down_since is not None
+
+    @property
+    def recovering(self) -> bool:
+        """Within :data:`OUTAGE_GRACE` of this node's last failed database call: every node was probably cut off
+        as well, and renews its leases once it reaches the database: none of theirs is taken meanwhile."""
+        return time.monotonic() - self._failed_at < OUTAGE_GRACE
 
     def _pairs(self) -> dict[str, Any]:
         with self._held_lock:
@@ -215,6 +303,8 @@ class Cluster:
                 return None  # held already
             if row.expires_at > row.now and row.node != self.node and not row.dead:
                 return None
+            if self.recovering and row.node and row.node != self.node and row.expires_at > 0:
+                return None  # after an outage: its holder renews it (a released lease has expires_at 0)
             generation = int(c.execute(_TAKE, {"t": table_id, "n": self.node, "a": self.advertise,
                                                "s": LEASE_SECONDS}).scalar_one())  # fmt: skip
         with self._held_lock:
@@ -264,6 +354,7 @@ class Cluster:
             "url": row.advertise,
             "generation": int(row.generation),
             "_remaining": float(row.remaining),
+            "_gone": bool(row.gone),
         }
 
     def share(self, c: Connection, tables: int) -> int:
@@ -279,13 +370,22 @@ class Cluster:
             share = self.share(c, len(rows))
         with self._held_lock:
             held = dict(self.held)
-        mine = [int(r.id) for r in rows if r.node == self.node and held.get(int(r.id)) != r.generation]
+        now = time.monotonic()
+        self._given = {t: at for t, at in self._given.items() if now - at < LEASE_SECONDS + HANDOVER_SECONDS}
+        given = set(self._given)
+        recovering = self.recovering
+        mine = [
+            int(r.id)
+            for r in rows
+            if r.node == self.node and held.get(int(r.id)) != r.generation and int(r.id) not in given
+        ]
         free = [
             int(r.id)
             for r in rows
             if int(r.id) not in held
             and r.node != self.node
             and (r.node is None or r.expires_at <= r.now or r.dead)
+            and not (recovering and r.node and r.expires_at > 0)  # after an outage: its holder renews it
         ]
         random.shuffle(free)
         room = max(0, share - len(held) - len(mine)) if respect_share else len(free)
@@ -298,7 +398,6 @@ class Cluster:
         from the database, its interrupted round completed and settled (exactly once). False if another node
         has it."""
         from tablegames.server.db import GameTable
-        from tablegames.server.runner import TableRunner
 
         with self._adopt_lock:
             with self._held_lock:
@@ -306,7 +405,11 @@ class Cluster:
             if table_id in self.server.runners:
                 return True
             if generation is None:
-                generation = self.claim(table_id)
+                try:  # (a lease locked by a paused holder's write, or an outage, is tried again later)
+                    generation = self.claim(table_id)
+                except Exception as exc:
+                    self.failed(exc, f"claiming table {table_id}")
+                    generation = None
                 if generation is None:
                     return False
             try:
@@ -314,14 +417,14 @@ class Cluster:
                     row = s.get(GameTable, table_id)
                 if row is None:
                     raise LeaseLost(table_id)
-                runner = TableRunner(self.server, row)
+                runner = self.server.open_runner(row)
                 runner.fence = (table_id, generation)
                 runner.recover()
-            except Exception:
-                log.exception("taking over table %s failed; its lease is given back", table_id)
+            except Exception as exc:
+                self.failed(exc, f"taking over table {table_id} (its lease is given back)")
                 self._give_back(table_id, generation)
                 return False
-            with self.server._tables_lock:
+            with self.server.runners_lock:
                 self.server.runners = {**self.server.runners, table_id: runner}
             log.warning("node %s serves table %s (generation %s)", self.node, table_id, generation)
             return True
@@ -341,35 +444,81 @@ class Cluster:
 
     def rebalance(self) -> None:
         """Holding more than its share, or two tables more than the node holding the fewest (another node
-        started): give back one idle table (nobody seated, no sockets, no round in play), which a node under its
-        share takes."""
+        started or restarted): give back one table, an idle one (nobody seated, no sockets, no round in play)
+        at once, else, at most every :data:`HANDOVER_SECONDS`, one with players between rounds (issue 20: tables
+        move back to a restarted node while players sit). A node under its share takes it."""
+        if self.recovering:
+            return  # after an outage the others first renew what they hold
         with self._conn() as c:
             share = self.share(c, int(c.execute(text("SELECT COUNT(*) FROM tables")).scalar_one()))
             fewest = int(c.execute(_FEWEST).scalar() or 0)
         if len(self.held) <= share and len(self.held) < fewest + 2:
             return
+        busy: list[tuple[int, Any]] = []
         for table_id, runner in sorted(self.server.runners.items()):
             live = runner.live
+            if runner.moved_to is not None or table_id not in self.held:
+                continue
             if runner.conns or runner.occupants or (live is not None and not live.settled):
+                busy.append((table_id, runner))
                 continue
-            generation = self.held.get(table_id)
-            if generation is None:
-                continue
-            with self.server._tables_lock:
-                self.server.runners = {k: r for k, r in self.server.runners.items() if k != table_id}
-            runner.moved({})
-            self._give_back(table_id, generation)
-            log.warning("node %s gave table %s back (more than its share of %s)", self.node, table_id, share)
+            self._hand_over(table_id, runner, share)
             return
+        now = time.monotonic()
+        if not busy or now - self._handover_at < HANDOVER_SECONDS or self.server.loop is None:
+            return
+        self._handover_at = now
+        table_id, runner = min(busy, key=lambda tr: (len(tr[1].occupants), tr[0]))  # the emptiest first
 
-    def lose(self, table_id: int) -> None:
-        """The table's lease is gone: stop serving it; its sockets are sent to the new owner (or closed)."""
+        def between_rounds() -> None:
+            """(The table's thread, after its earlier steps: no step of it runs meanwhile.)"""
+            live = runner.live
+            if runner.moved_to is None and (live is None or live.settled) and table_id in self.held:
+                self._hand_over(table_id, runner, share)
+
+        runner._on_loop(runner._submit, between_rounds)
+
+    def _hand_over(self, table_id: int, runner: Any, share: int) -> None:
+        generation = self.held.get(table_id)
+        if generation is None:
+            return
+        with self.server.runners_lock:
+            self.server.runners = {k: r for k, r in self.server.runners.items() if k != table_id}
+        runner.moved({})  # its sockets closed with 1012: the clients come back and are sent to the new owner
+        self._given[table_id] = time.monotonic()
+        self._give_back(table_id, generation)
+        log.warning("node %s gave table %s back (more than its share of %s)", self.node, table_id, share)
+
+    def kept(self, table_id: int) -> bool:
+        """(A write of the table found its lease gone.) True when the table is still this node's: its lease
+        lapsed during a database outage and nobody took it (renewed here), or the database cannot be reached to
+        tell (issue 20: an outage is not a takeover; every write stays fenced). False: another node took it."""
+        with self._held_lock:
+            generation = self.held.get(table_id)
+        if generation is None:
+            return False
+        try:
+            with self._conn() as c, c.begin():
+                renewed = c.execute(
+                    _RENEW_ONE, {"t": table_id, "n": self.node, "g": generation, "s": LEASE_SECONDS}
+                ).first()
+        except Exception as exc:
+            self.failed(exc, f"renewing the lease of table {table_id}")
+            return True
+        self.reached()
+        return renewed is not None
+
+    def lose(self, table_id: int, check: bool = True) -> bool:
+        """A write of the table found its lease gone: unless it is :meth:`kept` (``check``), stop serving it (its
+        sockets are sent to the new owner, or closed) and True; False when the table stays."""
+        if check and self.kept(table_id):
+            return False
         with self._held_lock:
             self.held.pop(table_id, None)
-        with self.server._tables_lock:
+        with self.server.runners_lock:
             runner = self.server.runners.get(table_id)
             if runner is None:
-                return
+                return True
             self.server.runners = {k: r for k, r in self.server.runners.items() if k != table_id}
         try:
             owner = self.owner(table_id)
@@ -377,6 +526,7 @@ class Cluster:
             owner = None
         log.warning("node %s lost table %s; now %s", self.node, table_id, owner and owner["node"])
         runner.moved(owner)
+        return True
 
     def locate(self, table_id: int) -> dict[str, Any] | None:
         """The table's owner now; a table nobody holds is taken by this node (it answers for it at once)."""
@@ -384,6 +534,15 @@ class Cluster:
             owner = self.owner(table_id)
             if owner is not None and owner["node"] != self.node:
                 return owner
+            given = self._given.get(table_id)
+            if (
+                given is not None
+            ):  # handed over just now: a node under its share takes it within a claim or two
+                while time.monotonic() < given + LEASE_SECONDS:
+                    time.sleep(0.1)
+                    owner = self.owner(table_id)
+                    if owner is not None and owner["node"] != self.node:
+                        return owner
             self.adopt(table_id)
         return self.owner(table_id)
 
@@ -409,9 +568,10 @@ class Cluster:
         while not self._stop.wait(HEARTBEAT_SECONDS):
             try:
                 gone = self.renew()
-            except Exception:
-                log.exception("lease heartbeat of node %s failed", self.node)
+            except Exception as exc:  # an outage: the tables stay, renewed once the database answers
+                self.failed(exc, "the lease heartbeat")
                 continue
+            self.reached()
             for table_id in gone:
                 self.lose(table_id)
 
@@ -424,8 +584,8 @@ class Cluster:
                     self.adopt(table_id)
                 self.rebalance()
                 self._refresh_limits()
-            except Exception:
-                log.exception("claiming tables on node %s failed", self.node)
+            except Exception as exc:
+                self.failed(exc, "claiming tables")
 
     def _refresh_limits(self) -> None:
         """Limits changed through another node (``PATCH /tables/{id}``) reach the owned tables' runners."""

@@ -10,7 +10,13 @@ sends a byte now and then and holds a socket, and a file descriptor, for ever) a
 * admits at most ``max_connections_per_address`` open connections (HTTP and WebSocket) from one client
   address (IPv6: one /64) and ``max_connections`` in all: a connection over either is answered ``503`` with
   the protocol's error body (code ``too_many_connections``) and closed at once, so it costs a descriptor
-  for a moment only.
+  for a moment only;
+* keeps ``GET /health`` answered while an address holds its whole allowance (issue 20: a load balancer's health
+  check, or any client behind the same proxy or NAT, shares the address of the client holding it): a connection
+  over its *address's* cap (not over the server's) is admitted for one ``GET /health`` only, into one
+  of :data:`HEALTH_SLOTS` places shared by the whole server; its request must arrive within
+  :data:`HEALTH_DEADLINE` seconds, is answered by the app and the connection closed; any other request on it
+  (or none in time) gets the ``503`` refusal above.
 
 A connection idle between requests is closed after ``keep_alive_timeout`` seconds (uvicorn's
 ``timeout_keep_alive``); a WebSocket stays open while it answers the server's pings (uvicorn's
@@ -29,6 +35,10 @@ from typing import Any
 from tablegames.server.limits import address_key
 
 log = logging.getLogger("tablegames.server")
+
+HEALTH_PATH = b"/health"
+HEALTH_SLOTS = 16  # connections over an address's cap admitted at once for GET /health only (whole server)
+HEALTH_DEADLINE = 1.0  # seconds such a connection has to send its request
 
 
 def _default_max_connections() -> int:
@@ -79,12 +89,23 @@ class PeerTable:
     became a WebSocket is dropped from the table once its transport is closing (checked lazily: when its
     address or the whole server is at its cap, and every 1024 admissions)."""
 
-    def __init__(self, per_address: int, total: int) -> None:
+    def __init__(self, per_address: int, total: int, health_slots: int = HEALTH_SLOTS) -> None:
         self.per_address = per_address
         self.total = total
         self.by_address: dict[str, set[Any]] = {}
         self.count = 0
         self._admitted = 0
+        self.health_slots = health_slots
+        self.health: set[Any] = set()  # connections over their address's cap, for GET /health only
+
+    def admit_health(self, transport: Any) -> bool:
+        """A place for a ``/health``-only connection (its address at its cap, the server not full)."""
+        if len(self.health) >= self.health_slots:
+            self.health = {t for t in self.health if not t.is_closing()}
+        if len(self.health) >= self.health_slots or self.count >= self.total:
+            return False
+        self.health.add(transport)
+        return True
 
     def _prune(self, address: str | None = None) -> None:
         for a in [address] if address is not None else list(self.by_address):
@@ -133,6 +154,7 @@ def _refusal(message: str) -> bytes:
 
 def bounded_http_protocol(limits: ConnectionLimits) -> type[asyncio.Protocol]:
     """uvicorn's httptools protocol with the bounds of ``limits`` (a fresh table of connections per call)."""
+    import httptools
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     limits = limits.resolved()
@@ -141,6 +163,8 @@ def bounded_http_protocol(limits: ConnectionLimits) -> type[asyncio.Protocol]:
     class BoundedHttpToolsProtocol(HttpToolsProtocol):
         _request_timer: asyncio.TimerHandle | None = None
         _address: str | None = None  # None: refused (nothing to release)
+        _health_only = False  # over its address's cap: admitted for one GET /health
+        _refused_request = False  # a health-only connection's request was not /health: refused
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             peer = transport.get_extra_info("peername")
@@ -148,6 +172,11 @@ def bounded_http_protocol(limits: ConnectionLimits) -> type[asyncio.Protocol]:
             address = address_key({"client": (host, 0)})
             if not peers.admit(address, transport):
                 full = len(peers.by_address.get(address, ())) >= peers.per_address
+                if full and peers.admit_health(transport):
+                    self._address, self._health_only = address, True
+                    super().connection_made(transport)
+                    self._arm()
+                    return
                 why = (
                     f"at most {peers.per_address} connections from one address"
                     if full
@@ -164,18 +193,31 @@ def bounded_http_protocol(limits: ConnectionLimits) -> type[asyncio.Protocol]:
             self._disarm()
             if self._address is None:
                 return  # refused in connection_made: uvicorn never saw it
-            peers.release(self._address, self.transport)
+            if self._health_only:
+                peers.health.discard(self.transport)
+            else:
+                peers.release(self._address, self.transport)
             super().connection_lost(exc)
 
         def data_received(self, data: bytes) -> None:
-            if self._address is None:
+            if self._address is None or self._refused_request:
                 return
             super().data_received(data)
+
+        def _refuse_request(self) -> None:
+            """A health-only connection's request that is not ``GET /health`` (or none in time): refused."""
+            self._refused_request = True
+            self._disarm()
+            if not self.transport.is_closing():
+                why = f"at most {peers.per_address} connections from one address"
+                self.transport.write(_refusal(f"too many connections: {why}; try again later"))
+                self.transport.close()
 
         # the request timer: from a request's first byte until it has arrived whole
         def _arm(self) -> None:
             if self._request_timer is None:
-                self._request_timer = self.loop.call_later(limits.request_timeout, self._too_slow)
+                deadline = HEALTH_DEADLINE if self._health_only else limits.request_timeout
+                self._request_timer = self.loop.call_later(deadline, self._too_slow)
 
         def _disarm(self) -> None:
             if self._request_timer is not None:
@@ -184,6 +226,9 @@ def bounded_http_protocol(limits: ConnectionLimits) -> type[asyncio.Protocol]:
 
         def _too_slow(self) -> None:
             self._request_timer = None
+            if self._health_only:
+                self._refuse_request()
+                return
             if not self.transport.is_closing():
                 log.debug("closing a connection from %s: request not complete within %gs", self._address,
                          limits.request_timeout)  # fmt: skip
@@ -194,12 +239,34 @@ def bounded_http_protocol(limits: ConnectionLimits) -> type[asyncio.Protocol]:
             self._arm()
 
         def on_headers_complete(self) -> None:
+            if self._refused_request:
+                return
+            if self._health_only and not self._is_health():
+                self._refuse_request()
+                return
             if self.parser.should_upgrade() and self._should_upgrade():
                 self._disarm()  # a WebSocket handshake: the WebSocket protocol takes over
             super().on_headers_complete()
+            if self._health_only and self.cycle is not None:
+                self.cycle.keep_alive = False  # one answer, then the place is given back
+
+        def _is_health(self) -> bool:
+            if self.parser.get_method() != b"GET" or self.parser.should_upgrade():
+                return False
+            if self.cycle is not None:  # a second request on the connection
+                return False
+            try:
+                return bool(httptools.parse_url(self.url).path == HEALTH_PATH)
+            except httptools.HttpParserError:
+                return False
+
+        def on_body(self, body: bytes) -> None:
+            if not self._refused_request:
+                super().on_body(body)
 
         def on_message_complete(self) -> None:
             self._disarm()
-            super().on_message_complete()
+            if not self._refused_request:
+                super().on_message_complete()
 
     return BoundedHttpToolsProtocol

@@ -25,10 +25,6 @@ from sqlalchemy import (
     UniqueConstraint,
     create_engine,
     event,
-    inspect,
-    select,
-    text,
-    update,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -74,7 +70,7 @@ class Player(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(40), unique=True)  # as typed (display)
     # The look-alike key of the name (service.name_key): unique, so "ann", "Ann" and "ANN" are one name.
-    # Nullable only for databases made before the column existed (upgrade_schema fills it in).
+    # Nullable only for databases made before the column existed (the first migration fills it in).
     name_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"))
@@ -118,6 +114,8 @@ class GameTable(Base):
     rules: Mapped[dict[str, str]] = mapped_column(JSON, default=dict)
     paytable: Mapped[str | None] = mapped_column(String(80), nullable=True)
     rule_set: Mapped[str | None] = mapped_column(String(80), nullable=True)  # the rule set's name (issue 15)
+    # who opened it although a wager's house edge is below the floor, from where, the edges (issue 20)
+    edge_confirmation: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[float] = mapped_column(Float, default=now)
 
 
@@ -284,34 +282,8 @@ def make_engine(url: str) -> Engine:
 
 
 def create_schema(engine: Engine) -> None:
-    Base.metadata.create_all(engine)
-    upgrade_schema(engine)
+    """Bring the database to the newest schema revision (Alembic: ``server/migrate.py``, ``tablegames db upgrade``):
+    a new database is created, an older one upgraded, its data kept."""
+    from tablegames.server.migrate import upgrade
 
-
-def upgrade_schema(engine: Engine) -> None:
-    """Additive upgrades of a database made by an older version (create_all adds tables, not columns):
-    ``players.name_key`` is added and filled in, and its unique index created. Two old players whose names now
-    share a key keep their names; the later one's key gets ``#<id>`` so that neither can be impersonated by a
-    new registration and both still log in."""
-    from tablegames.server.names import name_key
-
-    columns = {c["name"] for c in inspect(engine).get_columns("players")}
-    with engine.begin() as conn:
-        if "name_key" not in columns:
-            conn.execute(text("ALTER TABLE players ADD COLUMN name_key VARCHAR(64)"))
-        rows = conn.execute(
-            select(Player.id, Player.name).where(Player.name_key.is_(None)).order_by(Player.id)
-        )
-        pending = list(rows)
-        if pending:
-            taken = {k for (k,) in conn.execute(select(Player.name_key).where(Player.name_key.is_not(None)))}
-            for pid, name in pending:
-                key = name_key(name)
-                if key in taken:
-                    key = f"{key[:50]}#{pid}"
-                taken.add(key)
-                conn.execute(update(Player).where(Player.id == pid).values(name_key=key))
-        conn.execute(text("CREATE UNIQUE INDEX IF NOT EXISTS players_look_alike_key ON players (name_key)"))
-    if "rule_set" not in {c["name"] for c in inspect(engine).get_columns("tables")}:  # issue 15
-        with engine.begin() as conn:
-            conn.execute(text("ALTER TABLE tables ADD COLUMN rule_set VARCHAR(80)"))
+    upgrade(engine)

@@ -10,11 +10,14 @@ from tablegames.engine import IllegalAction, WrongSeat
 class ApiError(Exception):
     """A refused request; nothing was changed."""
 
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
+    def __init__(
+        self, code: str, message: str, status: int = 400, headers: dict[str, str] | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = status
+        self.headers = headers  # sent with a REST answer (``Retry-After`` of a ``busy`` refusal)
 
     def to_dict(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message}

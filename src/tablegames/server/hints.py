@@ -4,6 +4,9 @@ of thumb.
 
 Solving a game can take seconds the first time, and the event loop must not wait: a strategy not ready yet is
 built in a background thread and the hint meanwhile comes from the rule of thumb (``"source": "rule-of-thumb"``).
+So that the first hand's hints are exact too (issue 24), a server that prepares hints (``tablegames serve``)
+asks for each table's strategy when the table opens (:func:`prepare`): one background thread solves them one
+after another, off the event loop.
 The strategies kept are bounded (least recently used dropped): the memory does not grow with the number of
 distinct bet sizes or rule sets the tables see.
 """
@@ -11,6 +14,7 @@ distinct bet sizes or rule sets the tables see.
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -32,6 +36,8 @@ _READY: OrderedDict[Any, Any] = OrderedDict()  # (rules, None) -> strategy or No
 _CAPPED: OrderedDict[Any, Any] = OrderedDict()  # (rules, bet) -> strategy, for bets the cap reaches
 _BUILDING: set[Any] = set()
 _LOCK = threading.Lock()
+_PREPARE: queue.SimpleQueue[Any] = queue.SimpleQueue()  # keys to solve, each once (in _BUILDING meanwhile)
+_PREPARER: threading.Thread | None = None
 
 
 def _cache(key: Any) -> OrderedDict[Any, Any]:
@@ -92,6 +98,37 @@ def strategy_for(rules: Any, bet: int | None = None, wait: bool = False) -> Any:
     return None
 
 
+def prepare(rules: Any) -> bool:
+    """Solve the strategy of a table's rules in the background now (a table opens), so that its first hint is
+    exact. One thread solves the prepared strategies one at a time; a strategy ready or being built is not asked
+    again. Returns whether it was queued."""
+    global _PREPARER
+    key = (rules, None)
+    with _LOCK:
+        if key in _READY or key in _BUILDING:
+            return False
+        _BUILDING.add(key)
+        _PREPARE.put(key)
+        if _PREPARER is None or not _PREPARER.is_alive():
+            _PREPARER = threading.Thread(target=_prepare_all, daemon=True, name="tablegames-prepare-hints")
+            _PREPARER.start()
+    return True
+
+
+def _prepare_all() -> None:
+    global _PREPARER
+    while True:
+        try:
+            key = _PREPARE.get(timeout=1.0)
+        except queue.Empty:
+            with _LOCK:
+                if _PREPARE.empty():  # (a prepare() meanwhile sees this thread gone and starts another)
+                    _PREPARER = None
+                    return
+            continue
+        _build(key)
+
+
 def exact_advisor(rnd: Round, seat: int, wait: bool = False) -> Advisor | None:
     """An advisor giving the exact EV of every action of this decision, when the analysis is ready."""
     from tablegames.analysis.advice import advisor, strategy_key
@@ -100,8 +137,11 @@ def exact_advisor(rnd: Round, seat: int, wait: bool = False) -> Advisor | None:
     return None if strategy is None else advisor(rnd, seat, strategy)
 
 
-def hint_message(rnd: Round, seat: int, round_id: int | None, wait: bool = False) -> dict[str, Any]:
-    """The ``hint`` message for ``seat`` (whose turn it is): best action, each action's EV and cost."""
+def hint_message(
+    rnd: Round, seat: int, round_id: int | None, wait: bool = False, decision: str | None = None
+) -> dict[str, Any]:
+    """The ``hint`` message for ``seat`` (whose turn it is): best action, each action's EV and cost, and the
+    ``decision`` it answers (the page shows a hint only at that decision: issue 24)."""
     try:
         hint = Bot(exact_advisor(rnd, seat, wait)).hint(rnd, seat)
     except Exception:
@@ -120,6 +160,7 @@ def hint_message(rnd: Round, seat: int, round_id: int | None, wait: bool = False
     return {
         "type": "hint",
         "round_id": round_id,
+        "decision": decision,
         "seat": seat,
         "best": str(hint.best),
         "source": "exact" if hint.values is not None else "rule-of-thumb",

@@ -17,6 +17,7 @@ from tablegames.randomness import (
     LiveRandom,
     ProvablyFair,
 )
+from tablegames.randomness.client_seeds import SeedEntry, SeedRound
 from tablegames.rules import make_rules
 from tablegames.server import ledger
 from tablegames.server.client import (
@@ -24,19 +25,17 @@ from tablegames.server.client import (
     _call_on,
     redirect,
 )
+from tablegames.server.core import PlayerInfo
 from tablegames.server.db import (
     GameTable,
     Player,
     RoundRow,
     Seating,
 )
-from tablegames.server.service import (
-    PlayerInfo,
-    table_info,
-)
+from tablegames.server.tables import table_info
 
 if TYPE_CHECKING:
-    from tablegames.server.core import ServerCore
+    from tablegames.server.core import TableHost as ServerCore
 
 log = logging.getLogger("tablegames.server")
 
@@ -59,6 +58,8 @@ class Live:
     recovered: bool = False
     result: dict[str, Any] | None = None
     client_seeds: list[tuple[int, str]] = field(default_factory=list)  # (seat, seed) combined into the deck
+    # every committed seat, revealed or dropped (issue 20 defect 3: the record lists them)
+    seed_entries: tuple[SeedEntry, ...] = ()
 
 
 class TableCore:
@@ -90,7 +91,9 @@ class TableCore:
         self._decided: OrderedDict[str, tuple[int, dict[str, Any]]] = OrderedDict()
         # client seeds (issue 11 defect 11): the next round's server seed, committed before any seed is taken
         self._next_pf: ProvablyFair | None = None
-        self.client_seeds: dict[int, str] = {}  # player id -> their seed at this table
+        # the players' seeds for the next round (that commitment's): committed first, revealed after every
+        # commitment is in (issue 20 defect 3); made fresh with each next round's server seed
+        self.seed_round = SeedRound()
         # Several processes (server/cluster.py): (table id, lease generation) checked by every write of this
         # table; once the lease is gone, where the table went (the owner, or {} if nobody holds it now)
         self.fence: tuple[int, int] | None = None

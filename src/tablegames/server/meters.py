@@ -18,6 +18,7 @@ import asyncio
 import logging
 import os
 import threading
+import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -38,16 +39,16 @@ from tablegames.server.db import (
     Player,
 )
 from tablegames.server.notify import Listener, notify_all
+from tablegames.server.outage import database_unreachable
 
 if TYPE_CHECKING:
     from tablegames.engine.events import JackpotHit
-    from tablegames.server.core import ServerCore
-    from tablegames.server.service import Server
+    from tablegames.server.core import TableHost
 
 log = logging.getLogger("tablegames.server")
 
 
-def ensure_meters(server: Server) -> None:
+def ensure_meters(server: TableHost) -> None:
     """One linked meter per game and meter name, seeded from the house at its reset value."""
     for definition in registry.DEFINITIONS:
         game = definition.key
@@ -137,14 +138,14 @@ def jackpot_history(
 # --- across processes -------------------------------------------------------------------------------------
 
 
-def origin_of(server: ServerCore) -> str:
+def origin_of(server: TableHost) -> str:
     """Who sent a notification: this process and server (a process ignores its own)."""
     return f"{os.getpid()}:{id(server):x}"
 
 
 def announce(
     conn: Any,
-    server: ServerCore,
+    server: TableHost,
     game: str,
     balances: dict[int, int],
     hits: Iterable[tuple[Any, JackpotHit]] = (),
@@ -170,7 +171,7 @@ class MeterFeed:
     """The meters other processes change, shown by this one's tables (see the module doc). Started and stopped
     with the app (its lifespan); nothing on SQLite."""
 
-    def __init__(self, server: ServerCore) -> None:
+    def __init__(self, server: TableHost) -> None:
         self.server = server
         self.origin = origin_of(server)
         self.listener: Listener | None = None
@@ -214,7 +215,10 @@ class MeterFeed:
             loop.run_in_executor(None, self._drain)
 
     def _drain(self) -> None:
-        """(A thread.) Re-read until nothing is left to re-read; each table of a game whose meters moved pushes."""
+        """(A thread.) Re-read until nothing is left to re-read; each table of a game whose meters moved pushes.
+        While the database cannot be reached (issue 20) the re-read is tried again every 0.5 s, up to 20 times (the
+        listener's reconnection asks for another one anyway), with one log line."""
+        outage = 0
         while True:
             with self._lock:
                 dirty, self._dirty = self._dirty, set()
@@ -223,8 +227,17 @@ class MeterFeed:
                     return
             try:
                 moved = self.refresh(None if None in dirty else {g for g in dirty if g is not None})
-            except Exception:
-                log.exception("re-reading the linked meters failed")
+            except Exception as exc:
+                if not database_unreachable(exc):
+                    log.exception("re-reading the linked meters failed")
+                    continue
+                if outage == 0:
+                    log.warning("re-reading the linked meters: the database cannot be reached; retrying")
+                outage += 1
+                if outage < 20:
+                    with self._lock:
+                        self._dirty |= dirty
+                    time.sleep(0.5)
                 continue
             for runner in list(self.server.runners.values()):
                 if runner.game in moved and runner.conns:
@@ -241,9 +254,9 @@ class MeterFeed:
         server = self.server
         moved: set[str] = set()
         # the connection first: a thread never waits for one while it holds the commit lock
-        with server.reads.connect() as conn, server._commit_lock:
+        with server.reads.connect() as conn, server.db.commit_lock:
             rows = conn.execute(q).all()
-            cache = server._balances
+            cache = server.db.balance_cache
             for game, acc, balance in rows:
                 if cache.get(int(acc)) != int(balance):
                     cache[int(acc)] = int(balance)

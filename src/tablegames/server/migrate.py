@@ -1,89 +1,107 @@
-"""One-off data migration: the stakes of open rounds from the shared in-play account to each table's own.
+"""The database schema's migrations (Alembic; the revisions are in ``server/migrations/versions``).
 
-A database from before tables had their own in-play account keeps the stakes of its open (unsettled) rounds
-in the shared ``in-play`` account, but the server settles a round from its table's account. Run this once on
-such a database, with the server stopped, before starting the server on it::
-
-    python -m tablegames.server.migrate DATABASE_URL
-
-It moves, per table, the stakes its open rounds left in the shared account (one ``in-play`` transaction per
-table), and does nothing on a database that needs nothing (every supported database created by the current
-server: the shared account then never holds stakes).
+Every server start, ``tablegames tables ...`` and ``tablegames db upgrade`` bring the database to the newest
+revision (:func:`upgrade`): a new database gets the whole schema; a database made before the schema was versioned
+is adopted (its missing tables and columns added, its data kept), then upgraded like any other. On PostgreSQL the
+whole upgrade is one transaction under an advisory lock, so processes starting together upgrade one at a time
+(the later ones find it done). ``python -m tablegames.server.migrate DATABASE_URL`` is the old name of
+``tablegames db upgrade --database DATABASE_URL``. docs/database.md tells how to add a revision.
 """
 
 from __future__ import annotations
 
-import logging
 import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Connection, Engine, text
 
-from tablegames.server import ledger
-from tablegames.server.db import (
-    BETTING,
-    DECIDING,
-    IN_PLAY,
-    Entry,
-    GameTable,
-    LedgerTransaction,
-    RoundRow,
-    create_schema,
-    make_engine,
-)
-
-log = logging.getLogger("tablegames.server")
+MIGRATIONS = Path(__file__).with_name("migrations")
+MIGRATE_LOCK = 0x74616D67  # the advisory lock of a PostgreSQL schema upgrade ("tamg")
 
 
-def move_shared_stakes(database_url: str) -> dict[int, int]:
-    """Move the open rounds' stakes from the shared in-play account to their tables' accounts; the cents
-    moved, by table id (only the tables that had any)."""
-    engine = make_engine(database_url)
-    create_schema(engine)
-    moved: dict[int, int] = {}
-    try:
-        with Session(engine) as s, s.begin():
-            shared = ledger.system_account(s, IN_PLAY)
-            for table_id in s.scalars(select(GameTable.id).order_by(GameTable.id)):
-                open_rounds = select(RoundRow.id).where(
-                    RoundRow.table_id == table_id, RoundRow.status.in_([BETTING, DECIDING])
-                )
-                memo = f"table {table_id}: stakes of open rounds"
-                left = select(func.coalesce(func.sum(Entry.amount), 0)).join(
-                    LedgerTransaction, LedgerTransaction.id == Entry.transaction_id
-                )
-                staked = s.scalar(
-                    left.where(Entry.account_id == shared, LedgerTransaction.round_id.in_(open_rounds))
-                )
-                done = s.scalar(  # moved by an earlier run (negative: out of the shared account)
-                    left.where(
-                        Entry.account_id == shared,
-                        LedgerTransaction.kind == "in-play",
-                        LedgerTransaction.memo == memo,
-                    )
-                )
-                amount = int(staked or 0) + int(done or 0)
-                if amount > 0:
-                    own = ledger.table_in_play_account(s, table_id)
-                    ledger.transfer(s, "in-play", shared, own, amount, memo=memo)
-                    moved[table_id] = amount
-                    log.warning(
-                        "moved %s cents of open stakes to table %s's in-play account", amount, table_id
-                    )
-    finally:
-        engine.dispose()
-    return moved
+@dataclass(frozen=True)
+class Revision:
+    """One revision of the schema: its id, the one before it, its first docstring line."""
+
+    id: str
+    down: str | None
+    doc: str
+
+
+def _config(connection: Connection | None = None) -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    if connection is not None:
+        cfg.attributes["connection"] = connection
+    return cfg
+
+
+@lru_cache(maxsize=1)
+def _scripts() -> ScriptDirectory:
+    return ScriptDirectory.from_config(_config())
+
+
+def head() -> str:
+    """The newest revision's id."""
+    rev = _scripts().get_current_head()
+    assert rev is not None
+    return rev
+
+
+def history() -> list[Revision]:
+    """Every revision, newest first."""
+    return [
+        Revision(s.revision, s.down_revision if isinstance(s.down_revision, str) else None, s.doc)
+        for s in _scripts().walk_revisions()
+    ]
+
+
+def current_of(connection: Connection) -> str | None:
+    """The revision the database is at (None: not versioned yet, i.e. new or made by an older server)."""
+    return MigrationContext.configure(connection).get_current_revision()
+
+
+def current(engine: Engine) -> str | None:
+    with engine.connect() as conn:
+        return current_of(conn)
+
+
+def upgrade(engine: Engine, revision: str = "head") -> tuple[str | None, str | None]:
+    """Bring the schema to ``revision`` (the newest by default); the revisions before and after. Nothing is done
+    (and nothing locked) when the database is already there."""
+    target = head() if revision == "head" else revision
+    if current(engine) == target:
+        return target, target
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": MIGRATE_LOCK})
+        before = current_of(conn)
+        if before != target:
+            command.upgrade(_config(conn), revision)
+        after = current_of(conn)
+    return before, after
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``python -m tablegames.server.migrate DATABASE_URL``: the old name of ``tablegames db upgrade``."""
+    from tablegames.server.db import make_engine
+
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python -m tablegames.server.migrate DATABASE_URL", file=sys.stderr)
+        print("usage: tablegames db upgrade --database DATABASE_URL", file=sys.stderr)
         return 2
-    moved = move_shared_stakes(args[0])
-    print(
-        f"moved the stakes of open rounds of {len(moved)} table(s): {moved}" if moved else "nothing to move"
-    )
+    engine = make_engine(args[0])
+    try:
+        before, after = upgrade(engine)
+    finally:
+        engine.dispose()
+    print(f"database at revision {after}" + (f" (was {before or 'unversioned'})" if before != after else ""))
     return 0
 
 

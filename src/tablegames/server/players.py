@@ -1,4 +1,7 @@
-"""Players: registration (names, tokens), authentication, the operator's token, a player's own summary."""
+"""Players: registration (names, tokens), authentication, the operator's token, a player's own summary.
+
+:class:`PlayerService`'s methods block on the database (the routes call them on the REST threads) except
+:meth:`~PlayerService.is_admin` and :meth:`~PlayerService.check_admin`, which touch no database."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from sqlalchemy.exc import IntegrityError
 
 from tablegames.server import ledger
 from tablegames.server.checks import hash_token
-from tablegames.server.core import PlayerInfo, ServerCore
+from tablegames.server.core import PlayerInfo
 from tablegames.server.db import (
     WALLET,
     Account,
@@ -18,10 +21,20 @@ from tablegames.server.db import (
     Seating,
 )
 from tablegames.server.errors import ApiError
+from tablegames.server.limits import KnownTokens
 from tablegames.server.names import NAME_RULE, display_name, name_key
+from tablegames.server.transactions import Transactions
 
 
-class Players(ServerCore):
+class PlayerService:
+    """Players and tokens over the server's unit of work (``db``). ``known_tokens``: the tokens seen valid (the
+    rate limiter gives only these their own bucket)."""
+
+    def __init__(self, db: Transactions, admin_token: str, known_tokens: KnownTokens) -> None:
+        self.db = db
+        self.admin_token = admin_token
+        self.known_tokens = known_tokens
+
     def register(self, name: object) -> tuple[PlayerInfo, str]:
         """A new player (names: ``tablegames.server.names``; a name whose look-alike key is registered already
         is ``name_taken``, whatever its case or look-alike characters)."""
@@ -32,7 +45,7 @@ class Players(ServerCore):
         taken = ApiError("name_taken", f"the name {shown!r} is taken (or one that looks the same)", 409)
         token = secrets.token_urlsafe(32)
         try:
-            with self.tx() as s:
+            with self.db.tx() as s:
                 if s.scalar(select(Player.id).where(Player.name_key == key)) is not None:
                     raise taken
                 acc = Account(name=f"wallet:{shown}", kind=WALLET, balance=0)
@@ -53,7 +66,7 @@ class Players(ServerCore):
             raise ApiError(
                 "unauthorized", "missing token: register with POST /players and send the token", 401
             )
-        with self.sessions() as s:
+        with self.db.sessions() as s:
             p = s.scalar(select(Player).where(Player.token_hash == hash_token(token)))
             if p is None:
                 raise ApiError("unauthorized", "unknown token", 401)
@@ -68,7 +81,7 @@ class Players(ServerCore):
         return bool(token) and secrets.compare_digest(str(token).encode(), self.admin_token.encode())
 
     def me(self, player: PlayerInfo) -> dict[str, Any]:
-        with self.sessions() as s:
+        with self.db.sessions() as s:
             seats = s.execute(
                 select(Seating.table_id, Seating.seat).where(Seating.player_id == player.player_id)
             )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 from typing import Any, ClassVar
@@ -9,8 +10,11 @@ from typing import Any, ClassVar
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from tablegames.engine import IllegalAction, Phase
+from tablegames.engine.events import ActionTaken
+from tablegames.randomness.client_seeds import SeedError, check_seed_hash
 from tablegames.randomness.fairness import check_player_seed
 from tablegames.server import statements as sql
+from tablegames.server.checks import check_request_id, idempotency_key
 from tablegames.server.client import (
     _SOCKETS_LOCK,
     CLOSE_REPLACED,
@@ -26,12 +30,9 @@ from tablegames.server.db import (
     Seating,
 )
 from tablegames.server.errors import ApiError, from_engine
-from tablegames.server.service import (
-    check_request_id,
-    clear_seat,
-    idempotency_key,
-)
+from tablegames.server.outage import database_unreachable, unavailable
 from tablegames.server.steps import Steps
+from tablegames.server.tables import clear_seat
 
 log = logging.getLogger("tablegames.server")
 
@@ -134,8 +135,14 @@ class Protocol(Steps):
                 known = ", ".join(self.HANDLERS)
                 raise ApiError("unknown_type", f"unknown message type {kind!r}; known: {known}")
             if kind in IDEMPOTENT and rid is not None:
-                answers = self._answers.get(conn.player.player_id)
+                pid = conn.player.player_id
+                answers = self._answers.get(pid)
                 old = answers.get(rid) if answers is not None else None
+                if old is None and kind != "wager":  # (a wager looks its own up, stored with its money)
+                    # not answered by this process (yet): answered before a restart or a takeover, or forgotten
+                    old = self.stored_answer(pid, rid)
+                    if old is not None:
+                        self._remember(pid, old)
                 if old is not None:  # a repeated request id: the first answer again, nothing changes
                     conn.send({**old, "duplicate": True})
                     return
@@ -143,6 +150,9 @@ class Protocol(Steps):
         except ApiError as exc:
             conn.send({"type": "error", **exc.to_dict(), "request_id": rid})
         except LeaseLost:  # nothing was written: the client is sent to the new owner, and retries there
+            if self.server.cluster.kept(self.table_id):  # still this node's (a database outage, issue 20)
+                conn.send(unavailable(rid))
+                return
             conn.send(
                 {
                     "type": "error",
@@ -151,10 +161,16 @@ class Protocol(Steps):
                     "request_id": rid,
                 }
             )
-            self.server.cluster.lose(self.table_id)
+            self.server.cluster.lose(self.table_id, check=False)
         except IllegalAction as exc:
             conn.send({"type": "error", **from_engine(exc).to_dict(), "request_id": rid})
-        except SQLAlchemyError:
+        except SQLAlchemyError as exc:
+            if database_unreachable(exc):  # an outage (issue 20): one line, and the client retries
+                log.warning(
+                    "table %s: the database cannot be reached (%s)", self.table_id, type(exc).__name__
+                )
+                conn.send(unavailable(rid))
+                return
             log.exception("database error on table %s", self.table_id)
             conn.send(
                 {
@@ -171,10 +187,19 @@ class Protocol(Steps):
             )
 
     def _ack(self, conn: Connection, kind: str, msg: dict[str, Any], **fields: Any) -> None:
+        self._send_ack(conn, self._answer(kind, msg, **fields))
+
+    @staticmethod
+    def _answer(kind: str, msg: dict[str, Any], **fields: Any) -> dict[str, Any]:
+        """The ``ack`` answering ``msg`` (built before its change is stored: it is stored with it)."""
         rid = msg.get("request_id") if isinstance(msg.get("request_id"), str) else None
         ack = {"type": "ack", "request_id": rid, "for": kind, **fields}
         if kind in IDEMPOTENT:
             ack.setdefault("duplicate", False)
+        return ack
+
+    def _send_ack(self, conn: Connection, ack: dict[str, Any]) -> None:
+        if ack["for"] in IDEMPOTENT:
             self._remember(conn.player.player_id, ack)
         conn.send(ack)
 
@@ -220,16 +245,19 @@ class Protocol(Steps):
             raise ApiError("bad_seat", f"no seat {seat!r} at this table (seats 1-{n})")
         elif seat in busy:
             raise ApiError("seat_taken", f"seat {seat} is taken")
+        ack = self._answer("sit", msg, seat=seat)
         try:
             with self.server.tx(self.fence) as s:
                 s.add(Seating(table_id=self.table_id, seat=seat, player_id=pid))
+                s.flush()  # (a taken seat fails here, before the answer is stored)
+                self._store_answer(s, pid, ack)
         except IntegrityError:
             raise ApiError("seat_taken", f"seat {seat} is taken") from None
         self.occupants = {
             **self.occupants,
             seat: conn.player,
         }  # copy-on-write (info() reads it from the loop)
-        self._ack(conn, "sit", msg, seat=seat)
+        self._send_ack(conn, ack)
         self._changed()
 
     def on_leave(self, conn: Connection, msg: dict[str, Any]) -> None:
@@ -239,10 +267,12 @@ class Protocol(Steps):
         live = self.live
         if live is not None and not live.rnd.is_over and live.rnd.seats[seat].playing:
             raise ApiError("in_round", f"seat {seat} has wagers in play; leave after the round")
+        ack = self._answer("leave", msg, seat=seat)
         with self.server.tx(self.fence) as s:
             clear_seat(s, self.table_id, conn.player.player_id)
+            self._store_answer(s, conn.player.player_id, ack)
         self.occupants = {k: p for k, p in self.occupants.items() if k != seat}
-        self._ack(conn, "leave", msg, seat=seat)
+        self._send_ack(conn, ack)
         self._changed()
 
     def on_wager(self, conn: Connection, msg: dict[str, Any]) -> None:
@@ -315,23 +345,39 @@ class Protocol(Steps):
             )
         if decision != current:
             raise ApiError("stale_decision", f"decision {decision!r} is not open; the open one is {current}")
-        event = self._apply_action(seat, action, "player")
-        self._ack(conn, "act", msg, decision=decision, event=event.to_dict())
+        # the answer, stored with the decision (the engine's event of it: ActionTaken(seat, action, by))
+        ack = self._answer(
+            "act", msg, decision=decision, event=ActionTaken(seat, str(action), "player").to_dict()
+        )
+        event = self._apply_action(seat, action, "player", answer=(conn.player.player_id, ack))
+        self._send_ack(conn, {**ack, "event": event.to_dict()})
         self._after_step()
 
     def on_client_seed(self, conn: Connection, msg: dict[str, Any]) -> None:
-        """Set (or change) the player's seed for the next round (docs/protocol.md, "Client seeds").
+        """Commit to, or reveal, the player's seed for the next round (docs/protocol.md, "Client seeds").
 
         The message names the commitment it answers (the state's ``next_commitment``): the server seed of that
-        round was fixed and published before the seed was taken. Once that round was dealt (opened), the
-        commitment is no longer the next one and the seed is refused (``stale_commitment``), nothing changed.
+        round was fixed and published before any seed was taken. Once that round was dealt (opened), the
+        commitment is no longer the next one and the message is refused (``stale_commitment``), nothing changed.
+
+        A seed is committed first (``seed_hash``: its SHA-256) and revealed later (``seed``); the first reveal
+        closes the round's commitments (``seeds_closed``), so no seat can choose its seed after seeing another's
+        (issue 20 defect 3; :mod:`tablegames.randomness.client_seeds`).
         """
         check_request_id(msg.get("request_id"), required=False)
         upcoming = self._upcoming_pf()
         if upcoming is None:
             raise ApiError("not_provably_fair", "this table does not deal provably fair rounds")
+        has_hash, has_seed = "seed_hash" in msg, "seed" in msg
+        if has_hash == has_seed:
+            raise ApiError(
+                "bad_message",
+                "client_seed needs either 'seed_hash' (commit: the SHA-256 of your seed) or 'seed' (reveal it, "
+                "after every seat committed)",
+            )
         try:
-            seed = check_player_seed(msg.get("seed"))
+            hashed = check_seed_hash(msg["seed_hash"]) if has_hash else None
+            seed = check_player_seed(msg["seed"]) if has_seed else None
         except ValueError as exc:
             raise ApiError("bad_seed", str(exc)) from None
         commitment = msg.get("commitment")
@@ -344,18 +390,35 @@ class Protocol(Steps):
                 f"one); the next round's is {upcoming.commitment}",
             )
         pid = conn.player.player_id
-        self.client_seeds[pid] = seed
-        self._ack(
-            conn,
+        if self.seat_of(pid) is None:  # a watcher's reveal would close the seated players' commitments
+            raise ApiError("not_seated", "only a seated player gives a client seed: sit first")
+        book = self.seed_round
+        before = copy.deepcopy(book)
+        try:
+            position = book.commit(pid, hashed) if hashed is not None else book.reveal(pid, seed or "")
+        except SeedError as exc:
+            raise ApiError(exc.code, exc.message) from None
+        mine = book.of(pid)
+        assert mine is not None
+        ack = self._answer(
             "client_seed",
             msg,
+            seed_hash=mine[0],
             seed=seed,
+            position=position,
             commitment=upcoming.commitment,
             round_no=self.engine.round_no + 1,
         )
-        for c in list(self.conns):
-            if c.player.player_id == pid:
-                self._push(c)
+        if ack["request_id"] is not None:  # the answer stored with it: a refused write changes nothing
+            try:
+                with self.server.write(self.fence) as db:
+                    self._store_answer(db, pid, ack)
+            except BaseException:
+                self.seed_round = before
+                raise
+        self._send_ack(conn, ack)
+        for c in list(self.conns):  # everyone sees who committed, and when commitments close
+            self._push(c)
 
     HANDLERS: ClassVar[dict[str, Any]] = {
         "sit": on_sit,

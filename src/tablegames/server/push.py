@@ -11,6 +11,7 @@ from tablegames.engine import Phase
 from tablegames.randomness import (
     ProvablyFair,
 )
+from tablegames.randomness.client_seeds import SeedRound
 from tablegames.server.client import (
     Connection,
 )
@@ -74,7 +75,26 @@ class Pushes(TableCore):
             return None
         if self._next_pf is None:
             self._next_pf = ProvablyFair(nonce=self.engine.round_no + 1)
+            self.seed_round = SeedRound()  # a new commitment: its seeds are committed and revealed anew
         return self._next_pf
+
+    def _seeds_view(self, player_id: int, fair: bool) -> dict[str, Any]:
+        """The next round's client seeds as a player sees them (docs/protocol.md, "Client seeds"): their own
+        (``client_seed``: hash and, once revealed, seed) and every seated player's commitment (``seeds``)."""
+        if not fair:
+            return {"client_seed": None, "seeds": None}
+        book = self.seed_round
+        mine = book.of(player_id)
+        return {
+            "client_seed": None if mine is None else {"seed_hash": mine[0], "seed": mine[1]},
+            "seeds": {
+                "closed": book.closed,
+                "committed": [
+                    {"seat": e.seat, "seed_hash": e.seed_hash, "revealed": e.seed is not None}
+                    for e in book.entries({seat: p.player_id for seat, p in self.occupants.items()})
+                ],
+            },
+        }
 
     def decision_id(self) -> str | None:
         """The id of the decision awaited now, ``"<round_id>:<seq>"`` (the round's event count when the turn
@@ -222,7 +242,7 @@ class Pushes(TableCore):
             "meters": dict(self._meters_shown if self._meters_shown is not None else self._live_meters()),
             "commitment": live.pf.commitment if live is not None and live.pf is not None else None,
             "next_commitment": upcoming.commitment if upcoming is not None else None,
-            "client_seed": self.client_seeds.get(conn.player.player_id),
+            **self._seeds_view(conn.player.player_id, upcoming is not None),
             "decision": self.decision_id(),
             "round": view,
             "events": events,
@@ -236,4 +256,4 @@ class Pushes(TableCore):
             key = (live.rnd.round_no, len(live.rnd.history))
             if conn.last_hint != key:
                 conn.last_hint = key
-                conn.send(hint_message(live.rnd, seat, live.round_id))
+                conn.send(hint_message(live.rnd, seat, live.round_id, decision=self.decision_id()))

@@ -21,17 +21,36 @@ tablegames.server.errors.FieldError: rule '...' (...): 'no-such' is not a choice
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from tablegames.rules import RuleError, gamefile, registry
 from tablegames.rules.definition import GameDefinition
+from tablegames.rules.parameters import DIGITS_MAX, cut, quoted
 from tablegames.server.errors import FieldError
 
 NAME_MAX = 80  # a rule set's name, as a table row stores it
-GAME_FILE_MAX = 65_536  # characters of a game file's text in a request
+GAME_FILE_MAX = gamefile.TEXT_MAX  # characters of a game file's text in a request
+
+log = logging.getLogger("tablegames.server")
+T = TypeVar("T")
+
+
+def logged(where: str, client: str, call: Callable[[], T]) -> T:
+    """``call()`` (a request's rule set read: on a REST thread, never on the event loop); a refusal it raises
+    (a :class:`FieldError`) is logged as one short line, the field and the message cut, and raised (issue 20:
+    a bad value is a ``400 bad_rules``, never a traceback)."""
+    try:
+        return call()
+    except FieldError as exc:
+        log.warning(
+            "%s from %s refused: %s (field %s): %s", where, client, exc.code, exc.field, cut(exc.message, 300)
+        )
+        raise
+
 
 _FIELD = re.compile(r"rule '([^']+)'")
 
@@ -69,13 +88,16 @@ def _options(definition: GameDefinition, options: Mapping[str, object]) -> dict[
     out: dict[str, str] = {}
     for name, value in options.items():
         if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, (str, int)):
-            raise FieldError(f"rule {name!r}: a value is text or a whole number", str(name))
-        out[name] = str(value)
+            raise FieldError(f"rule {quoted(name)}: a value is text or a whole number", cut(str(name), 80))
+        field = cut(name, 80)
         if definition.parameters:
             try:
-                definition.parameter(name).parse(out[name])
+                definition.parameter(name).parse(value)  # (bounded before it is built: rules.parameters)
             except RuleError as exc:
-                raise FieldError(str(exc), name) from None
+                raise FieldError(str(exc), field) from None
+        elif isinstance(value, int) and abs(value) >= 10**DIGITS_MAX:
+            raise FieldError(f"rule {quoted(name)}: {quoted(value)}", field)  # (before str() of it)
+        out[name] = str(value)
     return out
 
 

@@ -14,6 +14,8 @@ A crash at any point leaves the database with the steps taken so far; :meth:`Tab
 
 from __future__ import annotations
 
+from typing import Any
+
 from tablegames.server.client import (
     CLOSE_REPLACED,
     CLOSE_TABLE_FULL,
@@ -23,6 +25,7 @@ from tablegames.server.client import (
     MAX_SOCKETS_PER_TABLE,
     Connection,
 )
+from tablegames.server.hints import prepare
 from tablegames.server.inbox import Live
 from tablegames.server.protocol import Protocol
 from tablegames.server.push import BETTING_PUSH_SECONDS, METER_PUSH_SECONDS, RETRY_SECONDS
@@ -35,6 +38,11 @@ class TableRunner(Protocol, Recovery):
     timers and pushes (:mod:`~tablegames.server.push`), settlement (:mod:`~tablegames.server.settle`, postings
     from :mod:`~tablegames.server.settlement`), round steps (:mod:`~tablegames.server.steps`), the protocol's
     handlers (:mod:`~tablegames.server.protocol`) and recovery (:mod:`~tablegames.server.recovery`)."""
+
+    def __init__(self, server: Any, row: Any) -> None:
+        super().__init__(server, row)
+        if server.config.prepare_hints:  # the first hand's hints exact (issue 24): solved now, off the loop
+            prepare(self.rules)
 
 
 __all__ = [

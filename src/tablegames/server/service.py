@@ -1,73 +1,181 @@
-"""The server's state outside the WebSocket: players and tokens, wallets, tables, jackpot meters, game recall.
+"""The table server composed: :class:`Server` *has* its parts.
 
-:class:`Server` owns the database engine, the worker threads and one :class:`~tablegames.server.runner.TableRunner`
-per table. Every money movement is a ledger transaction (:meth:`Server.tx` on an ORM session, :meth:`Server.write`
-on a Core connection); a table's steps run on the worker threads, its own one at a time.
+- ``db``: :class:`~tablegames.server.transactions.Transactions`, the unit of work every part begins and commits
+  its transactions on (the database engine, sessions, the cache of committed balances);
+- ``players``: :class:`~tablegames.server.players.PlayerService` (registration, tokens, the operator's token);
+- ``wallets``: :class:`~tablegames.server.wallet.WalletService` (buy-in, cash-out, a wallet's entries);
+- ``tables``: :class:`~tablegames.server.tables.TableService` (tables and one
+  :class:`~tablegames.server.runner.TableRunner` each);
+- ``workers``: the tables' worker threads (a table's steps run there, its own one at a time); ``loop``: the event
+  loop the server runs on; ``cluster``: the leases of several processes on PostgreSQL (server/cluster.py).
+
+The services' methods block on the database: the routers call them on the REST threads (``routes/deps.py``).
+A :class:`Server` is the :class:`~tablegames.server.core.TableHost` of its tables' runners.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from contextlib import contextmanager
+import itertools
+import os
+import secrets
+import socket
+import threading
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any
 
-from sqlalchemy import func, select, text
+from sqlalchemy import Connection, Engine, func, select, text
+from sqlalchemy.orm import Session, sessionmaker
 
 from tablegames.rules import registry
 from tablegames.server import ledger
-from tablegames.server.checks import (
-    HISTORY_PAGE_MAX,
-    IDEMPOTENCY_KEY_MAX,
-    JACKPOT_PAGE_MAX,
-    REQUEST_ID_MAX,
-    check_amount,
-    check_request_id,
-    hash_token,
-    idempotency_key,
-    iso,
-)
 from tablegames.server.cluster import Cluster
-from tablegames.server.core import MAX_TABLE_THREADS, Config, PlayerInfo, ServerCore
-from tablegames.server.db import CASHIER, HOUSE, IN_PLAY, GameTable, create_schema
-from tablegames.server.meters import ensure_meters, jackpot_history, jackpots, meter_accounts
-from tablegames.server.queries import ALL_BALANCES, history, player_id_of, round_recall
-from tablegames.server.tables import Tables, clear_seat, new_table_row, table_info
+from tablegames.server.core import Config, PlayerInfo
+from tablegames.server.db import CASHIER, HOUSE, IN_PLAY, GameTable, Meter, create_schema
+from tablegames.server.limits import KnownTokens
+from tablegames.server.meters import ensure_meters, meter_accounts
+from tablegames.server.players import PlayerService
+from tablegames.server.runner import TableRunner
+from tablegames.server.tables import TableService
+from tablegames.server.transactions import Fence, Transactions
+from tablegames.server.wallet import WalletService
 
 STARTUP_LOCK = 0x7461626C  # the advisory lock of a PostgreSQL server's start-up ("tabl")
 DEMO_TABLES = tuple((d.title, d.key) for d in registry.DEFINITIONS)  # one demo table of every game
+_INSTANCES = itertools.count(1)  # server instances in this process (their default node names differ)
 
 
-class Server(Tables):
-    """Database, players, wallets, tables and their runners: the parts are
-    :class:`~tablegames.server.core.ServerCore` (transactions, balances), :mod:`~tablegames.server.players`,
-    :mod:`~tablegames.server.wallet` and :mod:`~tablegames.server.tables`; meters and read models are in
-    :mod:`~tablegames.server.meters` and :mod:`~tablegames.server.queries`."""
+class Server:
+    """Players, wallets and tables over one unit of work, and the threads their tables run on."""
+
+    def __init__(
+        self, database_url: str, config: Config | None = None, admin_token: str | None = None
+    ) -> None:
+        self.config = config or Config()
+        self.db = Transactions(database_url)
+        self.node = self.config.node or f"{socket.gethostname()}:{os.getpid()}:{next(_INSTANCES)}"
+        self.system: dict[str, int] = {}  # the system accounts' ids by kind (house, cashier, in play)
+        self.known_tokens = KnownTokens()
+        self.players = PlayerService(self.db, admin_token or secrets.token_urlsafe(18), self.known_tokens)
+        self.wallets = WalletService(self.db, self.system)
+        self.tables = TableService(self.db, self.config, self.node, self.open_runner)
+        self.workers = self._table_workers()
+        # The event loop the server runs on (set by start() when it runs inside one): the tables' worker
+        # threads hand messages and timers to it. None when driven synchronously (tests, tools).
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.started = False
+        self._meter_accounts: dict[str, dict[str, int]] = {}
+        self._meter_ids: dict[str, dict[str, int]] = {}
+
+    def _table_workers(self) -> ThreadPoolExecutor:
+        return ThreadPoolExecutor(max_workers=self.config.table_threads, thread_name_prefix="tables")
+
+    # --- the parts as a table runner sees them (core.TableHost) ---------------------------------------
+
+    @property
+    def database_url(self) -> str:
+        return self.db.database_url
+
+    @property
+    def engine(self) -> Engine:
+        return self.db.engine
+
+    @property
+    def sessions(self) -> sessionmaker[Session]:
+        return self.db.sessions
+
+    @property
+    def reads(self) -> Engine:
+        return self.db.reads
+
+    @property
+    def admin_token(self) -> str:
+        return self.players.admin_token
+
+    @property
+    def runners(self) -> dict[int, Any]:
+        return self.tables.runners
+
+    @runners.setter
+    def runners(self, runners: dict[int, Any]) -> None:
+        self.tables.runners = runners
+
+    @property
+    def runners_lock(self) -> threading.Lock:
+        return self.tables.lock
+
+    @property
+    def cluster(self) -> Any:
+        return self.tables.cluster
+
+    def open_runner(self, row: GameTable) -> TableRunner:
+        return TableRunner(self, row)
+
+    def tx(self, fence: Fence | None = None) -> AbstractContextManager[Session]:
+        return self.db.tx(fence)
+
+    def write(self, fence: Fence | None = None) -> AbstractContextManager[Connection]:
+        return self.db.write(fence)
+
+    def balance(self, player: PlayerInfo) -> int:
+        """The committed balance of the player's wallet."""
+        return self.db.balance(player.account_id)
+
+    def balances(self, account_ids: Iterable[int]) -> dict[int, int]:
+        return self.db.balances(account_ids)
+
+    def meter_accounts(self, game: str) -> dict[str, int]:
+        """Meter name -> its jackpot account id (fixed once the meters exist; cached)."""
+        cached = self._meter_accounts.get(game)
+        if cached is None:
+            with self.db.sessions() as s:
+                cached = self._meter_accounts[game] = meter_accounts(s, game)
+        return cached
+
+    def meter_ids(self, game: str) -> dict[str, int]:
+        """Meter name -> its row id in ``meters`` (fixed once the meters exist; cached)."""
+        cached = self._meter_ids.get(game)
+        if cached is None:
+            with self.db.sessions() as s:
+                rows = s.execute(select(Meter.name, Meter.id).where(Meter.game == game))
+                cached = self._meter_ids[game] = {n: int(i) for n, i in rows}
+        return cached
+
+    def meter_values(self, game: str) -> dict[str, int]:
+        """The linked meters of a game as committed (meter name -> cents), from the balance cache."""
+        accounts = self.meter_accounts(game)
+        balances = self.db.balances(accounts.values())
+        return {name: balances[acc] for name, acc in accounts.items()}
+
+    # --- lifecycle ----------------------------------------------------------------------------------
 
     def start(self, demo_tables: bool = False) -> None:
-        """Create the schema, system accounts and meters, demo tables; rebuild and settle unfinished rounds."""
-        from tablegames.server.runner import TableRunner
-
+        """Create the schema, system accounts and meters, demo tables; rebuild and settle unfinished rounds.
+        Called on the event loop the server will run on (its loop), or without one (tests, tools)."""
         try:
             self.loop = asyncio.get_running_loop()
         except RuntimeError:
             self.loop = None
         with self._starting():
-            create_schema(self.engine)
-            with self.tx() as s:
+            create_schema(self.db.engine)
+            with self.db.tx() as s:
                 for kind in (HOUSE, CASHIER, IN_PLAY):
                     self.system[kind] = ledger.system_account(s, kind)
             ensure_meters(self)
-            with self.tx() as s:
+            with self.db.tx() as s:
                 if demo_tables and s.scalar(select(func.count(GameTable.id))) == 0:
                     for name, game in DEMO_TABLES:
                         s.add(GameTable(name=name, game=game, seats=5, min_bet=100, max_bet=10_000, rules={}))
                 rows = list(s.scalars(select(GameTable).order_by(GameTable.id)))
-        if not self._sqlite:  # several processes may share the database: each table is leased (cluster.py)
-            self.cluster = Cluster(self, self.node, self.config.advertise)
-            self.cluster.start()
+        if not self.db.sqlite:  # several processes may share the database: each table is leased (cluster.py)
+            cluster = Cluster(self, self.node, self.config.advertise)
+            self.tables.cluster = cluster
+            self.db.fence_node = cluster.node
+            cluster.start()
         else:
-            for row in rows:
-                self.runners[row.id] = TableRunner(self, row)
+            self.runners = {row.id: self.open_runner(row) for row in rows}
             for runner in self.runners.values():
                 runner.recover()
         self.started = True
@@ -76,10 +184,10 @@ class Server(Tables):
     def _starting(self) -> Iterator[None]:
         """PostgreSQL: one process at a time creates the schema, the accounts, the meters and the demo tables
         (processes started together would each create them)."""
-        if self._sqlite:
+        if self.db.sqlite:
             yield
             return
-        with self.engine.connect() as c:
+        with self.db.engine.connect() as c:
             c.execute(text("SELECT pg_advisory_lock(:k)"), {"k": STARTUP_LOCK})
             c.commit()
             try:
@@ -88,32 +196,15 @@ class Server(Tables):
                 c.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": STARTUP_LOCK})
                 c.commit()
 
-
-__all__ = [
-    "ALL_BALANCES",
-    "DEMO_TABLES",
-    "HISTORY_PAGE_MAX",
-    "IDEMPOTENCY_KEY_MAX",
-    "JACKPOT_PAGE_MAX",
-    "MAX_TABLE_THREADS",
-    "REQUEST_ID_MAX",
-    "Config",
-    "PlayerInfo",
-    "Server",
-    "ServerCore",
-    "check_amount",
-    "check_request_id",
-    "clear_seat",
-    "ensure_meters",
-    "hash_token",
-    "history",
-    "idempotency_key",
-    "iso",
-    "jackpot_history",
-    "jackpots",
-    "meter_accounts",
-    "new_table_row",
-    "player_id_of",
-    "round_recall",
-    "table_info",
-]
+    def stop(self) -> None:
+        cluster, self.tables.cluster = self.tables.cluster, None
+        self.db.fence_node = None
+        if cluster is not None:
+            cluster.stop()  # no more claims nor renewals
+        for runner in self.runners.values():
+            runner.stop()
+        self.workers.shutdown(wait=True)  # the steps in progress finish
+        if cluster is not None:
+            cluster.release_all()  # the leases given back: another process may take the tables at once
+        self.workers = self._table_workers()
+        self.db.dispose()

@@ -10,9 +10,9 @@ from typing import Any
 from tablegames.engine import Round
 from tablegames.engine.events import (
     CardDealt,
-    EnvyPaid,
     JackpotContribution,
     JackpotHit,
+    NeighbourBonusPaid,
     RoundEnded,
 )
 from tablegames.engine.replay import at_meters
@@ -72,7 +72,7 @@ class Settling(Pushes):
                     deck=row.deck,
                     dealt=[(e.position, e.to) for e in rnd.history if isinstance(e, CardDealt)],
                     commitment=row.commitment,
-                    client_seeds=live.client_seeds or None,
+                    client_seeds=live.seed_entries or None,
                 )
             c.execute(
                 sql.FINISH_ROUND,
@@ -117,7 +117,7 @@ class Settling(Pushes):
             "round_id": live.round_id,
             "seq": len(rnd.history),
             "results": [{**r, "player": names.get(r["player_id"])} for r in results],
-            "envy": [e.to_dict() for e in rnd.history if isinstance(e, EnvyPaid)],
+            "envy": [e.to_dict() for e in rnd.history if isinstance(e, NeighbourBonusPaid)],
             "jackpot_hits": [
                 {**e.to_dict(), "hit_seq": seq} for (_, e), seq in zip(hit_postings, hit_seqs, strict=True)
             ],

@@ -6,7 +6,7 @@ in-play role -> the table's in-play account, a meter -> that meter's jackpot acc
 postings (wallet -> in play, one per wager placed) are not posted again: the server posted each wager message's
 cost when it was placed (``runner``'s wager step, ledger kind ``wager``); they give the seats' stakes. The
 ledger keeps the transactions it always had: one ``stakes`` transaction for the whole round (in play ->
-house), then the contributions, then each hit followed by its meter's reset (``seed``) and each Envy payment
+house), then the contributions, then each hit followed by its meter's reset (``seed``) and each neighbour bonus
 in the order they happened, then one ``payout`` per seat (the sum of its wagers' payouts not paid by a meter).
 
 So, exactly: per seat, what its wallet receives here minus its stakes is the engine's ``RoundEnded.net_by_seat``;
@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from tablegames.engine.events import EnvyPaid, Event, JackpotHit
+from tablegames.engine.events import Event, JackpotHit, NeighbourBonusPaid
 from tablegames.engine.postings import HOUSE, IN_PLAY, Posting, Role
 from tablegames.engine.postings import postings as engine_postings
 from tablegames.server import ledger
@@ -91,7 +91,7 @@ def settlement(history: Sequence[Event], accounts: Accounts, round_id: int | Non
     hits: list[tuple[int, JackpotHit]] = []
     waiting_seeds: dict[str, list[ledger.Posting]] = defaultdict(list)
     hit_events = iter([e for e in history if isinstance(e, JackpotHit) and e.amount > 0])
-    envy_events = iter([e for e in history if isinstance(e, EnvyPaid) and e.amount > 0])
+    bonus_events = iter([e for e in history if isinstance(e, NeighbourBonusPaid) and e.amount > 0])
 
     def post(p: Posting, memo: str = "", player: bool = True) -> ledger.Posting:
         return ledger.Posting.transfer(
@@ -130,8 +130,8 @@ def settlement(history: Sequence[Event], accounts: Accounts, round_id: int | Non
             body.append(post(p, p.meter))
             body.extend(waiting_seeds.pop(p.meter, []))
         elif p.kind == "envy":
-            envy = next(envy_events)
-            body.append(post(p, f"from seat {envy.from_seat}: {envy.hand}"))
+            paid = next(bonus_events)
+            body.append(post(p, f"from seat {paid.from_seat}: {paid.hand}"))
         else:
             body.append(post(p, p.meter or ""))
     body.extend(s for seeds in waiting_seeds.values() for s in seeds)

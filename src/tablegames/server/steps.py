@@ -9,7 +9,9 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from sqlalchemy import Connection as DbConnection
 from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
 
 from tablegames.engine import Action, Phase
 from tablegames.engine.events import (
@@ -20,10 +22,12 @@ from tablegames.randomness import (
     require_live,
     shuffle_deck,
 )
+from tablegames.randomness.client_seeds import SeedEntry, counted_seeds
 from tablegames.randomness.fairness import combine_client_seeds
 from tablegames.rules import registry
 from tablegames.server import ledger, push
 from tablegames.server import statements as sql
+from tablegames.server.checks import check_amount, idempotency_key
 from tablegames.server.client import (
     Connection,
 )
@@ -34,9 +38,7 @@ from tablegames.server.db import (
 )
 from tablegames.server.errors import ApiError
 from tablegames.server.inbox import Live
-from tablegames.server.service import (
-    check_amount,
-)
+from tablegames.server.outage import database_unreachable
 from tablegames.server.settle import Settling
 
 log = logging.getLogger("tablegames.server")
@@ -50,6 +52,16 @@ DECISIONS_KEPT = 1024  # answered decisions (ids) remembered, to answer a repeat
 # also kept in the database): per player and table, the most recent ones.
 ANSWERS_PER_PLAYER = 256
 ANSWER_PLAYERS = 4096
+
+
+def answer_key(table_id: int, rid: str) -> str:
+    """The stored key of a request id of ``sit``, ``leave``, ``act`` or ``client_seed`` at a table (a wager's is
+    ``wager:<table>``, stored with its money).
+
+    >>> answer_key(7, "sit-1")
+    'table:7:sit-1'
+    """
+    return idempotency_key(f"table:{table_id}", rid)
 
 
 class Steps(Settling):
@@ -91,10 +103,17 @@ class Steps(Settling):
         # The engine validates them together (typed errors, nothing changed): a side bet may come with its main.
         cost = rnd.check_wagers(seat, [(name, wagers[name], options.get(name)) for name in order])
         first = live.round_id is None
-        # the round's first step lists the players' seeds its deck was drawn with (recovery and the record)
+        # the round's first step lists the players' seeds its deck was drawn with, and every committed seat's
+        # entry (recovery and the record)
         seeds_step = (
-            [{"op": "seeds", "seeds": [[seat, seed] for seat, seed in live.client_seeds]}]
-            if first and live.client_seeds
+            [
+                {
+                    "op": "seeds",
+                    "seeds": [[seat, seed] for seat, seed in live.client_seeds],
+                    "entries": [e.to_json() for e in live.seed_entries],
+                }
+            ]
+            if first and live.seed_entries
             else []
         )
         try:
@@ -200,6 +219,7 @@ class Steps(Settling):
         deck_factory = self.server.config.deck_factory
         pf = None
         seeds: list[tuple[int, str]] = []  # the seated players' seeds, in seat order (provably fair tables)
+        entries: tuple[SeedEntry, ...] = ()
         deck: Sequence[int]
         if deck_factory is not None:
             deck = deck_factory(self.table_id)
@@ -208,11 +228,9 @@ class Steps(Settling):
         else:
             upcoming = self._upcoming_pf()
             assert upcoming is not None
-            seeds = [
-                (seat, self.client_seeds[p.player_id])
-                for seat, p in sorted(self.occupants.items())
-                if p.player_id in self.client_seeds
-            ]
+            # the seated players who committed; the revealed seeds count, the others are dropped (issue 20)
+            entries = self.seed_round.entries({seat: p.player_id for seat, p in self.occupants.items()})
+            seeds = counted_seeds(entries)
             pf = ProvablyFair(
                 nonce=self.engine.round_no + 1,
                 client_seed=combine_client_seeds(seeds) if seeds else None,
@@ -221,7 +239,7 @@ class Steps(Settling):
             deck = shuffle_deck(require_live(pf.source()))
         self.engine.current = None
         rnd = self.engine.new_round(deck=[int(c) for c in deck])
-        return Live(rnd, pf=pf, client_seeds=seeds)
+        return Live(rnd, pf=pf, client_seeds=seeds, seed_entries=entries)
 
     def _round_values(self, live: Live) -> dict[str, Any]:
         pf = live.pf
@@ -241,7 +259,14 @@ class Steps(Settling):
             "started_at": time.time(),
         }
 
-    def _persist_step(self, payload: dict[str, Any], status: str | None = None) -> None:
+    def _persist_step(
+        self,
+        payload: dict[str, Any],
+        status: str | None = None,
+        answer: tuple[int, dict[str, Any]] | None = None,
+    ) -> None:
+        """Store one step of the live round; ``answer``: (player id, ack) of the request that took it, stored in
+        the same transaction (its request id repeated later gets it, also after a restart or a takeover)."""
         live = self.live
         assert live is not None and live.round_id is not None
         with self.server.write(self.fence) as c:
@@ -249,6 +274,8 @@ class Steps(Settling):
                 sql.INSERT_STEP,
                 {"round_id": live.round_id, "seq": live.steps, "payload": payload, "created_at": time.time()},
             )
+            if answer is not None:
+                self._store_answer(c, *answer)
             if status is not None:
                 c.execute(
                     sql.SET_STATUS,
@@ -290,12 +317,15 @@ class Steps(Settling):
         rnd.deal()
         self._after_step()
 
-    def _apply_action(self, seat: int, action: Action, by: str) -> Any:
+    def _apply_action(
+        self, seat: int, action: Action, by: str, answer: tuple[int, dict[str, Any]] | None = None
+    ) -> Any:
+        """Store and apply one decision; ``answer``: as :meth:`_persist_step`."""
         live = self.live
         assert live is not None
         decision = self.decision_id()
         self._refresh_meters()  # (reads only) before the step is stored: after that nothing may fail
-        self._persist_step({"op": "act", "seat": seat, "action": str(action), "by": by})
+        self._persist_step({"op": "act", "seat": seat, "action": str(action), "by": by}, answer=answer)
         event = live.rnd.act(seat, action, by=by)
         if decision is not None:  # answered: the same decision again is a duplicate
             self._decided[decision] = (seat, event.to_dict())
@@ -308,12 +338,16 @@ class Steps(Settling):
         if live is not None and live.rnd.is_over and not live.settled:
             try:
                 self._settle()
-            except SQLAlchemyError:
+            except SQLAlchemyError as exc:
                 # Nothing of the settlement was written (one transaction); it is retried by the timer.
-                log.exception("settlement of round %s failed; retrying", live.round_id)
+                outage = database_unreachable(exc)  # (issue 20) one line, and a retryable code
+                if outage:
+                    log.warning("settlement of round %s: database unreachable; retrying", live.round_id)
+                else:
+                    log.exception("settlement of round %s failed; retrying", live.round_id)
                 notice = {
                     "type": "error",
-                    "code": "server_error",
+                    "code": "unavailable" if outage else "server_error",
                     "message": f"the database refused the settlement of round {live.round_id}: nothing was paid or "
                     "taken; it is retried automatically",
                     "request_id": None,
@@ -356,13 +390,41 @@ class Steps(Settling):
                     self._after_step()
             else:
                 self._schedule()
-        except LeaseLost:
-            self.server.cluster.lose(
-                self.table_id
-            )  # another process serves the table now: nothing was written
-        except Exception:
-            log.exception("timer step failed on table %s; retrying", self.table_id)
+        except LeaseLost:  # nothing was written; another process serves the table now, or (a database outage,
+            # issue 20) the lease lapsed and is still this one's: retried
+            if not self.server.cluster.lose(self.table_id):
+                self._on_loop(self._arm, time.time() + push.RETRY_SECONDS)
+        except Exception as exc:
+            if database_unreachable(exc):
+                log.warning("timer step on table %s: database unreachable; retrying", self.table_id)
+            else:
+                log.exception("timer step failed on table %s; retrying", self.table_id)
             self._on_loop(self._arm, time.time() + push.RETRY_SECONDS)
+
+    def _store_answer(self, c: DbConnection | Session, player_id: int, ack: dict[str, Any]) -> None:
+        """(In the transaction of the change it answers.) Keep the answer to a request of ``sit``, ``leave``,
+        ``act`` or ``client_seed`` in the database, so that its request id repeated at any later time gets it
+        again, also after a restart or a takeover (issue 20, defect 5; :meth:`stored_answer`)."""
+        rid = ack.get("request_id")
+        if not isinstance(rid, str):
+            return
+        c.execute(
+            sql.INSERT_KEY,
+            {
+                "player_id": player_id,
+                "request_id": answer_key(self.table_id, rid),
+                "response": {k: v for k, v in ack.items() if k != "duplicate"},
+                "created_at": time.time(),
+            },
+        )
+
+    def stored_answer(self, player_id: int, rid: str) -> dict[str, Any] | None:
+        """The stored answer to this player's request id at this table (:meth:`_store_answer`), or None."""
+        with self.server.reads.connect() as c:
+            old = c.execute(
+                sql.IDEMPOTENT, {"player": player_id, "key": answer_key(self.table_id, rid)}
+            ).scalar()
+        return dict(old) if old is not None else None
 
     def _remember(self, player_id: int, ack: dict[str, Any]) -> None:
         """Keep the answer to a state-changing request, so that its request id repeated gets it again."""

@@ -1,24 +1,82 @@
-"""Tables: their settings validated and stored, their runners opened (one per table), their limits changed."""
+"""Tables: their settings validated and stored, their runners opened (one per table), their limits changed.
+
+:class:`TableService`'s methods block on the database (the routes call them on the REST threads)."""
 
 from __future__ import annotations
 
 import functools
+import logging
+import threading
+import unicodedata
+from collections.abc import Callable, Mapping
+from fractions import Fraction
 from typing import Any
 
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from tablegames.rules import GAMES, registry
+from tablegames.rules.parameters import quoted
 from tablegames.server.checks import check_amount
 from tablegames.server.cluster import NotOwner
+from tablegames.server.core import Config
 from tablegames.server.db import (
     GameTable,
     Player,
     Seating,
 )
-from tablegames.server.errors import ApiError
-from tablegames.server.rulesets import resolve, rule_set_of
-from tablegames.server.wallet import Wallet
+from tablegames.server.errors import ApiError, FieldError
+from tablegames.server.rulesets import Resolved, resolve, rule_set_of
+from tablegames.server.transactions import Transactions
+
+log = logging.getLogger("tablegames.server")
+CONFIRMED_BY_MAX = 80  # the name a confirmation of a low house edge carries
+
+
+def edge_confirmation(
+    edges: Mapping[str, Fraction], floor: Fraction, confirmed_by: object, client: str
+) -> dict[str, Any] | None:
+    """The house-edge check of a new table (issue 20, defect 6), in one place: None when every wager's exact
+    house edge (``edges``: the main wager's and each side bet's, as the analysis computes them) is at least
+    ``floor``; else the record of who confirmed it (``confirmed_by``, a name), from where, and the edges
+    below the floor; with no confirmation an ``edge_below_floor`` refusal naming the wagers.
+
+    >>> edge_confirmation({"main": Fraction(1, 10)}, Fraction(0), None, "127.0.0.1") is None
+    True
+    >>> edge_confirmation({"main": Fraction(-1, 10)}, Fraction(0), "ana", "127.0.0.1")["edges"]
+    {'main': '-1/10'}
+    >>> edge_confirmation({"main": Fraction(-1, 10)}, Fraction(0), None, "127.0.0.1")
+    Traceback (most recent call last):
+    ...
+    tablegames.server.errors.FieldError: this table would pay the players: the house edge of main is -10.0000% (-1/10), below the floor of 0.0000%; to open it anyway, send confirm_negative_edge: the name of who confirms it
+    """
+    below = {wager: edge for wager, edge in edges.items() if edge < floor}
+    if not below:
+        return None
+    listed = ", ".join(f"{wager} is {float(edge):.4%} ({edge})" for wager, edge in below.items())
+    if confirmed_by is None:
+        raise FieldError(
+            f"this table would pay the players: the house edge of {listed}, below the floor of {float(floor):.4%};"
+            " to open it anyway, send confirm_negative_edge: the name of who confirms it",
+            "confirm_negative_edge",
+            "edge_below_floor",
+        )
+    if (
+        not isinstance(confirmed_by, str)
+        or not 1 <= len(confirmed_by.strip()) <= CONFIRMED_BY_MAX
+        or any(unicodedata.category(ch) in ("Cc", "Cs") for ch in confirmed_by)
+    ):
+        raise FieldError(
+            f"confirm_negative_edge is the name of who confirms (1-{CONFIRMED_BY_MAX} characters)",
+            "confirm_negative_edge",
+            "bad_message",
+        )
+    return {
+        "by": confirmed_by.strip(),
+        "client": client,
+        "floor": str(floor),
+        "edges": {wager: str(edge) for wager, edge in below.items()},
+    }
 
 
 def shown_rules(game: str, options: dict[str, str], paytable: str | None) -> dict[str, str]:
@@ -49,7 +107,22 @@ def table_info(row: GameTable, occupants: dict[int, str] | None = None) -> dict[
     }
 
 
-class Tables(Wallet):
+class TableService:
+    """The tables over the server's unit of work (``db``) and every table's runner in this process
+    (``runners``, made by ``open_runner``). ``cluster``: the leases of several processes (server/cluster.py),
+    set when the server starts on PostgreSQL; None: this process owns every table."""
+
+    def __init__(
+        self, db: Transactions, config: Config, node: str, open_runner: Callable[[GameTable], Any]
+    ) -> None:
+        self.db = db
+        self.config = config
+        self.node = node
+        self.open_runner = open_runner
+        self.runners: dict[int, Any] = {}  # table id -> TableRunner (replaced, not changed, once started)
+        self.lock = threading.Lock()  # held to replace runners (one runner per table)
+        self.cluster: Any = None
+
     def create_table(
         self,
         game: object,
@@ -61,14 +134,45 @@ class Tables(Wallet):
         paytable: object = None,
         game_file: object = None,
         rule_set: object = None,
+        *,
+        edge_confirmation: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        from tablegames.server.runner import TableRunner
+        """A new table (operator). ``edge_confirmation``: who opened it although a wager's house edge is below
+        the floor (:func:`edge_confirmation`), stored with its row and logged once it exists."""
+        info = self._create_table(
+            game, name, seats, min_bet, max_bet, rules, paytable, game_file, rule_set, edge_confirmation
+        )
+        if edge_confirmation is not None:
+            log.warning(
+                "table %s (%r) opened with house edges below the floor %s: %s; confirmed by %r from %s",
+                info["table_id"],
+                info["name"],
+                edge_confirmation["floor"],
+                edge_confirmation["edges"],
+                edge_confirmation["by"],
+                edge_confirmation["client"],
+            )
+        return {**info, "edge_confirmation": edge_confirmation}
 
+    def _create_table(
+        self,
+        game: object,
+        name: object,
+        seats: object,
+        min_bet: object,
+        max_bet: object,
+        rules: object,
+        paytable: object,
+        game_file: object,
+        rule_set: object,
+        edge_confirmation: dict[str, Any] | None,
+    ) -> dict[str, Any]:
         row = new_table_row(game, name, seats, min_bet, max_bet, rules, paytable, game_file, rule_set)
+        row.edge_confirmation = edge_confirmation
         if self.cluster is not None:  # leased: this process's if it holds less than its share (cluster.py)
             generation = None
             try:
-                with self.tx() as s:
+                with self.db.tx() as s:
                     s.add(row)
                     s.flush()
                     generation = self.cluster.lease_new_table(s.connection(), row.id)
@@ -79,11 +183,11 @@ class Tables(Wallet):
             if generation is not None:
                 self.cluster.adopt(row.id, generation)
             return table_info(row)
-        with self._tables_lock:  # (REST threads) one runner per table, even if sync_tables runs meanwhile
-            with self.tx() as s:
+        with self.lock:  # one runner per table, even if sync_tables runs meanwhile
+            with self.db.tx() as s:
                 s.add(row)
                 s.flush()
-            self.runners = {**self.runners, row.id: TableRunner(self, row)}  # copy-on-write: readers iterate
+            self.runners = {**self.runners, row.id: self.open_runner(row)}  # copy-on-write: readers iterate
         return table_info(row)
 
     def set_limits(self, table_id: int, min_bet: object, max_bet: object) -> dict[str, Any]:
@@ -95,7 +199,7 @@ class Tables(Wallet):
         hi = current.max_bet if max_bet is None else check_amount(max_bet, "max_bet")
         if hi < lo:
             raise ApiError("bad_message", f"max_bet {hi} is below min_bet {lo}")
-        with self.tx() as s:
+        with self.db.tx() as s:
             row = s.get(GameTable, table_id)
             assert row is not None
             row.min_bet, row.max_bet = lo, hi
@@ -106,7 +210,7 @@ class Tables(Wallet):
 
     def table_row(self, table_id: int) -> GameTable:
         """The table's stored row, or ``not_found``."""
-        with self.sessions() as s:
+        with self.db.sessions() as s:
             row = s.get(GameTable, table_id)
         if row is None:
             raise ApiError("not_found", f"no table {table_id}", 404)
@@ -114,7 +218,7 @@ class Tables(Wallet):
 
     def _tables_from_db(self, table_id: int | None = None) -> list[dict[str, Any]]:
         """The tables and who sits where, as stored (several processes: the lobby of any of them)."""
-        with self.sessions() as s:
+        with self.db.sessions() as s:
             q = select(GameTable).order_by(GameTable.id)
             rows = list(s.scalars(q if table_id is None else q.where(GameTable.id == table_id)))
             seats = s.execute(
@@ -166,18 +270,15 @@ class Tables(Wallet):
     def sync_tables(self) -> None:
         """Open tables created meanwhile by ``tablegames tables create`` (another process). (Several processes:
         the leases decide, ``cluster.py``.)"""
-        from tablegames.server.runner import TableRunner
-
         if self.cluster is not None:
             return
-
-        with self._tables_lock:  # (REST threads) two requests for a new table must not open it twice
-            with self.sessions() as s:
+        with self.lock:  # two requests for a new table must not open it twice
+            with self.db.sessions() as s:
                 rows = list(
                     s.scalars(select(GameTable).where(GameTable.id.not_in(list(self.runners) or [0])))
                 )
             if rows:
-                self.runners = {**self.runners, **{row.id: TableRunner(self, row) for row in rows}}
+                self.runners = {**self.runners, **{row.id: self.open_runner(row) for row in rows}}
 
 
 def new_table_row(
@@ -191,12 +292,27 @@ def new_table_row(
     game_file: object = None,
     rule_set: object = None,
 ) -> GameTable:
+    """:func:`table_settings`' row."""
+    return table_settings(game, name, seats, min_bet, max_bet, rules, paytable, game_file, rule_set)[0]
+
+
+def table_settings(
+    game: object,
+    name: object,
+    seats: object,
+    min_bet: object,
+    max_bet: object,
+    rules: object,
+    paytable: object,
+    game_file: object = None,
+    rule_set: object = None,
+) -> tuple[GameTable, Resolved]:
     """Validate a table's settings (``bad_rules`` / ``bad_message``) and build its row. The rules: ``rules``
     (a full or partial ``{name: value}`` rule set) on top of a game file's text ``game_file`` (then ``game`` may
     be omitted) or of RULES.md's; the row stores the complete rule set and its name (``rule_set``, default the
     game file's), issue 15; a refused value names its field (``FieldError``)."""
     if game_file is None and (not isinstance(game, str) or game not in GAMES):
-        raise ApiError("bad_rules", f"unknown game {game!r}; choose {', '.join(GAMES)}")
+        raise FieldError(f"unknown game {quoted(game)}; choose {', '.join(GAMES)}", "game")
     if not isinstance(name, str) or not 1 <= len(name.strip()) <= 80:
         raise ApiError("bad_message", "a table name is 1-80 characters")
     if isinstance(seats, bool) or not isinstance(seats, int) or not 1 <= seats <= 7:
@@ -206,7 +322,7 @@ def new_table_row(
     if hi < lo:
         raise ApiError("bad_message", f"max_bet {hi} is below min_bet {lo}")
     got = resolve(game, rules, paytable, game_file, rule_set)
-    return GameTable(
+    row = GameTable(
         name=name.strip(),
         game=got.definition.key,
         seats=seats,
@@ -216,6 +332,7 @@ def new_table_row(
         paytable=got.paytable,
         rule_set=got.name,
     )
+    return row, got
 
 
 def clear_seat(session: Session, table_id: int, player_id: int) -> None:

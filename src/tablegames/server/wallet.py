@@ -1,4 +1,6 @@
-"""A player's wallet: buy-in and cash-out (idempotent by request id), and its ledger entries."""
+"""A player's wallet: buy-in and cash-out (idempotent by request id), and its ledger entries.
+
+:class:`WalletService`'s methods block on the database (the routes call them on the REST threads)."""
 
 from __future__ import annotations
 
@@ -17,16 +19,23 @@ from tablegames.server.db import (
     LedgerTransaction,
 )
 from tablegames.server.errors import ApiError
-from tablegames.server.players import Players
+from tablegames.server.transactions import Transactions
 
 
-class Wallet(Players):
+class WalletService:
+    """Wallets over the server's unit of work (``db``); ``system``: the system accounts' ids by kind (the
+    cashier's among them), filled when the server starts."""
+
+    def __init__(self, db: Transactions, system: dict[str, int]) -> None:
+        self.db = db
+        self.system = system
+
     def cashier(self, player: PlayerInfo, kind: str, amount: object, request_id: object) -> dict[str, Any]:
         """Buy-in (cashier -> wallet) or cash-out (wallet -> cashier), idempotent by request id."""
         rid = check_request_id(request_id, required=True)
         assert rid is not None
         key = idempotency_key(kind, rid)
-        with self.sessions() as s:
+        with self.db.sessions() as s:
             old = s.get(IdempotencyKey, (player.player_id, key))
             if old is not None:
                 return {**old.response, "duplicate": True}
@@ -34,7 +43,7 @@ class Wallet(Players):
         if cents > 10**12:
             raise ApiError("over_limit", "amount too large")
         try:
-            with self.tx() as s:
+            with self.db.tx() as s:
                 src, dst = (
                     (self.system[CASHIER], player.account_id)
                     if kind == "buy-in"
@@ -45,17 +54,18 @@ class Wallet(Players):
                 s.add(IdempotencyKey(player_id=player.player_id, request_id=key, response=response))
         except ledger.NotEnoughMoney:
             raise ApiError(
-                "insufficient_funds", f"cannot cash out {cents} cents: the balance is {self.balance(player)}"
+                "insufficient_funds",
+                f"cannot cash out {cents} cents: the balance is {self.db.balance(player.account_id)}",
             ) from None
         except IntegrityError:  # the same request id raced in: answer as the first one did
-            with self.sessions() as s:
+            with self.db.sessions() as s:
                 old = s.get(IdempotencyKey, (player.player_id, key))
                 assert old is not None
                 return {**old.response, "duplicate": True}
         return {**response, "duplicate": False}
 
     def wallet(self, player: PlayerInfo, last: int = 20) -> dict[str, Any]:
-        with self.sessions() as s:
+        with self.db.sessions() as s:
             rows = s.execute(
                 select(
                     Entry.transaction_id,

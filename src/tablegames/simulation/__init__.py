@@ -1,4 +1,4 @@
-"""Fast, reproducible Monte Carlo of whole tables: every seat and wager, meters, Envy, bankroll sessions.
+"""Fast, reproducible Monte Carlo of whole tables: every seat and wager, meters, neighbour bonuses, bankroll sessions.
 
 >>> from tablegames.rules import GAMES, make_rules
 >>> for game in GAMES:

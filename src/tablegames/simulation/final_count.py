@@ -22,6 +22,9 @@ from tablegames.simulation.tables import R4, rank_index
 
 D_FC = 2  # detail columns per seat
 
+fc_category = njit(inline="always")(fc.category_of)
+"""R-FC-3..5: the rules module's ``category_of``, compiled into the kernel (one source of the rule)."""
+
 
 @njit(cache=True, nogil=True)
 def fc_run(  # type: ignore[no-untyped-def]
@@ -44,9 +47,8 @@ def fc_run(  # type: ignore[no-untyped-def]
 ):
     """Final Count rounds (R-FC-1..5). Wager row 0: main. ``value``: each card's value, ``pays``: the net
     of one unit by category (dealer odd, higher, tie, lower, player odd: the table's pays and tie rule).
-    ``hist``: [dealer odd, higher, tie, lower, player odd (labelled by RULES.md's pays: win (dealer odd),
-    win (higher), push, lose (lower), lose (odd total))], turned by choice, turned by the dealer (odd
-    two-card total), stood."""
+    ``hist``: [dealer odd, higher, tie, lower, player odd], turned by choice, turned by the dealer (odd
+    two-card total), stood, then the wager's settlement outcome by the table's pays: [win, push, lose]."""
     S = nseats
     k = 3 * (S + 1)
     cards = np.empty(k, dtype=np.int64)
@@ -71,19 +73,17 @@ def fc_run(  # type: ignore[no-untyped-def]
                 turned = turn[(((a >> 2) * 13 + (b >> 2)) * 13 + (d0 >> 2)) * 13 + (d1 >> 2)]
                 hist[5 if turned == 1 else 7] += 1
             ms = stake[s]
-            if turned == 1 and (two + value[c]) % 2 == 1:
-                cat = 4  # R-FC-3/4: an odd three-card total loses at once
-            else:
-                tot = two + value[c] if turned == 1 else two
-                if dt % 2 == 1:  # R-FC-5: the dealer busts
-                    cat = 0
-                elif tot > dt:
-                    cat = 1
-                elif tot == dt:
-                    cat = 2
-                else:
-                    cat = 3
+            tot = two + value[c] if turned == 1 else two
+            cat = fc_category(tot & 1, tot, dt)  # R-FC-3..5 (a stood total is even), the rules' function
             hist[cat] += 1
+            if (
+                pays[cat] > 0
+            ):  # the engine's outcome: win / push / lose by the return (rules.common.outcome_of)
+                hist[8] += 1
+            elif pays[cat] == 0:
+                hist[9] += 1
+            else:
+                hist[10] += 1
             ret = ms * (1 + pays[cat])
             wager_acc[0, 0] += 1
             wager_acc[0, 1] += ms
@@ -120,7 +120,7 @@ class FinalCountKernel(Kernel):
         st = named_strategy_tables(rules, strategy)
         pays = np.asarray(rules.pays, dtype=np.int64)
         args = (wagers.main * np.ones(seats, dtype=np.int64), fc_values(rules), st.fc_turn, pays)
-        return KernelJob(deal_cards=3 * (seats + 1), wager_rows=("main",), hist_size=8, args=args)
+        return KernelJob(deal_cards=3 * (seats + 1), wager_rows=("main",), hist_size=11, args=args)
 
     def strategy_tables(self, rules: fc.FinalCountRules, decide: Decide) -> StrategyTables:
         turn_sorted = np.zeros(R4, dtype=np.int8)
@@ -153,8 +153,8 @@ class FinalCountKernel(Kernel):
 
     def outcomes(self, block: Block, hist: Sequence[int], counts: Sequence[int], rounds: int) -> None:
         h, hands = hist, counts[0]
-        labels = ["win (dealer odd)", "win (higher)", "push", "lose (lower)", "lose (odd total)"]
-        block("main", labels, h[0:5], hands)
+        block("main", ["win", "push", "lose"], h[8:11], hands)  # the engine's settlement outcomes
+        block("showdown", list(fc.CATEGORIES), h[0:5], hands)  # R-FC-3..5, whatever each pays
         block("decision", ["turned by choice", "turned (odd two-card total)", "stood"], h[5:8], hands)
 
     def engine_detail(self, history: Sequence[Event], seats: int) -> I64:

@@ -26,6 +26,10 @@ Accumulators (int64, merged by addition):
 
 from __future__ import annotations
 
+import types
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -81,3 +85,20 @@ def add_square(acc, i, j, x):  # type: ignore[no-untyped-def]
     q = x * x
     acc[i, j] += q >> 32
     acc[i, j + 1] += q & 0xFFFFFFFF
+
+
+def compiled_rule(rule: Callable[..., Any], *calls: Callable[..., Any]) -> Any:
+    """A rules module's pure integer function compiled for a kernel (``njit(inline="always")``: one source of
+    the rule, issue 21), the rules functions it ``calls`` compiled alike and bound in place of the plain ones
+    (Numba compiles a call only to a compiled function; the rules layer imports no Numba).
+
+    >>> from tablegames.rules.common import returned_at_odds
+    >>> from tablegames.rules.one_eyed_flush import main_return
+    >>> compiled_rule(main_return, returned_at_odds).py_func(1, 100, 3)
+    400
+    """
+    names = dict(rule.__globals__)
+    names.update((c.__name__, njit(inline="always")(c)) for c in calls)
+    own = types.FunctionType(rule.__code__, names, rule.__name__, rule.__defaults__, rule.__closure__)
+    own.__doc__, own.__qualname__, own.__module__ = rule.__doc__, rule.__qualname__, rule.__module__
+    return njit(inline="always")(own)

@@ -19,13 +19,13 @@ import numpy.typing as npt
 from numba import njit
 
 from tablegames.engine.actions import Action
-from tablegames.engine.events import EnvyPaid, Event, HandResult
+from tablegames.engine.events import Event, HandResult, NeighbourBonusPaid
 from tablegames.rules import let_it_ride as lir
-from tablegames.rules.common import enum_key
+from tablegames.rules.common import enum_key, returned_at_odds
 from tablegames.rules.let_it_ride import PULL, RIDE
 from tablegames.rules.poker import ThreeCardCategory, three_card_category_of
 from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
-from tablegames.simulation.kernels import add_square, load_round
+from tablegames.simulation.kernels import add_square, compiled_rule, load_round
 from tablegames.simulation.strategy import named_strategy_tables, rank_cards, rank_text
 from tablegames.simulation.tables import (
     R3,
@@ -38,6 +38,13 @@ from tablegames.simulation.tables import (
 )
 
 I8 = npt.NDArray[np.int8]
+
+lir_up_return = compiled_rule(lir.bets_up_return, lir.capped_base_win)
+"""R-LIR-4, R-LIR-5: the rules module's ``bets_up_return`` (its cap ``capped_base_win``), compiled into the
+kernel (one source of the bets' return and the cap)."""
+lir_pulled_return = compiled_rule(lir.pulled_return)
+lir_returned_at_odds = compiled_rule(returned_at_odds)
+"""R-LIR-2, R-LIR-3: the rules module's ``pulled_return``."""
 
 
 D_LIR = 8  # detail columns per seat
@@ -114,16 +121,12 @@ def lir_run(  # type: ignore[no-untyped-def]
             up = 1 + ride1 + ride2
             u = bet[s]
             staked = 3 * u
-            returned = (2 - ride1 - ride2) * u  # pulled bets come back (R-LIR-2, R-LIR-3)
-            base_ret = 0
+            returned = (3 - up) * lir_pulled_return(u)  # pulled bets (R-LIR-2, R-LIR-3)
             odds = main_odds[h]
-            if odds >= 0:
-                win = up * u * odds
-                if win > cap:
-                    win = cap  # R-LIR-5
-                base_ret = up * u + win
+            base_ret = lir_up_return(up, u, odds, cap)  # R-LIR-4, R-LIR-5: the rules' own function
             returned += base_ret
             hist[h * 4 + up] += 1
+            hist[67 if odds >= 0 else 68] += 1  # the engine's outcome of the bets up: win / lose (R-LIR-4)
             wager_acc[0, 0] += 1
             wager_acc[0, 1] += u
             wager_acc[0, 2] += staked
@@ -136,9 +139,7 @@ def lir_run(  # type: ignore[no-untyped-def]
             bs = bonus_stake[s]
             if bs > 0:
                 bh = np.int64(bonus3[f3 * 2197 + i3])
-                bo = bonus_odds[bh]
-                if bo >= 0:
-                    bonus_ret = bs * (bo + 1)
+                bonus_ret = lir_returned_at_odds(bs, bonus_odds[bh])  # R-LIR-6, R-0.3
                 hist[40 + bh] += 1
                 wager_acc[1, 0] += 1
                 wager_acc[1, 1] += bs
@@ -317,7 +318,7 @@ class LetItRideKernel(Kernel):
         return KernelJob(
             deal_cards=3 * (seats + 1),
             wager_rows=(lir.MAIN, "bonus", "progressive", "progressive fixed prizes", "progressive envy"),
-            hist_size=67,
+            hist_size=69,
             args=args,
             meter_row=2,
         )
@@ -358,6 +359,7 @@ class LetItRideKernel(Kernel):
     def outcomes(self, block: Block, hist: Sequence[int], counts: Sequence[int], rounds: int) -> None:
         h, hands = hist, counts[0]
         names = [enum_key(x) for x in lir.LirHand]
+        block(lir.MAIN, ["win", "lose"], h[67:69], hands)  # the engine's settlement of the bets up
         block("final hand", names, [sum(h[i * 4 : i * 4 + 4]) for i in range(10)], hands)
         block(
             "bets riding",
@@ -383,7 +385,7 @@ class LetItRideKernel(Kernel):
                 out[e.seat - 1, col[e.wager]] = e.returned - e.meter_cents
         hands = {enum_key(h): int(h) for h in lir.LirHand}
         for ev in history:
-            if isinstance(ev, EnvyPaid):
+            if isinstance(ev, NeighbourBonusPaid):
                 out[ev.seat - 1, 6] += ev.amount
             elif isinstance(ev, HandResult) and ev.owner.startswith("seat "):
                 out[int(ev.owner.split()[1]) - 1, 7] = hands[ev.hand]

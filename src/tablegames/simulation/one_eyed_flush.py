@@ -15,10 +15,10 @@ from numba import njit
 from tablegames.engine.actions import Action
 from tablegames.engine.events import ActionTaken, Event
 from tablegames.rules import one_eyed_flush as oef
-from tablegames.rules.common import enum_key
+from tablegames.rules.common import enum_key, returned_at_odds
 from tablegames.rules.one_eyed_flush import STAND, discard
 from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
-from tablegames.simulation.kernels import add_square, load_round
+from tablegames.simulation.kernels import add_square, compiled_rule, load_round
 from tablegames.simulation.strategy import StrategyError, named_strategy_tables
 from tablegames.simulation.tables import NO_PRIZE
 
@@ -29,6 +29,11 @@ triple_index = oef.CLASSES.triple_index  # the same for every set of wild cards 
 
 
 D_OEF = 4  # detail columns per seat
+
+# R-OEF-7, R-OEF-8, R-OEF-10 (R-0.3): the rules modules' own integer functions, compiled into the kernel.
+oef_live_wild = compiled_rule(oef.live_wild)
+oef_main_return = compiled_rule(oef.main_return, returned_at_odds)
+oef_returned_at_odds = compiled_rule(returned_at_odds)
 
 
 @njit(cache=True, nogil=True)
@@ -110,10 +115,9 @@ def oef_run(  # type: ignore[no-untyped-def]
                 detail[r, s, 3] = drew
         live_wild = 0
         for s in range(S):
-            if out[s] == 0:
-                t = (card_class[hand[s, 0]] * 14 + card_class[hand[s, 1]]) * 14 + card_class[hand[s, 2]]
-                if has_wild[t] == 1:
-                    live_wild = 1
+            t = (card_class[hand[s, 0]] * 14 + card_class[hand[s, 1]]) * 14 + card_class[hand[s, 2]]
+            if oef_live_wild(out[s], has_wild[t]) == 1:  # R-OEF-7, the rules' own function
+                live_wild = 1
         td = (card_class[dealer[0]] * 14 + card_class[dealer[1]]) * 14 + card_class[dealer[2]]
         dd = dealer_discard[td * 2 + live_wild]  # R-OEF-7
         if dd >= 0:
@@ -134,14 +138,8 @@ def oef_run(  # type: ignore[no-untyped-def]
                 hist[3] += 1
             else:
                 res = compare[code[s] * ncodes + dcode]  # R-OEF-3
-                if res > 0:
-                    ret = ms * (1 + win_odds[code[s]])  # R-OEF-8
-                    hist[0] += 1
-                elif res == 0:
-                    ret = ms
-                    hist[1] += 1
-                else:
-                    hist[2] += 1
+                ret = oef_main_return(res, ms, win_odds[code[s]])  # R-OEF-8, the rules' own function
+                hist[1 - res] += 1  # win, push, lose
             hist[4 + category[code[s]]] += 1
             wager_acc[0, 0] += 1
             wager_acc[0, 1] += ms
@@ -176,9 +174,8 @@ def oef_run(  # type: ignore[no-untyped-def]
             fs = flip_stake[s]
             fret = 0
             if fs > 0:  # R-OEF-10
-                o = flip_odds[flip_bet[s], flip]
-                if o >= 0:
-                    fret = fs * (o + 1)
+                fret = oef_returned_at_odds(fs, flip_odds[flip_bet[s], flip])  # R-0.3
+                if fret > 0:
                     hist[22] += 1
                 wager_acc[3, 0] += 1
                 wager_acc[3, 1] += fs

@@ -35,12 +35,15 @@ class StrategyError(RuleError):
 
 
 def kernel_of(game: object) -> Kernel:
-    """The simulation kernel adapter of a game (by key, rules or context); SimulationError-like RuleError
-    when the game has none, UnknownGameError when it is not a game."""
+    """The simulation kernel adapter of a game (by key, rules or context): its Numba kernel's, or the
+    engine-backed kernel (``simulation.engine_kernel``) when it has none; UnknownGameError when it is not a
+    game."""
     definition = registry.of(game)
     found = definition.load_kernel()
     if found is None:
-        raise StrategyError(f"{definition.key} has no simulation kernel yet")
+        from tablegames.simulation.engine_kernel import KERNEL
+
+        return KERNEL
     assert isinstance(found, Kernel)
     return found
 
@@ -125,7 +128,7 @@ def optimal_advisor(rules: GameRules, bet_cents: int | None = None) -> Advisor:
 
 def optimal_decide(rules: GameRules, bet_cents: int | None = None) -> Decide:
     advise = optimal_advisor(rules, bet_cents)
-    return lambda ctx: best_action(advise(ctx))
+    return lambda ctx: best_action(advise(ctx), ctx)  # R-0.5 on exact ties, as the engine's bots
 
 
 def parse_file_action(game: str, text: str, context: DecisionContext) -> Action:

@@ -16,13 +16,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from tablegames.rules.common import NO_PAY
 from tablegames.rules.indexing import R3, R4, R5, expand_sorted, pattern_tables, rank_index, rank_multisets
 
 I8 = npt.NDArray[np.int8]
 I64 = npt.NDArray[np.int64]
 
-NO_PRIZE = -1
-"""Marks "this hand loses" in odds tables (a paying hand has odds >= 0)."""
+NO_PRIZE = NO_PAY
+"""Marks "this hand loses" in odds tables (a paying hand has odds >= 0): the rules' ``NO_PAY``."""
 
 
 def odds_array(paytable: Any, hands: Sequence[Any]) -> I64:

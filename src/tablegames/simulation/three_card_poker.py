@@ -15,16 +15,22 @@ from numba import njit
 
 from tablegames.engine.events import ActionTaken, Event
 from tablegames.rules import three_card_poker as tcp
-from tablegames.rules.common import enum_key
+from tablegames.rules.common import enum_key, returned_at_odds
 from tablegames.rules.flow import Action
 from tablegames.rules.three_card_poker import FOLD, PLAY
 from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
-from tablegames.simulation.kernels import add_square, load_round
+from tablegames.simulation.kernels import add_square, compiled_rule, load_round
 from tablegames.simulation.strategy import named_strategy_tables, rank_cards, rank_text
 
 D_TCP = 3  # detail columns per seat: ante + play returned, pair plus returned, played
 R3 = 13**3
 NH = len(tcp.TcpHand)
+
+# R-TCP-4: the rules module's own functions, compiled into the kernel (one source of each rule).
+tcp_qualifies = njit(inline="always")(tcp.dealer_qualifies)
+tcp_result = njit(inline="always")(tcp.result_of)
+NO_QUALIFY = tcp.NO_QUALIFY
+tcp_returned_at_odds = compiled_rule(returned_at_odds)
 
 
 @njit(cache=True, nogil=True)
@@ -52,8 +58,10 @@ def tcp_run(  # type: ignore[no-untyped-def]
     detail,
 ):
     """Three Card Poker rounds (R-TCP-1..6). Wager rows: 0 ante (Ante, Play and Ante Bonus together, per unit
-    of Ante), 1 pair plus. ``hist``: [folded, dealer does not qualify, win, push, lose] then the player's hand
-    (6, seats with an Ante or Pair Plus), then the dealer qualifying. The rules' values are arguments: the
+    of Ante), 1 pair plus. ``hist``: [folded, dealer does not qualify, player higher, tie, dealer higher] then
+    the player's hand (6, seats with an Ante or Pair Plus), then the dealer qualifying, then the Ante's
+    settlement outcome of a played hand (its Ante Bonus included): [win, push, lose, dealer does not qualify]. The rules'
+    values are arguments: the
     qualifying strength, ``result_odds[result] = (Ante, Play)`` "X to 1" (-1 loses) by result (no qualify,
     win, tie, lose: R-TCP-4), the Ante Bonus and Pair Plus odds by hand (R-TCP-5/6)."""
     S = nseats
@@ -70,7 +78,7 @@ def tcp_run(  # type: ignore[no-untyped-def]
         sd = da & 3
         fd = 1 if ((db & 3) == sd and (dc & 3) == sd) else 0
         dealer = strength[fd * 2197 + ((da >> 2) * 13 + (db >> 2)) * 13 + (dc >> 2)]
-        qualifies = dealer >= qualifier
+        qualifies = tcp_qualifies(dealer, qualifier)
         if qualifies:
             hist[11] += 1
         x_ante = 0
@@ -92,19 +100,18 @@ def tcp_run(  # type: ignore[no-untyped-def]
                 staked = 2 * u  # the Play wager is set aside beside the Ante
                 if plays[i3] == 1:
                     played = 1
-                    mine = strength[i3]
-                    if not qualifies:  # R-TCP-4 (default: the Ante pays 1 to 1, the Play pushes)
-                        res = 0
-                    elif mine > dealer:
-                        res = 1
-                    elif mine == dealer:
-                        res = 2
-                    else:
-                        res = 3
+                    res = tcp_result(strength[i3], dealer, qualifies)  # R-TCP-4, the rules' function
                     hist[1 + res] += 1
                     returned = u * (1 + result_odds[res, 0]) + u * (1 + result_odds[res, 1])
+                    ante_net = result_odds[res, 0]
                     if bonus_odds[h] > 0:  # R-TCP-5: whatever the dealer holds
                         returned += u * bonus_odds[h]
+                        ante_net += bonus_odds[h]
+                    # the Ante's outcome (rules.three_card_poker.ante_outcome): the dealer does not qualify
+                    # (R-TCP-4), else win / push / lose by its net
+                    hist[
+                        15 if res == NO_QUALIFY else (12 if ante_net > 0 else (13 if ante_net == 0 else 14))
+                    ] += 1
                 else:
                     returned = u  # R-TCP-2: folded, the Ante lost, the Play given back
                     hist[0] += 1
@@ -116,8 +123,7 @@ def tcp_run(  # type: ignore[no-untyped-def]
             pp = pair_plus[s]
             pp_ret = 0
             if pp > 0:  # R-TCP-6: whatever the dealer holds, played or folded
-                if pp_odds[h] >= 0:
-                    pp_ret = pp * (pp_odds[h] + 1)
+                pp_ret = tcp_returned_at_odds(pp, pp_odds[h])  # R-0.3, the rules' own function
                 wager_acc[1, 0] += 1
                 wager_acc[1, 1] += pp
                 wager_acc[1, 2] += pp
@@ -199,7 +205,7 @@ class ThreeCardPokerKernel(Kernel):
             np.array(rules.result_odds, dtype=np.int64),
         )
         return KernelJob(
-            deal_cards=3 * (seats + 1), wager_rows=(tcp.ANTE, tcp.PAIR_PLUS), hist_size=12, args=args
+            deal_cards=3 * (seats + 1), wager_rows=(tcp.ANTE, tcp.PAIR_PLUS), hist_size=16, args=args
         )
 
     def strategy_tables(self, rules: tcp.ThreeCardPokerRules, decide: Decide) -> StrategyTables:
@@ -229,7 +235,12 @@ class ThreeCardPokerKernel(Kernel):
 
     def outcomes(self, block: Block, hist: Sequence[int], counts: Sequence[int], rounds: int) -> None:
         h = hist
-        block("ante", ["folded", "dealer does not qualify", "win", "push", "lose"], h[0:5], counts[0])
+        # the Ante's settlement outcomes, as the engine names them (R-TCP-2, R-TCP-4, R-TCP-5)
+        block(
+            tcp.ANTE, ["fold", tcp.NOT_QUALIFIED, "win", "push", "lose"], [h[0], h[15], *h[12:15]], counts[0]
+        )
+        showdown = ["dealer does not qualify", "player higher", "tie", "dealer higher"]
+        block("showdown", showdown, h[1:5], sum(h[1:5]))  # R-TCP-4, of the hands played
         block("player hand", [enum_key(x) for x in tcp.TcpHand], h[5:11], sum(h[5:11]))
         block("dealer", ["qualifies"], h[11:12], rounds)
 

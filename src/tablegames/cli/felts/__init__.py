@@ -19,7 +19,6 @@ class TerminalFelt:
     """The default felt: the dealer's row above the seats, hands as the engine names them."""
 
     dealer_reveal = "Dealer shows: "
-    envy_title = "Envy"  # the results' name of a payment to a seat for another seat's hand
 
     def top_rows(
         self, view: Mapping[str, Any], hands: Mapping[str, str], rules: Any, settled: bool

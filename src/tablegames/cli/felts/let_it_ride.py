@@ -9,8 +9,6 @@ from tablegames.cli.felts import Row, TerminalFelt
 
 
 class LetItRideFelt(TerminalFelt):
-    envy_title = "Envy Bonus"  # R-LIR-8
-
     def top_rows(
         self, view: Mapping[str, Any], hands: Mapping[str, str], rules: Any, settled: bool
     ) -> list[Row]:

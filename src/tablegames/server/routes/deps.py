@@ -1,5 +1,6 @@
-"""What the routers share: the server of the app, database work off the event loop, the current player, the
-error responses every route documents."""
+"""What the routers share, as dependencies the way fastapi/full-stack-fastapi-template has them: the app's
+server (``ServerDep``), the operator's check (``AdminDep``), the current player (``Auth``); database work off the
+event loop (on the REST threads); the error responses every route documents."""
 
 from __future__ import annotations
 
@@ -13,16 +14,36 @@ from typing import Annotated, Any, TypeVar
 from fastapi import Depends, Header, Path, Request, WebSocket
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict
+from starlette.requests import HTTPConnection
 
+from tablegames.server.core import PlayerInfo
 from tablegames.server.errors import ApiError
-from tablegames.server.service import PlayerInfo, Server
+from tablegames.server.queries import ALL_BALANCES
+from tablegames.server.service import Server
 
 T = TypeVar("T")
 
 
-def server_of(request: Request | WebSocket) -> Server:
-    server: Server = request.app.state.server
+async def server_of(connection: HTTPConnection) -> Server:
+    """The app's server (``create_app``), for a request or a WebSocket. (A coroutine: FastAPI would run a plain
+    function on its threadpool, a thread hop for an attribute.)"""
+    server: Server = connection.app.state.server
     return server
+
+
+ServerDep = Annotated[Server, Depends(server_of)]
+"""A route's server: ``server: ServerDep``."""
+
+
+async def admin_server(server: ServerDep, x_admin_token: Annotated[str | None, Header()] = None) -> Server:
+    """The server, for an operator's request: the ``X-Admin-Token`` header must be the admin token, else
+    ``forbidden`` (403) before the route runs. A comparison, no database: it runs on the event loop."""
+    server.players.check_admin(x_admin_token)
+    return server
+
+
+AdminDep = Annotated[Server, Depends(admin_server)]
+"""An operator route's server: ``server: AdminDep`` (a missing or wrong admin token is refused)."""
 
 
 def bearer(authorization: str | None) -> str | None:
@@ -58,10 +79,10 @@ def read(server: Server, fn: Callable[..., T], *args: Any, **kw: Any) -> Callabl
 
 
 async def current_player(
-    request: Request, authorization: Annotated[str | None, Header()] = None
+    request: Request, server: ServerDep, authorization: Annotated[str | None, Header()] = None
 ) -> PlayerInfo:
     """The player of the ``Authorization: Bearer <token>`` header (checked on every request)."""
-    return await off_loop(request, server_of(request).authenticate, bearer(authorization))
+    return await off_loop(request, server.players.authenticate, bearer(authorization))
 
 
 Auth = Annotated[PlayerInfo, Depends(current_player)]
@@ -94,16 +115,14 @@ COMMON_ERRORS = errors(400, 413, 422, 429, 503)
 
 def viewer(server: Server, authorization: str | None, x_admin_token: str | None) -> int | None:
     """Whose balances a reader may see: every player's (admin token), a player's own (their token), or
-    none (anonymous, or a token that is not valid). (On a REST thread.)"""
-    from tablegames.server.service import ALL_BALANCES
-
-    if server.is_admin(x_admin_token):
+    none (anonymous, or a token that is not valid). Blocks on the database: call it on a REST thread."""
+    if server.players.is_admin(x_admin_token):
         return ALL_BALANCES
     token = bearer(authorization)
     if token is None:
         return None
     try:
-        return server.authenticate(token).player_id
+        return server.players.authenticate(token).player_id
     except ApiError:
         return None
 

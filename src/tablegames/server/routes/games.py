@@ -19,7 +19,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel
 
 from tablegames.rules import registry
-from tablegames.rules.definition import GameDefinition
+from tablegames.rules.definition import GameDefinition, Wager
 from tablegames.rules.parameters import Parameter
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
@@ -33,6 +33,16 @@ class WagerOptionOut(BaseModel):
     help: str
 
 
+class WagerPartOut(BaseModel):
+    """One of the equal stakes a wager is drawn as: a part of a multi-bet wager (Let It Ride's bet "1",
+    settled as ``"<wager> <part>"``) or a stake set aside with it and settled under its own name (Three Card
+    Poker's Play). A round's view says which parts are up (``parts_up``)."""
+
+    name: str
+    title: str
+    settles: str  # the settled event's wager (and part) whose outcome colours it
+
+
 class WagerOut(BaseModel):
     name: str
     title: str
@@ -41,6 +51,8 @@ class WagerOut(BaseModel):
     fixed_cents: int | None
     requires: str | None
     option: WagerOptionOut | None
+    parts: list[WagerPartOut]  # [] for a wager drawn as one spot
+    feeds: bool  # the wager feeds the game's meters (its jackpot wager)
 
 
 class DecisionOut(BaseModel):
@@ -54,6 +66,7 @@ class MeterOut(BaseModel):
     title: str
     reset_cents: int
     share: str  # an exact fraction, "1/10"
+    big: bool  # the game's big prize (drawn larger)
 
 
 class RuleOptionOut(BaseModel):
@@ -93,6 +106,7 @@ class GameOut(BaseModel):
     rule_options: list[RuleOptionOut]
     paytables: list[str]
     parameters: list[ParameterOut]
+    neighbour_bonus: str | None  # the title of a payment to a seat for another seat's hand (envy_paid)
 
 
 def _bound(value: int | Fraction | None) -> int | str | None:
@@ -145,6 +159,16 @@ def felt_path(d: GameDefinition) -> str | None:
     return path if (STATIC_DIR / path).is_file() else None
 
 
+def parts_out(w: Wager) -> list[WagerPartOut]:
+    """The stakes ``w`` is drawn as: its parts, or itself and its companions; [] for one spot."""
+    if w.parts:
+        return [WagerPartOut(name=p, title=p, settles=f"{w.name} {p}") for p in w.parts]
+    if w.companions:
+        own = WagerPartOut(name=w.name, title=w.title, settles=w.name)
+        return [own, *(WagerPartOut(name=n, title=t, settles=n) for n, t in w.companions)]
+    return []
+
+
 def game_out(d: GameDefinition) -> GameOut:
     rules = d.make_rules()
     return GameOut(
@@ -163,6 +187,8 @@ def game_out(d: GameDefinition) -> GameOut:
                 option=None
                 if w.option is None
                 else WagerOptionOut(name=w.option.name, choices=list(w.option.choices), help=w.option.help),
+                parts=parts_out(w),
+                feeds=w.feeds,
             )
             for w in d.wagers
         ],
@@ -173,6 +199,7 @@ def game_out(d: GameDefinition) -> GameOut:
                 title=m.title or m.name,
                 reset_cents=m.reset_cents,
                 share=f"{m.share.numerator}/{m.share.denominator}",
+                big=m.big,
             )
             for m in d.meters(rules)
         ],
@@ -181,6 +208,7 @@ def game_out(d: GameDefinition) -> GameOut:
         ],
         paytables=list(d.paytables),
         parameters=parameters_out(d),
+        neighbour_bonus=d.neighbour_bonus,
     )
 
 

@@ -7,17 +7,17 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
+from tablegames.server.checks import JACKPOT_PAGE_MAX
 from tablegames.server.meters import jackpot_history, jackpots
 from tablegames.server.routes.deps import (
     COMMON_ERRORS,
     MAX_ROW_ID,
     Out,
+    ServerDep,
     json_off_loop,
     off_loop,
     read,
-    server_of,
 )
-from tablegames.server.service import JACKPOT_PAGE_MAX
 
 router = APIRouter(tags=["jackpots"], responses=COMMON_ERRORS)
 
@@ -43,14 +43,15 @@ class MeterEntry(Out):
 
 
 @router.get("/jackpots", response_model=list[MeterValue])
-async def get_jackpots(request: Request) -> list[MeterValue]:
-    rows = await off_loop(request, read(server_of(request), jackpots))
+async def get_jackpots(request: Request, server: ServerDep) -> list[MeterValue]:
+    rows = await off_loop(request, read(server, jackpots))
     return [MeterValue.model_validate(r) for r in rows]
 
 
 @router.get("/jackpots/history", response_model=list[MeterEntry])
 async def get_jackpot_history(
     request: Request,
+    server: ServerDep,
     game: str | None = None,
     meter: str | None = None,
     last: Annotated[int, Query(ge=1, le=JACKPOT_PAGE_MAX)] = 50,
@@ -58,4 +59,4 @@ async def get_jackpot_history(
         int | None, Query(ge=1, le=MAX_ROW_ID, description="the next page: entries below this entry_id")
     ] = None,
 ) -> Response:
-    return await json_off_loop(request, read(server_of(request), jackpot_history, game, meter, last, before))
+    return await json_off_loop(request, read(server, jackpot_history, game, meter, last, before))

@@ -13,7 +13,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from tablegames.server.client import CLOSE_REDIRECT, Connection
 from tablegames.server.cluster import NotOwner
 from tablegames.server.errors import ApiError
-from tablegames.server.routes.deps import RowId, off_loop, server_of
+from tablegames.server.routes.deps import RowId, ServerDep, off_loop
 
 router = APIRouter()
 
@@ -22,14 +22,13 @@ STALE_WAITS = 16  # up to 4 s: more than a stale lease has left
 
 
 @router.websocket("/ws/tables/{table_id}")
-async def play(websocket: WebSocket, table_id: RowId, token: str | None = None) -> None:
+async def play(websocket: WebSocket, server: ServerDep, table_id: RowId, token: str | None = None) -> None:
     await websocket.accept()
-    server = server_of(websocket)
     try:
-        who = await off_loop(websocket, server.authenticate, token)
+        who = await off_loop(websocket, server.players.authenticate, token)
         for waited in itertools.count():
             try:
-                runner = await off_loop(websocket, server.runner, table_id)
+                runner = await off_loop(websocket, server.tables.runner, table_id)
                 break
             except (
                 NotOwner

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
-from tablegames.server.routes.deps import COMMON_ERRORS, Auth, Out, errors, off_loop, server_of
+from tablegames.server.routes.deps import COMMON_ERRORS, Auth, Out, ServerDep, errors, off_loop
 
 router = APIRouter(tags=["players"], responses=COMMON_ERRORS)
 
@@ -34,11 +34,11 @@ class MeOut(Out):
 
 
 @router.post("/players", status_code=201, response_model=Registered, responses=errors(409))
-async def register(request: Request, body: RegisterBody) -> Registered:
-    info, token = await off_loop(request, server_of(request).register, body.name)
+async def register(request: Request, server: ServerDep, body: RegisterBody) -> Registered:
+    info, token = await off_loop(request, server.players.register, body.name)
     return Registered(player_id=info.player_id, name=info.name, token=token, balance=0)
 
 
 @router.get("/me", response_model=MeOut, responses=errors(401))
-async def me(request: Request, p: Auth) -> MeOut:
-    return MeOut.model_validate(await off_loop(request, server_of(request).me, p))
+async def me(request: Request, server: ServerDep, p: Auth) -> MeOut:
+    return MeOut.model_validate(await off_loop(request, server.players.me, p))

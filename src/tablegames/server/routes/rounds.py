@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import Response
 
+from tablegames.server.checks import HISTORY_PAGE_MAX
 from tablegames.server.errors import ApiError
 from tablegames.server.queries import history, player_id_of, round_recall
 from tablegames.server.routes.deps import (
@@ -14,13 +15,12 @@ from tablegames.server.routes.deps import (
     MAX_ROW_ID,
     Out,
     RowId,
+    ServerDep,
     bearer,
     errors,
     json_off_loop,
-    server_of,
     viewer,
 )
-from tablegames.server.service import HISTORY_PAGE_MAX
 
 router = APIRouter(tags=["rounds"], responses=COMMON_ERRORS)
 
@@ -68,12 +68,12 @@ class RoundRecall(RoundSummary):
 @router.get("/rounds/{round_id}", response_model=RoundRecall, responses=errors(404, 409))
 async def get_round(
     request: Request,
+    server: ServerDep,
     round_id: RowId,
     authorization: Annotated[str | None, Header()] = None,
     x_admin_token: Annotated[str | None, Header()] = None,
 ) -> Response:
     """A finished round's full recall; balances only the reader's own (an operator: all)."""
-    server = server_of(request)
 
     def recall() -> dict[str, Any]:
         show = viewer(server, authorization, x_admin_token)
@@ -86,6 +86,7 @@ async def get_round(
 @router.get("/history", response_model=list[RoundSummary], responses=errors(401, 403, 404))
 async def get_history(
     request: Request,
+    server: ServerDep,
     player: str | None = None,
     last: Annotated[int, Query(ge=1, le=HISTORY_PAGE_MAX)] = 20,
     before: Annotated[
@@ -96,13 +97,12 @@ async def get_history(
 ) -> Response:
     """A player's rounds with their balances (their token; ``player`` may only name themself), or any
     player's / all rounds for an operator (``X-Admin-Token``). Newest first, a page at a time."""
-    server = server_of(request)
 
     def rows() -> list[dict[str, Any]]:
         with server.sessions() as s:
-            if server.is_admin(x_admin_token):
+            if server.players.is_admin(x_admin_token):
                 return history(s, player, last, before)
-            me = server.authenticate(bearer(authorization))
+            me = server.players.authenticate(bearer(authorization))
             if player and player_id_of(s, player) != me.player_id:
                 raise ApiError("forbidden", "a player's history is theirs: you may read only your own", 403)
             return history(s, me.player_id, last, before, show_balances=me.player_id)

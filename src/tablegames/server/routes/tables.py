@@ -3,26 +3,31 @@ public view), ``GET /tables/{id}/history`` (its public results)."""
 
 from __future__ import annotations
 
+import functools
+from fractions import Fraction
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field, StrictInt
 
+from tablegames.server.checks import HISTORY_PAGE_MAX
 from tablegames.server.queries import history
 from tablegames.server.routes.deps import (
     COMMON_ERRORS,
     MAX_ROW_ID,
+    AdminDep,
     Out,
     RowId,
+    ServerDep,
     errors,
     json_off_loop,
     off_loop,
     read,
-    server_of,
 )
+from tablegames.server.routes.lab import read_off_loop, solver_of
 from tablegames.server.routes.rounds import RoundSummary
-from tablegames.server.service import HISTORY_PAGE_MAX
+from tablegames.server.tables import edge_confirmation, table_settings
 
 router = APIRouter(tags=["tables"], responses=COMMON_ERRORS)
 
@@ -37,6 +42,12 @@ class TableBody(BaseModel):
     paytable: str | None = None
     game_file: str | None = Field(None, max_length=65_536, description="a game file's text (TOML)")
     rule_set: str | None = Field(None, max_length=80, description="the rule set's name (default: the file's)")
+    confirm_negative_edge: str | None = Field(
+        None,
+        max_length=80,
+        description="who confirms opening a table whose exact house edge (of any wager) is below the server's "
+        "floor (default 0: a table that pays the players); refused with edge_below_floor without it",
+    )
 
 
 class LimitsBody(BaseModel):
@@ -57,55 +68,66 @@ class TableOut(Out):
     occupied: dict[str, str]  # seat -> player name
 
 
+class CreatedTable(TableOut):
+    edge_confirmation: dict[str, Any] | None = None  # who confirmed a house edge below the floor, from where
+
+
 class TableView(TableOut):
     view: dict[str, Any] | None  # the engine's view of the live round for an onlooker (None: no round yet)
 
 
 @router.get("/tables", response_model=list[TableOut])
-async def tables(request: Request) -> list[TableOut]:
-    rows = await off_loop(request, server_of(request).list_tables)
+async def tables(request: Request, server: ServerDep) -> list[TableOut]:
+    rows = await off_loop(request, server.tables.list_tables)
     return [TableOut.model_validate(r) for r in rows]
 
 
-@router.post("/tables", status_code=201, response_model=TableOut, responses=errors(403))
-async def create_table(
-    request: Request, body: TableBody, x_admin_token: Annotated[str | None, Header()] = None
-) -> TableOut:
-    server = server_of(request)
-    server.check_admin(x_admin_token)
+@router.post("/tables", status_code=201, response_model=CreatedTable, responses=errors(403, 503))
+async def create_table(request: Request, server: AdminDep, body: TableBody) -> CreatedTable:
+    """A new table (operator). Its settings are read on the REST threads (a refused value: ``bad_rules`` naming
+    the field); then the exact house edge of each of its wagers, as the Math lab solves it (off the event loop,
+    cached per rule set), must be at least the server's floor, or the request must name who confirms it
+    (``confirm_negative_edge``; recorded with the table and logged): else ``edge_below_floor``."""
+    settings = (body.game, body.name, body.seats, body.min_bet, body.max_bet, body.rules, body.paytable)
+    files = (body.game_file, body.rule_set)
+    _, got = await read_off_loop(
+        request, "POST /tables", functools.partial(table_settings, *settings, *files)
+    )
+    edges: dict[str, Fraction] = {}
+    if server.config.min_house_edge > 0 or got.rules != got.definition.make_rules():
+        # (the standard rule set of every registered game holds a positive edge on every wager at the meters'
+        # resets: tests/analysis/test_standard_edges.py; so a table on it needs no solve)
+        figures = await solver_of(request).analyze(got, None, {}, "operator")
+        edges["main"] = Fraction(figures["house_edge_exact"])
+        edges.update((bet["name"], Fraction(bet["house_edge_exact"])) for bet in figures["side_bets"])
+    confirmation = await read_off_loop(
+        request,
+        "POST /tables",
+        functools.partial(
+            edge_confirmation,
+            edges,
+            server.config.min_house_edge,
+            body.confirm_negative_edge,
+            request.client.host if request.client else "unknown",
+        ),
+    )
     row = await off_loop(
         request,
-        server.create_table,
-        body.game,
-        body.name,
-        body.seats,
-        body.min_bet,
-        body.max_bet,
-        body.rules,
-        body.paytable,
-        body.game_file,
-        body.rule_set,
+        functools.partial(server.tables.create_table, *settings, *files, edge_confirmation=confirmation),
     )
-    return TableOut.model_validate(row)
+    return CreatedTable.model_validate(row)
 
 
 @router.patch("/tables/{table_id}", response_model=TableOut, responses=errors(403, 404))
-async def set_limits(
-    request: Request,
-    table_id: RowId,
-    body: LimitsBody,
-    x_admin_token: Annotated[str | None, Header()] = None,
-) -> TableOut:
-    server = server_of(request)
-    server.check_admin(x_admin_token)
+async def set_limits(request: Request, server: AdminDep, table_id: RowId, body: LimitsBody) -> TableOut:
     return TableOut.model_validate(
-        await off_loop(request, server.set_limits, table_id, body.min_bet, body.max_bet)
+        await off_loop(request, server.tables.set_limits, table_id, body.min_bet, body.max_bet)
     )
 
 
 @router.get("/tables/{table_id}", response_model=TableView, responses=errors(404))
-async def table(request: Request, table_id: RowId) -> TableView:
-    runner = await off_loop(request, server_of(request).runner, table_id)
+async def table(request: Request, server: ServerDep, table_id: RowId) -> TableView:
+    runner = await off_loop(request, server.tables.runner, table_id)
     return TableView.model_validate(await runner.call(runner.public_view))
 
 
@@ -117,14 +139,15 @@ class OwnerOut(Out):
 
 
 @router.get("/tables/{table_id}/owner", response_model=OwnerOut, responses=errors(404, 503))
-async def table_owner(request: Request, table_id: RowId) -> OwnerOut:
+async def table_owner(request: Request, server: ServerDep, table_id: RowId) -> OwnerOut:
     """The process serving the table now (docs/server.md, "Several processes"); any process answers."""
-    return OwnerOut.model_validate(await off_loop(request, server_of(request).table_owner, table_id))
+    return OwnerOut.model_validate(await off_loop(request, server.tables.table_owner, table_id))
 
 
 @router.get("/tables/{table_id}/history", response_model=list[RoundSummary], responses=errors(404))
 async def table_history(
     request: Request,
+    server: ServerDep,
     table_id: RowId,
     last: Annotated[int, Query(ge=1, le=HISTORY_PAGE_MAX)] = 20,
     before: Annotated[
@@ -132,8 +155,7 @@ async def table_history(
     ] = None,
 ) -> Response:
     """A table's public results, newest first: no balances (a player's are theirs: ``GET /history``)."""
-    server = server_of(request)
-    await off_loop(request, server.table_row, table_id)  # not_found for an unknown table
+    await off_loop(request, server.tables.table_row, table_id)  # not_found for an unknown table
     return await json_off_loop(
         request, read(server, history, None, last, before, table_id=table_id, show_balances=None)
     )

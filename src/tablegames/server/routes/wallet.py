@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field, StrictInt
 
-from tablegames.server.routes.deps import COMMON_ERRORS, Auth, Out, errors, off_loop, server_of
+from tablegames.server.routes.deps import COMMON_ERRORS, Auth, Out, ServerDep, errors, off_loop
 
 router = APIRouter(tags=["wallet"], responses={**COMMON_ERRORS, **errors(401)})
 
@@ -37,21 +37,21 @@ class WalletOut(Out):
 
 
 @router.post("/wallet/buy-in", response_model=Moved)
-async def buy_in(request: Request, body: MoneyBody, p: Auth) -> Moved:
-    server = server_of(request)
+async def buy_in(request: Request, server: ServerDep, body: MoneyBody, p: Auth) -> Moved:
     return Moved.model_validate(
-        await off_loop(request, server.cashier, p, "buy-in", body.amount, body.request_id)
+        await off_loop(request, server.wallets.cashier, p, "buy-in", body.amount, body.request_id)
     )
 
 
 @router.post("/wallet/cash-out", response_model=Moved)
-async def cash_out(request: Request, body: MoneyBody, p: Auth) -> Moved:
-    server = server_of(request)
+async def cash_out(request: Request, server: ServerDep, body: MoneyBody, p: Auth) -> Moved:
     return Moved.model_validate(
-        await off_loop(request, server.cashier, p, "cash-out", body.amount, body.request_id)
+        await off_loop(request, server.wallets.cashier, p, "cash-out", body.amount, body.request_id)
     )
 
 
 @router.get("/wallet", response_model=WalletOut)
-async def wallet(request: Request, p: Auth, last: Annotated[int, Query(ge=1, le=500)] = 20) -> WalletOut:
-    return WalletOut.model_validate(await off_loop(request, server_of(request).wallet, p, last))
+async def wallet(
+    request: Request, server: ServerDep, p: Auth, last: Annotated[int, Query(ge=1, le=500)] = 20
+) -> WalletOut:
+    return WalletOut.model_validate(await off_loop(request, server.wallets.wallet, p, last))

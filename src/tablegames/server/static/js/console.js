@@ -120,7 +120,7 @@ function hintTag(b, hint, info, action) {
 function actionButtons(r) {
   const wrap = document.createElement("div");
   wrap.className = "actions";
-  const hint = S.hintsOn && S.hint && S.hint.round_id === S.roundId ? S.hint : null;
+  const hint = S.hintsOn && S.hint && S.hint.round_id === S.roundId && S.hint.decision === S.decision ? S.hint : null;
   const hintBy = {};
   if (hint) for (const a of hint.actions || []) hintBy[a.action] = a;
   const keys = keyMap();
@@ -217,7 +217,8 @@ export function renderConsole() {
     S.seat,
     S.hintsOn,
     myWagersInPlay(),
-    mode === "act" ? [S.roundId, S.decision, r.legal_actions, v && v.cards, S.hint && S.hint.best] : null,
+    // the whole hint: a new decision's hint with the same best action still brings new EVs (issue 24)
+    mode === "act" ? [S.roundId, S.decision, r.legal_actions, v && v.cards, S.hint] : null,
   ]);
   if (key !== consoleKey) {
     consoleKey = key;

@@ -172,6 +172,8 @@ async function openTable(ev) {
   try {
     const { text } = await gameFile();
     const body = { name: $("lab-table-name").value.trim(), seats: Number($("lab-seats").value), min_bet: lo, max_bet: hi, game_file: text };
+    const confirmedBy = $("lab-confirm").value.trim(); // only sent when typed: the server decides whether it is needed
+    if (confirmedBy) body.confirm_negative_edge = confirmedBy;
     const t = await post("/tables", body, { headers: { "X-Admin-Token": $("lab-admin").value } });
     out.dataset.tableId = String(t.table_id);
     const named = t.rule_set ? ` with the rule set “${escapeHtml(t.rule_set)}”` : "";

@@ -22,11 +22,15 @@ function figure(label, value, exact, testid) {
 function outcomeTable(rows) {
   const t = document.createElement("table");
   t.className = "lab-table-data";
-  t.innerHTML = `<thead><tr><th>outcome</th><th>combinations</th><th>probability</th><th>payout</th><th>contribution</th></tr></thead>`;
+  // the main wager's rows name their settlement outcome (win, push, lose, fold and each game's own), the engine's word
+  const categories = rows.some((o) => o.category);
+  const head = categories ? "<th>outcome</th><th>settles as</th>" : "<th>outcome</th>";
+  t.innerHTML = `<thead><tr>${head}<th>combinations</th><th>probability</th><th>payout</th><th>contribution</th></tr></thead>`;
   const body = document.createElement("tbody");
   for (const o of rows) {
     const tr = document.createElement("tr");
-    tr.innerHTML = `<td>${escapeHtml(o.outcome)}</td><td class="n">${o.combinations.toLocaleString("en-US")}</td>
+    const name = `<td>${escapeHtml(o.outcome)}</td>` + (categories ? `<td>${escapeHtml(o.category || "")}</td>` : "");
+    tr.innerHTML = `${name}<td class="n">${o.combinations.toLocaleString("en-US")}</td>
       <td class="n">${num(o.probability, 8)}</td><td class="n">${num(o.payout, 4)}</td>
       <td class="n" title="exactly ${escapeHtml(o.contribution_exact)}">${num(o.contribution, 8)}</td>`;
     body.appendChild(tr);

@@ -4,7 +4,7 @@
 
 import { cardText, parseCode } from "./cards.js";
 import { choiceText, escapeHtml, handName, money } from "./format.js";
-import { gameTitle, meterTitle, ownerName, seatName, wagerTitle } from "./state.js";
+import { actionLabel, gameOf, gameTitle, meterTitle, ownerName, seatName, wagerTitle } from "./state.js";
 
 /** Cards as small inline text chips ("A♥" in red on white; a face-down card as a patterned back). */
 export function miniCards(codes) {
@@ -51,11 +51,12 @@ export function narrate(e, ctx) {
     case "card_discarded":
       return `${owner(e.owner)} discards ${miniCards([e.card])}`;
     case "action":
-      return `${who(e.seat)}: <b>${escapeHtml(e.action)}</b>${e.by === "timeout" ? " — by timeout" : ""}`;
+      // the decision's words, cards counted from 1 as on the buttons (issue 24: "discard 0" after "card 1")
+      return `${who(e.seat)}: <b>${escapeHtml(actionLabel(e.action, game))}</b>${e.by === "timeout" ? " — by timeout" : ""}`;
     case "hand":
       return `${owner(e.owner)}: ${escapeHtml(handName(e.hand))}`;
     case "settled":
-      return `${who(e.seat)} ${escapeHtml(wagerTitle(game, e.wager) + (e.part ? ` ${e.part}` : ""))}: ${escapeHtml(e.outcome)} ${money(e.returned - e.staked, {
+      return `${who(e.seat)} ${escapeHtml(wagerTitle(game, e.wager) + (e.part ? ` ${e.part}` : ""))}: ${escapeHtml(e.outcome.replaceAll("-", " "))} ${money(e.returned - e.staked, {
         sign: true,
       })} <span class="muted">(staked ${money(e.staked)}, returned ${money(e.returned)}${
         e.detail ? `; ${escapeHtml(e.detail)}` : ""
@@ -65,7 +66,8 @@ export function narrate(e, ctx) {
         e.reset_to,
       )})`;
     case "envy_paid":
-      return `<b>Envy</b> ${who(e.seat)} is paid ${money(e.amount)} for ${who(e.from_seat)}'s ${escapeHtml(handName(e.hand))}`;
+      // a neighbour bonus: a seat paid for another seat's hand, titled by its game (GET /games)
+      return `<b>${escapeHtml(gameOf(game).neighbour_bonus || "Bonus")}</b> ${who(e.seat)} is paid ${money(e.amount)} for ${who(e.from_seat)}'s ${escapeHtml(handName(e.hand))}`;
     case "round_ended":
       return e.house_net === undefined ? "Round over." : `Round over · house ${money(e.house_net, { sign: true })}`;
     default:

@@ -2,6 +2,7 @@
 // the one narrator (narrate.js), the players' money and the provably-fair record.
 
 import { api } from "./api.js";
+import { cardText } from "./cards.js";
 import { escapeHtml, money } from "./format.js";
 import { narrate } from "./narrate.js";
 import { $, S, gameTitle, meterTitle, when } from "./state.js";
@@ -38,12 +39,24 @@ export function renderHistory() {
 /** The provably-fair record of a round (server seed revealed after the round, its commitment, ...). */
 function fairnessHtml(f) {
   if (!f || typeof f !== "object") return "";
+  // a list's item in words: a dealt card as "#3 K♦ → seat 1", any other record as its values (issue 24: the
+  // recall showed "dealt [object Object]")
+  const item = (x) => {
+    if (!x || typeof x !== "object") return String(x);
+    if ("position" in x && "card" in x) return `#${x.position} ${cardText(x.card)}${x.to ? ` → ${x.to}` : ""}`;
+    return Object.values(x).map(String).join(" ");
+  };
   const rows = [];
   const add = (k, v) => {
     if (v && typeof v === "object" && !Array.isArray(v)) for (const [k2, v2] of Object.entries(v)) add(`${k}.${k2}`, v2);
-    else rows.push(`<tr><th>${escapeHtml(k)}</th><td class="mono">${escapeHtml(Array.isArray(v) ? v.join(" ") : String(v))}</td></tr>`);
+    else rows.push(`<tr><th>${escapeHtml(k)}</th><td class="mono">${escapeHtml(Array.isArray(v) ? v.map(item).join(", ") : String(v))}</td></tr>`);
   };
-  for (const [k, v] of Object.entries(f)) add(k, v);
+  for (const [k, v] of Object.entries(f)) {
+    if (k !== "client_seeds" || !Array.isArray(v)) add(k, v);
+    else
+      for (const e of v) // each committed seat: its seed, or dropped (not revealed in time); docs/protocol.md
+        add(`seat ${e.seat} seed`, `${e.seed === null ? "dropped (not revealed)" : `“${e.seed}”`} · SHA-256 ${e.seed_hash} · committed #${e.committed}${e.revealed === null ? "" : `, revealed #${e.revealed}`}`);
+  }
   return `<h3>Provably fair</h3><p class="muted">The deck was sealed by the commitment before the deal; the revealed
     server seed reproduces it (<code>tablegames verify</code>).</p><table class="fairness">${rows.join("")}</table>`;
 }

@@ -117,7 +117,7 @@ function onMessage(msg) {
       onResult(msg);
       break;
     case "hint":
-      S.hint = S.hintsOn ? msg : null;
+      S.hint = S.hintsOn && hintIsCurrent(msg) ? msg : null;
       renderConsole();
       return;
     case "ack":
@@ -133,6 +133,11 @@ function onMessage(msg) {
   render();
 }
 
+/** A hint is drawn only at the decision it answers (its ``decision`` id, as the state's). */
+function hintIsCurrent(hint) {
+  return hint.round_id === S.roundId && (hint.decision === undefined || hint.decision === S.decision);
+}
+
 function onAck(msg) {
   if (msg.for === "sit") {
     S.seat = msg.seat;
@@ -144,8 +149,7 @@ function onAck(msg) {
   } else if (msg.for === "hints") {
     S.hintsOn = !!msg.on;
   } else if (msg.for === "client_seed") {
-    S.clientSeed = msg.seed;
-    if (!msg.duplicate) toast(`Client seed set for round ${msg.round_no} and after.`, "info");
+    if (msg.seed && !msg.duplicate) toast(`Client seed revealed for round ${msg.round_no}.`, "info");
   }
 }
 
@@ -155,6 +159,9 @@ function onState(msg) {
     S.per = freshPer(msg.round_id);
     S.hint = null;
   }
+  // a hint answers one decision: the next one's hint comes after this state (issue 24: the second decision
+  // kept the first one's EVs)
+  if ((msg.decision ?? null) !== S.decision) S.hint = null;
   S.roundId = msg.round_id;
   S.seat = msg.seat ?? null;
   setBalance(msg.balance);
@@ -167,9 +174,11 @@ function onState(msg) {
   S.decision = msg.decision ?? null;
   S.nextCommitment = msg.next_commitment ?? null;
   S.clientSeed = msg.client_seed ?? null;
+  S.seeds = msg.seeds ?? null;
   renderSeed();
+  seedTick();
   for (const ev of msg.events || []) onEvent(ev);
-  if (S.hint && (!S.round || S.round.to_act !== S.seat || S.hint.round_id !== S.roundId)) S.hint = null;
+  if (S.hint && (!S.round || S.round.to_act !== S.seat || !hintIsCurrent(S.hint))) S.hint = null;
   // cards that appeared since the last state: animated as dealt
   const now = new Set();
   if (S.round && S.round.phase !== "betting") {
@@ -201,7 +210,7 @@ function onEvent(ev) {
   }
   else if (ev.type === "hand") per.hands[ev.owner] = ev.hand;
   if (ev.type === "jackpot_hit") announceJackpot(ev);
-  else if (ev.type === "envy_paid") announceEnvy(ev);
+  else if (ev.type === "envy_paid") announceBonus(ev);
   else if (!QUIET_LIVE.has(ev.type)) log(narration(ev));
 }
 
@@ -211,24 +220,26 @@ function announceJackpot(hit) {
   S.per.announced.add(key);
   const who = hit.seat === S.seat ? "YOU HIT" : `${escapeHtml(seatName(hit.seat))} hits`;
   const meter = escapeHtml(meterTitle(S.table.game, hit.meter));
-  toast(`★ JACKPOT! ${who} the ${meter}: <b>${money(hit.amount)}</b>`, "jackpot", 9000);
+  toast(`★ JACKPOT! ${who} the ${meter}: <b>${money(hit.amount)}</b>`, "jackpot-hit", 9000);
   log(narration({ type: "jackpot_hit", ...hit }));
 }
 
-function announceEnvy(envy) {
-  const key = `envy:${envy.seat}:${envy.from_seat}`;
+/** A neighbour bonus (the wire's ``envy_paid``): a seat paid for another seat's hand, titled by GET /games. */
+function announceBonus(paid) {
+  const key = `bonus:${paid.seat}:${paid.from_seat}`;
   if (S.per.announced.has(key)) return;
   S.per.announced.add(key);
-  const hand = escapeHtml(handName(envy.hand).toLowerCase());
-  const from = escapeHtml(seatName(envy.from_seat));
+  const title = gameOf(S.table.game).neighbour_bonus || "Bonus";
+  const hand = escapeHtml(handName(paid.hand).toLowerCase());
+  const from = escapeHtml(seatName(paid.from_seat));
   toast(
-    envy.seat === S.seat
-      ? `ENVY BONUS! ${from}'s ${hand} pays you <b>${money(envy.amount)}</b>`
-      : `Envy bonus: ${escapeHtml(seatName(envy.seat))} collects ${money(envy.amount)} on ${from}'s ${hand}`,
-    "envy",
+    paid.seat === S.seat
+      ? `${escapeHtml(title.toUpperCase())}! ${from}'s ${hand} pays you <b>${money(paid.amount)}</b>`
+      : `${escapeHtml(title)}: ${escapeHtml(seatName(paid.seat))} collects ${money(paid.amount)} on ${from}'s ${hand}`,
+    "neighbour-bonus",
     9000,
   );
-  log(narration({ type: "envy_paid", ...envy }));
+  log(narration({ type: "envy_paid", ...paid }));
 }
 
 function onResult(msg) {
@@ -236,13 +247,15 @@ function onResult(msg) {
   S.lastResultRound = msg.round_id;
   setBalance(msg.balance);
   if (msg.meters) S.meters = msg.meters;
-  for (const e of msg.envy || []) announceEnvy(e);
+  for (const e of msg.envy || []) announceBonus(e);
   for (const h of msg.jackpot_hits || []) announceJackpot(h);
   const mine = (msg.results || []).find((r) => r.seat === S.seat);
   if (mine) {
     const hand = S.per.hands[`seat ${S.seat}`];
-    const text =
-      mine.net > 0 ? `You win <b>${money(mine.net)}</b>` : mine.net < 0 ? `You lose ${money(-mine.net)}` : "Push — your money back";
+    // a $0 net is a push only when nothing won or lost: a win paying for a loss is "even" (issue 24)
+    const outcomes = Object.values(S.per.outcomes[S.seat] || {});
+    const evenText = outcomes.some((o) => !["push", "pulled", "returned"].includes(o)) ? "Even — your wins paid for your losses" : "Push — your money back";
+    const text = mine.net > 0 ? `You win <b>${money(mine.net)}</b>` : mine.net < 0 ? `You lose ${money(-mine.net)}` : evenText;
     toast(text + (hand ? ` · ${escapeHtml(handName(hand))}` : ""), mine.net > 0 ? "win" : mine.net < 0 ? "lose" : "info");
   }
   loadHistory();
@@ -310,6 +323,18 @@ export function renderFelt() {
 
 // --- seat and seed ---------------------------------------------------------------------------------------
 
+/** SHA-256 of the text's UTF-8 bytes, hex; null where the browser offers no Web Crypto (an http:// page that
+ * is not localhost): the page then takes no seed. */
+async function sha256Hex(text) {
+  if (!globalThis.crypto || !crypto.subtle) return null;
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function randomHex(bytes) {
+  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 /** The provably-fair panel: the next round's commitment and my client seed (docs/protocol.md). */
 function renderSeed() {
   const panel = $("seed-panel");
@@ -317,17 +342,48 @@ function renderSeed() {
   panel.hidden = !S.nextCommitment;
   $("next-commitment").textContent = S.nextCommitment ? `${S.nextCommitment.slice(0, 16)}…` : "—";
   $("next-commitment").title = S.nextCommitment || "";
-  $("seed-status").textContent = S.clientSeed
-    ? `Your seed: “${S.clientSeed}” (mixed into every round you sit in).`
-    : "No seed set: rounds use the default seed.";
+  const mine = S.clientSeed;
+  let text;
+  if (!globalThis.crypto || !crypto.subtle) text = "Client seeds need a secure page (https, or localhost).";
+  else if (mine && mine.seed) text = `Revealed for the next round: “${mine.seed}” (committed as ${mine.seed_hash.slice(0, 12)}…).`;
+  else if (mine) text = `Committed for the next round (SHA-256 ${mine.seed_hash.slice(0, 12)}…); revealed when no round is in play.`;
+  else if (S.seedText && S.seeds && S.seeds.closed) text = `Your seed “${S.seedText}” joins the round after next (this one's seeds are being revealed).`;
+  else if (S.seedText) text = `Your seed “${S.seedText}”: committing for the next round…`;
+  else text = "No seed set: rounds use the default seed.";
+  $("seed-status").textContent = text;
+}
+
+/** Each round: commit to a fresh seed (the typed text plus 128 random bits) as soon as the round's commitment
+ * is published, and reveal it once no round is in play. The first reveal of a round closes its commitments, so
+ * no seat can choose its seed after seeing another's (docs/protocol.md, "Client seeds"). */
+async function seedTick() {
+  const c = S.nextCommitment;
+  if (!S.seedText || !S.sock || !c || !S.seeds || S.seat === null || S.seat === undefined) return;
+  const mine = S.clientSeed;
+  if (!mine) {
+    if (S.seeds.closed || S.seedSent[c]) return;
+    S.seedSent[c] = "commit";
+    const seed = `${S.seedText} ${randomHex(16)}`;
+    const hash = await sha256Hex(seed);
+    if (!hash) return;
+    S.mySeeds[c] = seed;
+    S.sock.send({ type: "client_seed", seed_hash: hash, commitment: c, request_id: requestId("c") });
+  } else if (mine.seed === null && S.mySeeds[c] && S.seedSent[c] !== "reveal") {
+    if (S.round && S.round.phase !== "settled") return; // reveal between rounds: every commitment is in by then
+    S.seedSent[c] = "reveal";
+    if ((await sha256Hex(S.mySeeds[c])) !== mine.seed_hash) return; // not this page's commitment: nothing to show
+    S.sock.send({ type: "client_seed", seed: S.mySeeds[c], commitment: c, request_id: requestId("c") });
+  }
 }
 
 export function setSeed(e) {
   e.preventDefault();
-  const seed = $("seed-input").value.trim();
-  if (!seed || !S.sock || !S.nextCommitment) return;
-  // the seed names the commitment it answers: the next round's server seed was fixed before we chose ours
-  S.sock.send({ type: "client_seed", seed, commitment: S.nextCommitment, request_id: requestId("c") });
+  const text = $("seed-input").value.trim();
+  if (!text || !S.sock || !S.nextCommitment) return;
+  // the seed of each round is committed (its SHA-256) against that round's commitment, then revealed
+  S.seedText = text;
+  renderSeed();
+  seedTick();
 }
 
 function sit(seat) {

@@ -38,7 +38,11 @@ export const S = {
   pendingWager: null,
   decision: null, // the id of the decision awaited now (an act names it)
   nextCommitment: null, // the next round's server-seed commitment (a client seed names it)
-  clientSeed: null, // my seed at this table, as the server has it
+  clientSeed: null, // my seed for the next round, as the server has it: {seed_hash, seed (null until revealed)}
+  seeds: null, // the next round's commitments: {closed, committed: [{seat, seed_hash, revealed}]}
+  seedText: null, // the text the player typed: each round's seed is it plus 128 random bits (issue 20)
+  mySeeds: {}, // next commitment -> the seed this page committed to for that round (kept in this page only)
+  seedSent: {}, // next commitment -> "commit" | "reveal": what this page already sent for that round
 };
 
 // --- the games ------------------------------------------------------------------------------------
@@ -107,19 +111,21 @@ export function wagersOf() {
 
 export const mainWager = () => wagersOf().find((w) => w.main) || null;
 
-/** What ``"<name>"`` or ``"<name> <index>"`` plays: its decision (GET /games) and card index. */
-export function decisionOf(action) {
+/** What ``"<name>"`` or ``"<name> <index>"`` plays: its decision (GET /games) and card index; ``gameKey``
+ * the game (default: the table's). */
+export function decisionOf(action, gameKey = S.table ? S.table.game : null) {
   const m = /^(\S+)(?: (\d+))?$/.exec(String(action));
   const name = m ? m[1] : String(action);
   const index = m && m[2] !== undefined ? Number(m[2]) : null;
-  const game = S.table ? gameOf(S.table.game) : null;
+  const game = gameKey ? gameOf(gameKey) : null;
   const decision = game ? (game.decisions || []).find((d) => d.name === name) : null;
   return { name, index, decision };
 }
 
-/** A decision's label, a person's words ("discards card 2 and draws"); the action itself when unknown. */
-export function actionLabel(action) {
-  const { index, decision } = decisionOf(action);
+/** A decision's label, a person's words ("discards card 2 and draws", cards counted from 1); the action
+ * itself when unknown. */
+export function actionLabel(action, gameKey = S.table ? S.table.game : null) {
+  const { index, decision } = decisionOf(action, gameKey);
   if (!decision) return String(action);
   return decision.label.replace("{n}", index === null ? "" : String(index + 1));
 }

@@ -1,16 +1,10 @@
-// One Eyed Flush's felt: the bet, the Flip Card bet and the $1 Jackpot coin; the dealer's three cards, the
+// One Eyed Flush's felt (its spots and big meter come from GET /games): the dealer's three cards, the
 // second one (the Flip Card, R-OEF-4) dealt face up and marked. The wild cards are drawn marked as the
 // round's view lists them (``wild_cards``, R-OEF-1): a drawing mark only, the server scores every hand.
 
 import { cardText } from "../cards.js";
 
 export default {
-  bigMeters: ["one-eyed-flush"],
-  spots: [
-    { key: "main", wager: "main", label: "BET", kind: "main" },
-    { key: "flip", wager: "flip", label: "FLIP", kind: "side" },
-    { key: "jackpot", wager: "jackpot", label: "JACKPOT", kind: "coin" },
-  ],
   dealer: {
     cardClass: (i, round) => (i === 1 && !(round && round.phase === "settled") ? "flip-card" : ""),
     note: (round) => {

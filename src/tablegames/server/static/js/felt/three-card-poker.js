@@ -1,13 +1,7 @@
-// Three Card Poker's felt: the Ante, the Play spot beside it (chips once the seat plays, R-TCP-2) and Pair
-// Plus (R-TCP-6); the dealer's three cards face down until the showdown (R-TCP-1).
+// Three Card Poker's felt: the dealer's three cards face down until the showdown (R-TCP-1), the generic
+// dealer. The spots (the Ante and the Play beside it, up once the round's view says the seat played, R-TCP-2;
+// Pair Plus, R-TCP-6) come from GET /games and the view's ``parts_up``.
 
 export default {
-  spots: [
-    { key: "ante", wager: "ante", part: "ante", label: "ANTE", kind: "main", results: ["ante"] },
-    { key: "play", wager: "ante", part: "play", label: "PLAY", kind: "main", results: ["play"] },
-    { key: "pair-plus", wager: "pair-plus", label: "PAIR PLUS", kind: "side" },
-  ],
-  // the Play spot holds chips once the view says the seat played
-  partUp: (round, seat, part) => part !== "play" || (!!round && (round.played || []).includes(seat)),
   outLabel: "FOLDED",
 };

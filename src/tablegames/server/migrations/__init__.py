@@ -1,0 +1,1 @@
+"""The schema's Alembic migrations: ``env.py`` and ``versions/`` (driven by :mod:`tablegames.server.migrate`)."""

@@ -1,0 +1,138 @@
+"""The unit of work: the one place a database transaction begins and commits (every service's, every table's).
+
+:class:`Transactions` owns the database engine and its sessions. A transaction is :meth:`Transactions.tx` (an
+ORM session) or :meth:`Transactions.write` (a Core connection, the tables' hot paths); either commits on success
+and rolls back on any error, checks a table's lease first when given its fence, and hands the balances it set to
+the cache of committed balances in commit order. Its methods block on the database: they run on the REST
+threads, the tables' worker threads or a tool's own thread, never on the event loop.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import Connection, Engine, event, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from tablegames.server.cluster import IDLE_IN_TRANSACTION_MS, check_fence
+from tablegames.server.db import Account, make_engine
+
+Fence = tuple[int, int]  # (table id, lease generation) of a table's write (server/cluster.py)
+
+
+def _session_settings(dbapi_conn: Any, _record: Any) -> None:
+    """PostgreSQL: a transaction left open by a paused process (SIGSTOP) is ended by the database, so its locks
+    (a table's lease among them) do not hold a takeover up for ever."""
+    with dbapi_conn.cursor() as cur:
+        cur.execute(f"SET idle_in_transaction_session_timeout = {int(IDLE_IN_TRANSACTION_MS)}")
+    dbapi_conn.commit()
+
+
+class Transactions:
+    """The database, its transactions and the cache of committed balances."""
+
+    def __init__(self, database_url: str) -> None:
+        self.database_url = database_url
+        self.engine: Engine = make_engine(database_url)
+        self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self.reads = self.engine.execution_options(isolation_level="AUTOCOMMIT")  # one round trip a query
+        self.sqlite = self.engine.dialect.name == "sqlite"
+        if not self.sqlite:
+            event.listen(self.engine, "connect", _session_settings)
+        # account id -> committed balance. On SQLite this process is the only writer of balances (one server
+        # per database), and every committed transaction stores the balances it set (tx(), write()). On
+        # PostgreSQL other processes write balances too: nothing is cached, every balance is read.
+        self.cache_balances = self.sqlite
+        self.balance_cache: dict[int, int] = {}
+        # Held through each commit and its cache update (and by whoever refreshes the cache from the database:
+        # meters.py), so the cache gets the balances in commit order.
+        self.commit_lock = threading.Lock()
+        self._write_lock = threading.RLock()
+        # Several processes (server/cluster.py): this process's node name while it holds leases; a write given
+        # a fence checks the table's lease first. None: no leases (SQLite, or stopped).
+        self.fence_node: str | None = None
+
+    @contextmanager
+    def tx(self, fence: Fence | None = None) -> Iterator[Session]:
+        """One database transaction on an ORM session (committed on success, rolled back on any error).
+        ``fence``: (table id, generation) of a table's write: its lease checked first (``cluster.LeaseLost``)."""
+        with self._one_writer(), self.sessions() as session, self._transaction(session):
+            self._fence(session, fence)
+            yield session
+
+    @contextmanager
+    def write(self, fence: Fence | None = None) -> Iterator[Connection]:
+        """One transaction on a Core connection: the table hot paths (wagers, steps, settlements) use prebuilt
+        statements on it instead of the ORM. Committed on success, rolled back on any error. ``fence``: as
+        :meth:`tx`."""
+        with self._one_writer(), self.engine.connect() as conn, self._transaction(conn):
+            if self.sqlite:
+                # The database's write lock first, not at the first write: what this transaction reads stays as
+                # read until it commits, whatever other processes do (a settlement reads the jackpot meters).
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+            self._fence(conn, fence)
+            yield conn
+
+    @contextmanager
+    def _one_writer(self) -> Iterator[None]:
+        """SQLite: one write transaction at a time in this process (the tables' threads take turns here rather
+        than in SQLite's busy handler, which sleeps for up to 100 ms). PostgreSQL: no limit (row locks)."""
+        if self.sqlite:
+            with self._write_lock:
+                yield
+        else:
+            yield
+
+    @contextmanager
+    def _transaction(self, handle: Session | Connection) -> Iterator[None]:
+        """Begin on ``handle``; on success commit holding the commit lock and keep the balances the transaction
+        set (the cache gets them in commit order); roll back on any error, a failed commit included."""
+        locked = False
+        try:
+            with handle.begin():
+                yield
+                self.commit_lock.acquire()  # held through the commit (the end of this block) and the update
+                locked = True
+            if self.cache_balances:
+                self.balance_cache.update(handle.info.get("new_balances", {}))
+        finally:
+            if locked:
+                self.commit_lock.release()
+            # (a Connection's info dict lives as long as the pooled connection)
+            handle.info.pop("new_balances", None)
+
+    def _fence(self, handle: Session | Connection, fence: Fence | None) -> None:
+        """The table's lease as this process holds it, locked until the commit (server/cluster.py)."""
+        node = self.fence_node
+        if fence is not None and node is not None:
+            check_fence(handle, fence, node)
+
+    def balance(self, account_id: int) -> int:
+        """The committed balance of one account (see :meth:`balances`)."""
+        return self.balances([account_id])[account_id]
+
+    def balances(self, account_ids: Iterable[int]) -> dict[int, int]:
+        """Committed balances of several accounts: from the cache (every committed ledger transaction updates
+        it), the rest in one query."""
+        out: dict[int, int] = {}
+        missing = []
+        for a in set(account_ids):
+            cached = self.balance_cache.get(a) if self.cache_balances else None
+            if cached is None:
+                missing.append(a)
+            else:
+                out[a] = cached
+        if missing:
+            with self.reads.connect() as conn:
+                for a, b in conn.execute(select(Account.id, Account.balance).where(Account.id.in_(missing))):
+                    out[int(a)] = int(b)
+                    if self.cache_balances:
+                        self.balance_cache[int(a)] = int(b)
+        return out
+
+    def dispose(self) -> None:
+        """Close the pooled connections (a stopped server's, a command's at its end)."""
+        self.engine.dispose()
