@@ -1,4 +1,4 @@
-"""``tablegames serve``, ``tablegames history`` and ``tablegames tables create|list`` (the table server)."""
+"""``tablegames serve`` and ``tablegames tables create|list`` (the table server)."""
 
 from __future__ import annotations
 
@@ -153,67 +153,6 @@ def register(app: typer.Typer) -> None:
         print(f"tablegames table server: http://{host}:{port}/  (database {shown})", flush=True)
         print(f"admin token: {app.state.server.admin_token}", flush=True)
         run(app, host=host, port=port, connections=bounds)
-
-    @app.command("history")
-    def history_cmd(
-        player: Annotated[str | None, typer.Option("--player", help="only rounds this player played")] = None,
-        last: Annotated[int, typer.Option("--last", help="number of rounds")] = 20,
-        database: DatabaseOpt = None,
-        data_dir: DataDirOpt = Path(DEFAULT_DATA_DIR),
-    ) -> None:
-        """Show finished rounds: time, table, game, players, wagers, wins, balances before and after."""
-        from rich import box
-        from rich.console import Console
-        from rich.table import Table
-
-        require_database("history", database_url(database, data_dir))
-        from tablegames.server.errors import ApiError
-        from tablegames.server.queries import history
-        from tablegames.server.transactions import Transactions
-
-        if last < 1:
-            fail("--last must be at least 1")
-        db = Transactions(database_url(database, data_dir))
-        try:
-            with db.sessions() as s:
-                rows = history(s, player, last)
-        except ApiError as exc:
-            fail(exc.message)
-        except Exception as exc:
-            fail(f"cannot read the database: {exc}")
-        finally:
-            db.dispose()
-        # 80 columns hold it (issue 24: every cell was an ellipsis): the table and its game in one cell, the
-        # time to the minute, amounts never cut, words folded rather than cut
-        out = Table(
-            title=f"Last {len(rows)} rounds" + (f" of {player}" if player else ""),
-            box=box.SIMPLE_HEAD,
-            padding=(0, 1),
-            pad_edge=False,
-        )
-        out.add_column("round", justify="right", no_wrap=True)
-        out.add_column("time", overflow="fold")
-        out.add_column("table · game", overflow="fold")
-        out.add_column("seat", justify="right", no_wrap=True)
-        out.add_column("player", overflow="fold")
-        for col in ("staked", "returned", "net", "before", "after"):
-            out.add_column(col, justify="right", no_wrap=True)
-        for r in rows:
-            for i, p in enumerate(r["players"]):
-                first = i == 0
-                out.add_row(
-                    str(r["round_id"]) if first else "",
-                    (r["settled_at"] or "")[5:16].replace("T", " ") if first else "",
-                    f"{r['table']} · {r['game']}" if first else "",
-                    str(p["seat"]),
-                    p["player"],
-                    _money(p["staked"]),
-                    _money(p["returned"]),
-                    _money(p["net"]),
-                    _money(p["balance_before"]),
-                    _money(p["balance_after"]),
-                )
-        Console().print(out)
 
     tables_app = typer.Typer(help="Operator commands for tables.", no_args_is_help=True)
     app.add_typer(tables_app, name="tables")

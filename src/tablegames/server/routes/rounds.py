@@ -1,14 +1,16 @@
-"""Finished rounds: ``GET /rounds/{id}`` (a round's full recall) and ``GET /history`` (a player's rounds)."""
+"""Finished rounds: ``GET /rounds/{id}`` (a round's full recall), ``GET /history`` (a player's rounds) and
+``GET /history/export`` (a player's hand history as a file, :mod:`tablegames.server.handhistory`)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import Response
 
 from tablegames.server.checks import HISTORY_PAGE_MAX
 from tablegames.server.errors import ApiError
+from tablegames.server.handhistory import EXPORT_MAX, MEDIA_TYPES, export, render
 from tablegames.server.queries import history, player_id_of, round_recall
 from tablegames.server.routes.deps import (
     COMMON_ERRORS,
@@ -19,6 +21,7 @@ from tablegames.server.routes.deps import (
     bearer,
     errors,
     json_off_loop,
+    off_loop,
     viewer,
 )
 
@@ -108,3 +111,64 @@ async def get_history(
             return history(s, me.player_id, last, before, show_balances=me.player_id)
 
     return await json_off_loop(request, rows)
+
+
+_EXPORT_CONTENT = {
+    media: {
+        "schema": {
+            "type": "string",
+            "description": "one record per round and seat: JSON Lines of schemas/hand-history.schema.json, or "
+            "CSV with a header row (amounts in cents)",
+        }
+    }
+    for media in MEDIA_TYPES.values()
+}
+
+
+@router.get(
+    "/history/export",
+    response_class=Response,
+    responses={
+        200: {"description": "the hand history file", "content": _EXPORT_CONTENT},
+        **errors(401, 403, 404),
+    },
+)
+async def export_history(
+    request: Request,
+    server: ServerDep,
+    format: Literal["jsonl", "csv"] = "jsonl",
+    player: str | None = None,
+    last: Annotated[int, Query(ge=1, le=EXPORT_MAX)] = 100,
+    before: Annotated[
+        int | None, Query(ge=1, le=MAX_ROW_ID, description="rounds below this round_id (the next file)")
+    ] = None,
+    authorization: Annotated[str | None, Header()] = None,
+    x_admin_token: Annotated[str | None, Header()] = None,
+) -> Response:
+    """A player's hand history (issue 24), oldest round first: their own (their token; ``player`` may only
+    name themself) or, for an operator (``X-Admin-Token``), the named player's. A download
+    (``Content-Disposition: attachment``)."""
+
+    def build() -> tuple[str, str]:
+        with server.sessions() as s:
+            if server.players.is_admin(x_admin_token):
+                if not player:
+                    raise ApiError("bad_request", "name the player whose hand history to export", 400)
+                pid, name = player_id_of(s, player), player
+            else:
+                me = server.players.authenticate(bearer(authorization))
+                if player and player_id_of(s, player) != me.player_id:
+                    raise ApiError(
+                        "forbidden", "a player's hand history is theirs: you may export only your own", 403
+                    )
+                pid, name = me.player_id, me.name
+            records = export(s, pid, last, before)
+        return render(records, format), name
+
+    body, name = await off_loop(request, build)
+    filename = f"hand-history-{''.join(c if c.isalnum() else '-' for c in name)}.{format}"
+    return Response(
+        body.encode(),
+        media_type=MEDIA_TYPES[format],
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )

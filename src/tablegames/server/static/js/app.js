@@ -7,6 +7,7 @@ import { getToken, setToken } from "./api.js";
 import { installSprite } from "./cards.js";
 import { onKey } from "./console.js";
 import { enterLobby, refreshLobby, register, walletOp } from "./lobby.js";
+import { downloadHistory } from "./recall.js";
 import { enterRoom, leaveRoom, setSeed } from "./room.js";
 import { $, S, countdownText, loadGames, showError } from "./state.js";
 
@@ -28,6 +29,8 @@ async function boot() {
   });
   $("cashout-btn").addEventListener("click", () => walletOp("cash-out"));
   $("seed-form").addEventListener("submit", setSeed);
+  for (const format of ["csv", "jsonl"])
+    $(`export-${format}`).addEventListener("click", () => downloadHistory(format).catch((e) => showError(e.message)));
   $("btn-lobby").addEventListener("click", () => (location.hash = "#/"));
   $("btn-wallet").addEventListener("click", () => (location.hash = "#/"));
   $("btn-logout").addEventListener("click", () => {

@@ -1,7 +1,7 @@
 // My round history and the recall of a finished round (GET /history, GET /rounds/{id}): every step told by
 // the one narrator (narrate.js), the players' money and the provably-fair record.
 
-import { api } from "./api.js";
+import { api, getToken } from "./api.js";
 import { cardText } from "./cards.js";
 import { escapeHtml, money } from "./format.js";
 import { narrate } from "./narrate.js";
@@ -15,6 +15,23 @@ export async function loadHistory() {
   } catch {
     /* history is best-effort */
   }
+}
+
+/** Download the player's hand history (GET /history/export: the last 1000 rounds, oldest first) as a file. */
+export async function downloadHistory(format) {
+  const res = await fetch(`/history/export?format=${format}&last=1000`, {
+    headers: { Authorization: `Bearer ${getToken() || ""}` },
+  });
+  if (!res.ok) throw new Error(`the hand history could not be exported (${res.status})`);
+  const name = /filename="([^"]+)"/.exec(res.headers.get("Content-Disposition") || "");
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name ? name[1] : `hand-history.${format}`;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
 export function renderHistory() {
