@@ -297,7 +297,9 @@ def check_history(pl: Player, game_name: str, shot: Path | None = None) -> None:
     # issue 24: the hand history downloads as a file, the player's own rounds
     with p.expect_download() as dl:
         p.click("#export-csv")
-    assert dl.value.suggested_filename.startswith("hand-history-") and dl.value.suggested_filename.endswith(".csv")
+    assert dl.value.suggested_filename.startswith("hand-history-") and dl.value.suggested_filename.endswith(
+        ".csv"
+    )
     rows = Path(dl.value.path()).read_text().splitlines()
     assert rows[0].startswith("round_id,settled_at,table,game") and len(rows) > 1
     assert all(f",{pl.name}," in row for row in rows[1:])
