@@ -82,7 +82,7 @@ def play_a_round(page: Any, d: GameDefinition, where: str) -> None:
     """Sit at the game's table, bet the main wager, decide by the first button each time until settled,
     checking the layout at each step."""
     page.goto(page.url.split("#")[0])
-    page.locator(".table-list li", has_text=table_name(d)).locator("button").click()
+    page.locator(".table-list li", has_text=table_name(d)).locator("button:has-text('Join')").click()
     page.wait_for_selector("[data-testid=sit-1]")
     page.click("[data-testid=sit-1]")
     page.wait_for_selector("#seat-1.mine")

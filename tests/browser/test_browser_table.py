@@ -164,7 +164,7 @@ class Player:
         p = self.page
         p.goto(self.url + "/")
         row = p.locator(".table-list li", has_text=table_name)
-        row.locator("button").click()
+        row.locator("button:has-text('Join')").click()
         p.wait_for_selector(f"[data-testid=sit-{seat}]")
         p.click(f"[data-testid=sit-{seat}]")
         p.wait_for_selector(f"#seat-{seat}.mine")
@@ -281,6 +281,19 @@ def money(c: int) -> str:
     return ("−" if c < 0 else "") + text
 
 
+def check_pay_table(pl: Player, section: str, row: tuple[str, str], shot: Path | None = None) -> None:
+    """The rule card is open: ``section`` lists ``row`` (label, value); it closes and gives the focus back."""
+    p = pl.page
+    p.wait_for_selector("#recall:not([hidden]) [data-testid=paytables]")
+    table = p.locator("table.paytable", has=p.locator(f"caption:text-is('{section}')"))
+    assert table.locator("tr", has_text=row[0]).first.locator("td").inner_text() == row[1]
+    assert p.locator("[data-testid=rule-summary]").inner_text() == "Standard rules."
+    if shot is not None:
+        p.screenshot(path=str(shot), animations="disabled")
+    p.keyboard.press("Enter")  # the focus is on Close
+    p.wait_for_selector("#recall", state="hidden")
+
+
 def check_history(pl: Player, game_name: str, shot: Path | None = None) -> None:
     p = pl.page
     p.wait_for_selector(f"#history li[data-round-id]:has-text('{game_name}')")
@@ -312,6 +325,9 @@ def test_let_it_ride_two_players(pair: tuple[Player, Player], screenshots: Path)
     bob.register_and_buy_in(1000)
     ann.page.wait_for_selector(".game-card[data-game=final-count] li:has-text('Count 1')")
     ann.page.screenshot(path=str(screenshots / "lobby.png"), animations="disabled")
+    # issue 24: the pay table one click away in the lobby, in a player's words (the server's rule card)
+    ann.page.locator(".table-list li", has_text="Ride 1").locator("button:has-text('Pay table')").click()
+    check_pay_table(ann, "Pay table (standard)", ("Royal flush", "1000 to 1"), screenshots / "pay-table.png")
     ann_frames = frames_of(ann.page)
     ann.join("Ride 1", 1)
     bob.join("Ride 1", 2)
@@ -352,6 +368,11 @@ def test_let_it_ride_two_players(pair: tuple[Player, Player], screenshots: Path)
     ann.page.screenshot(path=str(screenshots / "let-it-ride-ann-deciding.png"), animations="disabled")
 
     play_until_settled([ann, bob], {ann.name: lambda a: "ride", bob.name: lambda a: "pull"})
+    # and at the table; the log says "standard rules", never the raw rule set
+    bob.page.click("[data-testid=btn-paytable]")
+    check_pay_table(bob, "3-Card Bonus (seed)", ("Mini royal", "50 to 1"))
+    log = ann.page.locator("#log").inner_text()
+    assert "(standard rules)" in log and "main.flush" not in log and "qualifier=" not in log
     # bob pulled bet 1 and bet 2: ann sees it on his spots; the community cards are face up
     assert ann.page.locator("#seat-2 .spot[data-wager='bets 1'] .chip-stack").count() == 0
     # each spot shows its own bet's outcome: settled events name the wager "bets" and the part (issue 12)

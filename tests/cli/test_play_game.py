@@ -14,7 +14,7 @@ from tablegames.cards import parse_card
 from tablegames.cli.play import AmountError, TerminalGame, parse_dollars, parse_seed
 from tablegames.engine import Round, Table
 from tablegames.randomness import SeededRandom
-from tablegames.rules import make_rules
+from tablegames.rules import make_rules, registry
 
 CARD_TOKEN = re.compile(r"\[([2-9TJQKA][♣♦♥♠])")
 
@@ -223,3 +223,31 @@ def test_play_results_show_jackpot_hit_and_envy() -> None:
         2: 100_000 - 1_600 + 1_000 + 100_000,
     }  # bot pulls bets 1 and 2
     assert table.meters["mega"] == mega  # reset after the hit
+
+
+@pytest.mark.parametrize("game", [d.key for d in registry.DEFINITIONS])
+def test_pays_at_any_prompt_shows_the_tables_pay_tables_and_asks_again(game: str) -> None:
+    """Issue 24: the pay tables and rules one word away at every prompt (``pays``), in a player's words (the
+    rule card), and the prompt comes back; nothing is wagered by it."""
+    from tablegames.rules.rulecard import rule_card
+
+    out = io.StringIO()
+    console = Console(file=out, width=120, no_color=True, color_system=None, highlight=False)
+    table = Table(make_rules(game), seats=1, source=SeededRandom(1), bankrolls={1: 100_000})
+    answers = iter(["pays", "q"])
+    prompts: list[str] = []
+
+    def read(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(answers)
+
+    TerminalGame(table, console, 500, read=read).run()
+    text = out.getvalue()
+    card = rule_card(table.definition, table.rules)
+    assert "pays at any prompt" in text and f"{card.title}: pay tables and rules" in text
+    for section in card.sections:
+        assert section.title in text
+        for row in section.rows:
+            assert re.search(rf"{re.escape(row.label[:40])}.*{re.escape(row.value)}", text), row
+    assert prompts[0] == prompts[1]  # asked again after the card
+    assert table.bankrolls == {1: 100_000}

@@ -38,6 +38,7 @@ YOU = 1
 DEFAULT_BANKROLL = "1000"
 DEFAULT_BET = "5"
 QUIT_WORDS = frozenset({"q", "quit", "exit"})
+PAYS_WORDS = frozenset({"pays", "paytable", "rules"})  # at any prompt: the table's pay tables and rules
 NONE_WORDS = frozenset({"0", "n", "no", "none", "-"})
 YES_WORDS = frozenset({"y", "yes"})
 
@@ -127,16 +128,26 @@ class TerminalGame:
         return self.console.input(prompt, markup=False, emoji=False)
 
     def ask(self, prompt: str) -> str:
-        """One line from the person; ``q``/EOF/Ctrl-C raise :class:`Quit`."""
-        try:
-            text = self._read(prompt)
-        except (EOFError, KeyboardInterrupt):
-            self.console.print()
-            raise Quit from None
-        text = text.strip()
-        if text.lower() in QUIT_WORDS:
-            raise Quit
-        return text
+        """One line from the person; ``q``/EOF/Ctrl-C raise :class:`Quit`; ``pays`` shows the pay tables and asks
+        again."""
+        while True:
+            try:
+                text = self._read(prompt)
+            except (EOFError, KeyboardInterrupt):
+                self.console.print()
+                raise Quit from None
+            text = text.strip()
+            if text.lower() in QUIT_WORDS:
+                raise Quit
+            if text.lower() not in PAYS_WORDS:
+                return text
+            self.show_rule_card()
+
+    def show_rule_card(self) -> None:
+        from tablegames.cli.render import rule_card_view
+        from tablegames.rules.rulecard import rule_card
+
+        self.say(rule_card_view(rule_card(self.table.definition, self.table.rules)))
 
     def say(self, *objects: Any, style: str | None = None) -> None:
         self.console.print(*objects, style=style, highlight=False)
@@ -158,7 +169,10 @@ class TerminalGame:
             + {1: "", 2: ", a bot at seat 2"}.get(self.table.seats, f", bots at seats 2-{self.table.seats}")
             + f" · rules: {self.table.definition.short_rules(rules.describe())}"
         )
-        self.say(f"Random source: {self.table.source!r}. Type q (or Ctrl-D) at any prompt to quit.")
+        self.say(
+            f"Random source: {self.table.source!r}. Type pays at any prompt for the pay tables and rules, "
+            "q (or Ctrl-D) to quit."
+        )
         try:
             while True:
                 if not self.can_afford(self.you):

@@ -22,6 +22,7 @@ from tablegames.cards import parse_card
 from tablegames.cli.felts import felt_of
 from tablegames.rules import registry
 from tablegames.rules.flow import COMMUNITY
+from tablegames.rules.rulecard import RuleCard
 
 BACK = "[##]"
 RED = "bold red"
@@ -335,3 +336,21 @@ def results_view(
 
 def _seat_name(seat: int, you: int) -> str:
     return f"{seat} (you)" if seat == you else str(seat)
+
+
+def rule_card_view(card: RuleCard) -> RenderableType:
+    """A table's pay tables and rules (``rules.rulecard``) as small tables side by side, then the summary."""
+    from rich.columns import Columns
+
+    tables = []
+    for section in card.sections:
+        t = RichTable(title=section.title, title_justify="left", show_header=False, box=None, pad_edge=False)
+        t.add_column(overflow="fold")
+        t.add_column(justify="right", no_wrap=True)
+        for row in section.rows:
+            t.add_row(row.label, row.value)
+        tables.append(t)
+    head = Text.assemble((card.title, "bold"), ": pay tables and rules")
+    return Group(
+        head, Columns(tables, padding=(1, 3)), Text(card.summary[:1].upper() + card.summary[1:] + ".")
+    )

@@ -122,7 +122,7 @@ def _value_parameter(index: int) -> Parameter:
 
     return Parameter(
         f"value.{name}",
-        f"the value of a {name}",
+        f"the value of {'an' if name in ('A', '8') else 'a'} {name}",
         "int",
         lambda r: r.values[index],
         put,

@@ -137,6 +137,13 @@ class FlipKind(Enum):
     ONE_EYED = "one-eyed"
 
 
+FLIP_WORDS = {
+    FlipKind.VALUE: "a named point value (1-9)",
+    FlipKind.TEN_VALUE: "ten-value (any 10, J, Q or K)",
+    FlipKind.ONE_EYED: "one-eyed (J♥, J♠ or K♦)",
+}  # R-OEF-10's outcomes in a player's words (the rule card, the lab form)
+
+
 @dataclass(frozen=True)
 class FlipBet:
     """R-OEF-10: the outcome a player names for the dealer's Flip Card.
@@ -505,7 +512,12 @@ PARAMETERS: Final[tuple[Parameter, ...]] = (
     *(
         _pays(
             integer(
-                f"flip.{k.value}", f"flip.{k.name.lower()}", 0, 1000, f"{k.value} pays X to 1", ruling=R10
+                f"flip.{k.value}",
+                f"flip.{k.name.lower()}",
+                0,
+                1000,
+                f"{FLIP_WORDS[k]} pays X to 1",
+                ruling=R10,
             ),
             "flip",
         )

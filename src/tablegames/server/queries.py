@@ -18,6 +18,7 @@ from tablegames.server.db import (
 )
 from tablegames.server.errors import ApiError
 from tablegames.server.names import display_name, name_key
+from tablegames.server.rulesets import table_card
 
 ALL_BALANCES = (
     -1
@@ -63,6 +64,11 @@ def _summary(
         "players": players,
         "house_net": (row.result or {}).get("house_net"),
     }
+
+
+def _rule_summary(game: str, rules: dict[str, str] | None) -> str:
+    """A round's rules in a player's words: "standard rules" or the changes (its complete rule set)."""
+    return table_card(game, rules or {}, None).summary
 
 
 def player_id_of(session: Session, name: str) -> int:
@@ -158,6 +164,7 @@ def round_recall(session: Session, round_id: int, show_balances: int | None = AL
             "events": row.events or [],
             "jackpot": jackpot,
             "fairness": (row.result or {}).get("fairness"),
+            "rule_summary": _rule_summary(row.game, row.rules),
         }
     )
     return out

@@ -21,6 +21,7 @@ tablegames.server.errors.FieldError: rule '...' (...): 'no-such' is not a choice
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Callable, Mapping
@@ -30,6 +31,7 @@ from typing import Any, TypeVar
 from tablegames.rules import RuleError, gamefile, registry
 from tablegames.rules.definition import GameDefinition
 from tablegames.rules.parameters import DIGITS_MAX, cut, quoted
+from tablegames.rules.rulecard import RuleCard, rule_card
 from tablegames.server.errors import FieldError
 
 NAME_MAX = 80  # a rule set's name, as a table row stores it
@@ -156,3 +158,14 @@ def resolve(
     full = rule_set_of(definition, rules)
     stored = full if definition.parameters else opts
     return Resolved(definition, rules, full, shown[:NAME_MAX] if shown else None, stored, preset)
+
+
+@functools.lru_cache(maxsize=256)
+def _card(game: str, options: tuple[tuple[str, str], ...], paytable: str | None) -> RuleCard:
+    definition = registry.get(game)
+    return rule_card(definition, definition.make_rules(dict(options), paytable))
+
+
+def table_card(game: str, options: dict[str, str], paytable: str | None) -> RuleCard:
+    """The rule card of a table's (or a round's) rules (issue 24), made once per stored options."""
+    return _card(game, tuple(sorted(options.items())), paytable)

@@ -26,7 +26,7 @@ from tablegames.server.db import (
     Seating,
 )
 from tablegames.server.errors import ApiError, FieldError
-from tablegames.server.rulesets import Resolved, resolve, rule_set_of
+from tablegames.server.rulesets import Resolved, resolve, rule_set_of, table_card
 from tablegames.server.transactions import Transactions
 
 log = logging.getLogger("tablegames.server")
@@ -103,6 +103,7 @@ def table_info(row: GameTable, occupants: dict[int, str] | None = None) -> dict[
         "rules": shown_rules(row.game, row.rules, row.paytable),
         "paytable": row.paytable,
         "rule_set": row.rule_set,
+        "rule_summary": table_card(row.game, row.rules, row.paytable).summary,  # "standard rules" or changes
         "occupied": {str(k): v for k, v in sorted((occupants or {}).items())},
     }
 

@@ -66,6 +66,7 @@ class RoundRecall(RoundSummary):
     events: list[dict[str, Any]]  # the round's events in order (docs/protocol.md)
     jackpot: list[JackpotMove]
     fairness: dict[str, Any] | None  # the provably fair record (None: a test deck)
+    rule_summary: str  # the round's rules in a player's words: "standard rules" or the changes (issue 24)
 
 
 @router.get("/rounds/{round_id}", response_model=RoundRecall, responses=errors(404, 409))

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field, StrictInt
 
+from tablegames.rules.rulecard import RuleCard
 from tablegames.server.checks import HISTORY_PAGE_MAX
 from tablegames.server.queries import history
 from tablegames.server.routes.deps import (
@@ -27,6 +28,7 @@ from tablegames.server.routes.deps import (
 )
 from tablegames.server.routes.lab import read_off_loop, solver_of
 from tablegames.server.routes.rounds import RoundSummary
+from tablegames.server.rulesets import table_card
 from tablegames.server.tables import edge_confirmation, table_settings
 
 router = APIRouter(tags=["tables"], responses=COMMON_ERRORS)
@@ -65,6 +67,7 @@ class TableOut(Out):
     rules: dict[str, str]  # the complete rule set
     paytable: str | None
     rule_set: str | None = None  # the rule set's name (a game file's, or given at creation)
+    rule_summary: str  # "standard rules", or the changes from them in a player's words (issue 24)
     occupied: dict[str, str]  # seat -> player name
 
 
@@ -129,6 +132,63 @@ async def set_limits(request: Request, server: AdminDep, table_id: RowId, body: 
 async def table(request: Request, server: ServerDep, table_id: RowId) -> TableView:
     runner = await off_loop(request, server.tables.runner, table_id)
     return TableView.model_validate(await runner.call(runner.public_view))
+
+
+class RuleRowOut(Out):
+    label: str
+    value: str
+
+
+class RuleSectionOut(Out):
+    title: str  # a pay table (with its name), a side bet's prizes, the meters, the game's rules
+    rows: list[RuleRowOut]
+
+
+class RuleChangeOut(Out):
+    name: str  # the parameter (``--rule NAME=VALUE``)
+    label: str
+    value: str
+    standard: str
+
+
+class RuleCardOut(Out):
+    """A table's pay tables and rules in a player's words, from the game's definition (``rules.rulecard``)."""
+
+    table_id: int
+    game: str
+    title: str
+    summary: str  # "standard rules", or the changes in one line
+    sections: list[RuleSectionOut]
+    changes: list[RuleChangeOut]
+
+
+def _card_out(table_id: int, card: RuleCard) -> RuleCardOut:
+    return RuleCardOut(
+        table_id=table_id,
+        game=card.game,
+        title=card.title,
+        summary=card.summary,
+        sections=[
+            RuleSectionOut(title=s.title, rows=[RuleRowOut(label=r.label, value=r.value) for r in s.rows])
+            for s in card.sections
+        ],
+        changes=[
+            RuleChangeOut(name=c.name, label=c.label, value=c.value, standard=c.standard)
+            for c in card.changes
+        ],
+    )
+
+
+@router.get("/tables/{table_id}/rules", response_model=RuleCardOut, responses=errors(404))
+async def table_rules(request: Request, server: ServerDep, table_id: RowId) -> RuleCardOut:
+    """The table's pay tables, prizes, meters and rules in a player's words, and how they differ from the
+    game's standard rules (issue 24: one click away at every table and in the lobby)."""
+
+    def card() -> RuleCardOut:
+        row = server.tables.table_row(table_id)
+        return _card_out(table_id, table_card(row.game, row.rules, row.paytable))
+
+    return await off_loop(request, card)
 
 
 class OwnerOut(Out):

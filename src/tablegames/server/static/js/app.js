@@ -7,7 +7,7 @@ import { getToken, setToken } from "./api.js";
 import { installSprite } from "./cards.js";
 import { onKey } from "./console.js";
 import { enterLobby, refreshLobby, register, walletOp } from "./lobby.js";
-import { downloadHistory } from "./recall.js";
+import { downloadHistory, openRuleCard } from "./recall.js";
 import { enterRoom, leaveRoom, setSeed } from "./room.js";
 import { $, S, countdownText, loadGames, showError } from "./state.js";
 
@@ -32,6 +32,7 @@ async function boot() {
   for (const format of ["csv", "jsonl"])
     $(`export-${format}`).addEventListener("click", () => downloadHistory(format).catch((e) => showError(e.message)));
   $("btn-lobby").addEventListener("click", () => (location.hash = "#/"));
+  $("btn-paytable").addEventListener("click", () => S.tableId && openRuleCard(S.tableId));
   $("btn-wallet").addEventListener("click", () => (location.hash = "#/"));
   $("btn-logout").addEventListener("click", () => {
     setToken(null);

@@ -1,5 +1,6 @@
 // The lobby: register, the wallet, the jackpot meters and the open tables of every game GET /games lists.
 
+import { openRuleCard } from "./recall.js";
 import { api, requestId, setToken } from "./api.js";
 import { cardSVG } from "./cards.js";
 import { escapeHtml, money, parseDollars } from "./format.js";
@@ -58,7 +59,17 @@ function tableRow(t) {
   const taken = Object.keys(t.occupied || {}).length;
   const li = document.createElement("li");
   li.innerHTML = `<span class="t-name">${escapeHtml(t.name)}</span>
-    <span class="t-meta">${taken}/${t.seats} seats · ${money(t.min_bet)}–${money(t.max_bet)}</span>`;
+    <span class="t-meta">${taken}/${t.seats} seats · ${money(t.min_bet)}–${money(t.max_bet)} · ${escapeHtml(
+      t.rule_summary === "standard rules" ? "standard rules" : "house rules",
+    )}</span>`;
+  const pays = document.createElement("button");
+  pays.className = "btn small ghost";
+  pays.type = "button";
+  pays.textContent = "Pay table";
+  pays.dataset.testid = `paytable-${t.table_id}`;
+  pays.setAttribute("aria-label", `Pay table and rules of ${t.name}`);
+  pays.addEventListener("click", () => openRuleCard(t.table_id));
+  li.appendChild(pays);
   const b = document.createElement("button");
   b.className = "btn small primary";
   b.textContent = "Join";

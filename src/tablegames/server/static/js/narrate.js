@@ -21,7 +21,7 @@ export function miniCards(codes) {
 export const QUIET_LIVE = new Set(["card_dealt", "jackpot_contribution"]);
 
 /**
- * The event ``e`` in words (HTML). ``ctx``: {game (key), occupants {seat: name}}.
+ * The event ``e`` in words (HTML). ``ctx``: {game (key), occupants {seat: name}, ruleSummary (the server's words)}.
  */
 export function narrate(e, ctx) {
   const game = ctx.game;
@@ -29,9 +29,8 @@ export function narrate(e, ctx) {
   const owner = (o) => escapeHtml(ownerName(o, ctx.occupants || {}));
   switch (e.type) {
     case "round_started": {
-      const rules = Object.entries(e.rules || {})
-        .map(([k, v]) => `${k}=${v}`)
-        .join(", ");
+      // the rules in words, as the server says them ("standard rules" or the changes), never the raw rule set
+      const rules = ctx.ruleSummary || "";
       return `<b>Round ${e.round_no}</b> of ${escapeHtml(gameTitle(e.game || game))} opens${
         rules ? ` <span class="muted">(${escapeHtml(rules)})</span>` : ""
       }: place your bets.`;

@@ -94,17 +94,17 @@ function recallHtml(r) {
         )}</td></tr>`,
     )
     .join("");
-  const ctx = { game: r.game, occupants: Object.fromEntries((r.players || []).map((p) => [String(p.seat), p.player])) };
+  const ctx = {
+    game: r.game,
+    occupants: Object.fromEntries((r.players || []).map((p) => [String(p.seat), p.player])),
+    ruleSummary: r.rule_summary,
+  };
   return `
       <h2>Round #${r.round_id} · ${escapeHtml(gameTitle(r.game))} · ${escapeHtml(r.table || "")}</h2>
       <p>${escapeHtml(when(r.started))} → ${escapeHtml(when(r.settled_at))} · ${escapeHtml(r.status || "")}${
         r.recovered ? " · completed after a restart" : ""
       } · house ${money(r.house_net, { sign: true })}</p>
-      <p class="muted">Rules: ${escapeHtml(
-        Object.entries(r.rules || {})
-          .map(([k, v]) => `${k}=${v}`)
-          .join(", "),
-      )}</p>
+      <p class="muted">Rules: ${escapeHtml(r.rule_summary || "")}</p>
       <table class="players"><tr><th>Seat</th><th>Player</th><th>Staked</th><th>Returned</th><th>Net</th><th>Balance</th></tr>${players}</table>
       ${jackpot ? `<h3>Jackpot</h3><table><tr><th>Entry</th><th>Meter</th><th>Amount</th><th>Player</th></tr>${jackpot}</table>` : ""}
       ${fairnessHtml(r.fairness)}
@@ -113,13 +113,43 @@ function recallHtml(r) {
       <div class="form-row"><button class="btn" id="recall-close" type="button">Close</button></div>`;
 }
 
-export async function openRecall(roundId) {
+/** A table's pay tables and rules (GET /tables/{id}/rules), as the server words them: sections of rows. */
+export function ruleCardHtml(card) {
+  const sections = (card.sections || [])
+    .map(
+      (s) => `<table class="paytable"><caption>${escapeHtml(s.title)}</caption>${s.rows
+        .map((r) => `<tr><th scope="row">${escapeHtml(r.label)}</th><td>${escapeHtml(r.value)}</td></tr>`)
+        .join("")}</table>`,
+    )
+    .join("");
+  return `<h2>${escapeHtml(card.title)}: pay table and rules</h2>
+      <p class="muted" data-testid="rule-summary">${escapeHtml(card.summary[0].toUpperCase() + card.summary.slice(1))}.</p>
+      <div class="paytables" data-testid="paytables">${sections}</div>
+      <div class="form-row"><button class="btn" id="recall-close" type="button">Close</button></div>`;
+}
+
+/** Show a table's rule card in the sheet (the focus goes back to what opened it when it closes). */
+export async function openRuleCard(tableId) {
+  await openSheet(async () => ruleCardHtml(await api("GET", `/tables/${tableId}/rules`)));
+}
+
+async function openSheet(build) {
   const sheet = $("recall-sheet");
+  const opener = document.activeElement;
   try {
-    sheet.innerHTML = recallHtml(await api("GET", `/rounds/${roundId}`));
+    sheet.innerHTML = await build();
   } catch (err) {
     sheet.innerHTML = `<p class="error">${escapeHtml(err.message)}</p><button class="btn" id="recall-close" type="button">Close</button>`;
   }
   $("recall").hidden = false;
-  $("recall-close").addEventListener("click", () => ($("recall").hidden = true));
+  const close = $("recall-close");
+  close.addEventListener("click", () => {
+    $("recall").hidden = true;
+    if (opener && opener.focus) opener.focus();
+  });
+  close.focus();
+}
+
+export async function openRecall(roundId) {
+  await openSheet(async () => recallHtml(await api("GET", `/rounds/${roundId}`)));
 }

@@ -41,6 +41,7 @@ export function leaveRoom() {
   S.hint = null;
   S.seenCards = new Set();
   $("btn-lobby").hidden = true;
+  $("btn-paytable").hidden = true;
 }
 
 export async function enterRoom(tableId) {
@@ -61,6 +62,7 @@ export async function enterRoom(tableId) {
   }
   renderWho();
   $("btn-lobby").hidden = false;
+  $("btn-paytable").hidden = false;
   $("log").replaceChildren();
   S.per = freshPer(null);
   S.sock = new TableSocket(tableId, { onMessage, onStatus });
@@ -197,7 +199,8 @@ function log(html) {
   ul.scrollTop = ul.scrollHeight;
 }
 
-const narration = (ev) => narrate(ev, { game: S.table ? S.table.game : null, occupants: S.occupants });
+const narration = (ev) =>
+  narrate(ev, { game: S.table ? S.table.game : null, occupants: S.occupants, ruleSummary: S.table ? S.table.rule_summary : "" });
 
 function onEvent(ev) {
   const per = S.per;

@@ -216,4 +216,5 @@ export function renderWho() {
     setBalance(S.me.balance);
   }
   $("btn-lobby").hidden = !S.tableId;
+  $("btn-paytable").hidden = !S.tableId;
 }
