@@ -89,6 +89,7 @@ function onWelcome(msg) {
   S.table = msg.table;
   S.seat = msg.seat ?? null;
   setBalance(msg.balance);
+  $("room-title").textContent = `${gameTitle(msg.table.game)} · ${msg.table.name}`;
   $("where").innerHTML = `<span class="where-game">${escapeHtml(gameTitle(msg.table.game))}</span> · ${escapeHtml(
     msg.table.name,
   )} · limits ${money(msg.table.min_bet)}–${money(msg.table.max_bet)}`;
@@ -180,6 +181,7 @@ function onState(msg) {
   renderSeed();
   seedTick();
   for (const ev of msg.events || []) onEvent(ev);
+  announceTurn();
   if (S.hint && (!S.round || S.round.to_act !== S.seat || !hintIsCurrent(S.hint))) S.hint = null;
   // cards that appeared since the last state: animated as dealt
   const now = new Set();
@@ -190,7 +192,31 @@ function onState(msg) {
   S.seenCards = now;
 }
 
+/** Say ``html``'s words to a screen reader: the #announce live region (issue 24: cards, turns and results
+ * announced) keeps the last dozen lines. */
+function announce(html) {
+  const box = $("announce");
+  const p = document.createElement("p");
+  p.innerHTML = html;
+  const text = p.textContent.replace(/\s+/g, " ").trim();
+  if (!box || !text) return;
+  p.textContent = text;
+  box.appendChild(p);
+  while (box.childElementCount > 12) box.firstChild.remove();
+}
+
+/** "Your turn" once per decision of mine, with what I may do (the view's legal actions, in the game's words). */
+function announceTurn() {
+  const r = S.round;
+  if (!r || r.phase !== "deciding" || S.seat === null || r.to_act !== S.seat) return;
+  const key = `${S.roundId}:${S.decision}`;
+  if (S.per.turnAnnounced === key) return;
+  S.per.turnAnnounced = key;
+  announce(`Your turn: ${(r.legal_actions || []).map((a) => actionLabel(a)).join(", or ")}.`);
+}
+
 function log(html) {
+  announce(html);
   const li = document.createElement("li");
   li.innerHTML = html;
   const ul = $("log");
@@ -215,6 +241,7 @@ function onEvent(ev) {
   if (ev.type === "jackpot_hit") announceJackpot(ev);
   else if (ev.type === "envy_paid") announceBonus(ev);
   else if (!QUIET_LIVE.has(ev.type)) log(narration(ev));
+  else if (ev.type === "card_dealt" && ev.card) announce(narration(ev)); // a card I may see, said not logged
 }
 
 function announceJackpot(hit) {
@@ -260,6 +287,7 @@ function onResult(msg) {
     const evenText = outcomes.some((o) => !["push", "pulled", "returned"].includes(o)) ? "Even — your wins paid for your losses" : "Push — your money back";
     const text = mine.net > 0 ? `You win <b>${money(mine.net)}</b>` : mine.net < 0 ? `You lose ${money(-mine.net)}` : evenText;
     toast(text + (hand ? ` · ${escapeHtml(handName(hand))}` : ""), mine.net > 0 ? "win" : mine.net < 0 ? "lose" : "info");
+    announce(text + (hand ? ` · ${escapeHtml(handName(hand))}` : ""));
   }
   loadHistory();
 }

@@ -7,7 +7,7 @@
 //   meters, dealerHand, lastActions, newCards, commitment, handlers.
 // What a hand is worth and whether a seat may act come from the view: nothing here knows a game's rules.
 
-import { cardSVG, cardSlot, chipStack } from "./cards.js";
+import { cardSVG, cardSlot, cardText, chipStack } from "./cards.js";
 import { choiceText, escapeHtml, handName, money } from "./format.js";
 import { feltFor } from "./felt/default.js";
 
@@ -87,6 +87,21 @@ function dealerTray(parent) {
   }
 }
 
+/** ``el`` acts like a button: a click, or Enter / Space when it has the focus (issue 24: every action by
+ * keyboard); ``label`` is what a screen reader calls it. */
+function pressable(el, label, fn) {
+  el.setAttribute("role", "button");
+  el.setAttribute("tabindex", "0");
+  el.setAttribute("aria-label", label);
+  el.addEventListener("click", fn);
+  el.addEventListener("keydown", (e) => {
+    if (e.key !== "Enter" && e.key !== " ") return;
+    e.preventDefault();
+    e.stopPropagation();
+    fn();
+  });
+}
+
 function cardsRow(codes, layout, opts = {}) {
   const row = div("cards " + (opts.cls || ""));
   const list = codes || [];
@@ -96,7 +111,7 @@ function cardsRow(codes, layout, opts = {}) {
     svg.dataset.index = String(i);
     if (opts.onClick && opts.onClick(i, true)) {
       svg.classList.add("clickable");
-      svg.addEventListener("click", () => opts.onClick(i, false));
+      pressable(svg, `card ${i + 1}${code ? ` (${cardText(code)})` : ""}`, () => opts.onClick(i, false));
     }
     row.appendChild(svg);
   });
@@ -151,7 +166,7 @@ function renderSpots(seatEl, scene, seatNo, seatView) {
     if (mine && scene.phaseOpen && scene.handlers && scene.handlers.onSpot) {
       el.classList.add("clickable");
       el.title = `Add chips to ${titles[spot.wager] || spot.wager}`;
-      el.addEventListener("click", () => scene.handlers.onSpot(spot.wager));
+      pressable(el, el.title, () => scene.handlers.onSpot(spot.wager));
     }
   }
 }
