@@ -40,16 +40,21 @@ def test_a_new_database_upgraded_to_head_is_the_models_schema(db_url: str) -> No
         engine.dispose()
 
 
-OLD_PLAYERS = [(1, "Ann"), (2, "ann"), (3, "bob")]  # "Ann" and "ann" share a look-alike key
+OLD_PLAYERS = [(1, "Ann"), (2, "ann"), (3, "bob")]
+NEWER_TABLES = (
+    "staff_sessions",
+    "staff",
+    "audit_entries",
+)  # revision 0003 (issue 25)  # "Ann" and "ann" share a look-alike key
 
 
 def make_old_database(engine: sa.Engine) -> None:
     """A database as a server from before the versioned schema left it: no ``players.name_key`` (nor its index),
     no ``tables.rule_set`` or ``tables.edge_confirmation``, no ``round_steps``/``meter_hits``/``table_leases``/
-    ``cluster_nodes`` tables, no ``alembic_version``; with players, a table and money in it."""
+    ``cluster_nodes`` tables nor revision 0003's, no ``alembic_version``; with players, a table and money in it."""
     Base.metadata.create_all(engine)
     with engine.begin() as c:
-        for name in ("meter_hits", "round_steps", "table_leases", "cluster_nodes"):
+        for name in ("meter_hits", "round_steps", "table_leases", "cluster_nodes", *NEWER_TABLES):
             c.execute(sa.text(f"DROP TABLE {name}"))
         c.execute(sa.text("DROP INDEX players_look_alike_key"))
         c.execute(sa.text("ALTER TABLE players DROP COLUMN name_key"))

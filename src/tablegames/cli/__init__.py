@@ -6,7 +6,20 @@ from typing import Annotated
 
 import typer
 
-from tablegames.cli import analyze, db, docs, history, lab, loadtest, play, protect, rng, serve, simulate
+from tablegames.cli import (
+    analyze,
+    db,
+    docs,
+    history,
+    lab,
+    loadtest,
+    play,
+    protect,
+    rng,
+    serve,
+    simulate,
+    staff,
+)
 
 app = typer.Typer(
     name="tablegames",
@@ -38,7 +51,7 @@ def _root(
     """Casino table card games: play them, prove their math, simulate them fast."""
 
 
-for _module in (play, analyze, lab, protect, simulate, serve, history, db, rng, loadtest, docs):
+for _module in (play, analyze, lab, protect, simulate, serve, history, staff, db, rng, loadtest, docs):
     _module.register(app)
 
 

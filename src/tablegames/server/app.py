@@ -30,7 +30,7 @@ from tablegames.server.core import MAX_TABLE_THREADS, Config
 from tablegames.server.errors import ApiError
 from tablegames.server.limits import HardeningMiddleware, Limits
 from tablegames.server.outage import UNAVAILABLE_MESSAGE, database_unreachable
-from tablegames.server.routes import games, jackpots, lab, play, players, rounds, tables, wallet
+from tablegames.server.routes import games, jackpots, lab, play, players, rounds, staff, tables, wallet
 from tablegames.server.routes.deps import COMMON_ERRORS, Out
 from tablegames.server.service import Server
 
@@ -90,6 +90,7 @@ class Health(Out):
 
 ROUTERS = (
     games.router,
+    staff.router,
     players.router,
     wallet.router,
     tables.router,
@@ -131,6 +132,7 @@ def create_app(
     advertise: str = "",
     min_house_edge: Fraction = Fraction(0),
     prepare_hints: bool = False,
+    clock: Callable[[], float] | None = None,
 ) -> FastAPI:
     """The table server app.
 
@@ -143,7 +145,8 @@ def create_app(
     lowest exact house edge of any wager ``POST /tables`` opens a table with unless the request confirms it
     (``confirm_negative_edge``, server/tables.py).
     ``prepare_hints``: solve each table's exact strategy when it opens, so that hints are exact from the
-    first hand (``server/hints.py``).
+    first hand (``server/hints.py``). ``clock``: the one clock of time-based rules (epoch seconds; tests move
+    their own).
     """
     if (
         isinstance(table_threads, bool)
@@ -162,6 +165,8 @@ def create_app(
         min_house_edge=Fraction(min_house_edge),
         prepare_hints=prepare_hints,
     )
+    if clock is not None:
+        config.clock = clock
     server = Server(database_url, config, admin_token)
 
     @asynccontextmanager

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
@@ -52,6 +53,9 @@ class Config:
     # Solve each table's exact strategy when it opens (server/hints.py: prepare), so that the first hand's hints
     # are exact; off in tests that do not need it (each solve takes a core for seconds).
     prepare_hints: bool = False
+    # The one clock of time-based rules (staff sessions now; limits, cooling-off, breaks next: issues 25, 26):
+    # epoch seconds. Tests pass their own and move it instead of waiting.
+    clock: Callable[[], float] = time.time
 
 
 class TableHost(Protocol):

@@ -245,6 +245,54 @@ class ClusterNode(Base):
     pid: Mapped[int | None] = mapped_column(Integer, nullable=True)  # its heartbeat's database session
 
 
+class StaffAccount(Base):
+    """A member of the casino's staff (issue 25): a name, one role, an argon2 password hash; ``failed_logins``
+    counts the failures since the last good login (3: locked until an admin unlocks it)."""
+
+    __tablename__ = "staff"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(40), unique=True)
+    role: Mapped[str] = mapped_column(String(16))  # supervisor | operator | auditor | admin
+    password_hash: Mapped[str] = mapped_column(String(200))
+    must_change: Mapped[bool] = mapped_column(Boolean, default=True)  # a one-time password was given
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    failed_logins: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[float] = mapped_column(Float)
+    last_login_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class StaffSession(Base):
+    """A staff login: the SHA-256 of its bearer token, who, and until when (the server's clock)."""
+
+    __tablename__ = "staff_sessions"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    staff_id: Mapped[int] = mapped_column(ForeignKey("staff.id"), index=True)
+    created_at: Mapped[float] = mapped_column(Float)
+    expires_at: Mapped[float] = mapped_column(Float)
+    ended: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class AuditEntry(Base):
+    """One entry of the audit trail (issue 25): who did what to what, when (the server's clock), the state before
+    and after, why; ``hash`` is the SHA-256 of the entry's canonical JSON with ``prev_hash``, the previous
+    entry's hash (server/audit.py). Written in the same transaction as the change it records."""
+
+    __tablename__ = "audit_entries"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[float] = mapped_column(Float)
+    actor: Mapped[str] = mapped_column(String(80))  # "staff:ann", "token:admin", "player:bob", "system"
+    action: Mapped[str] = mapped_column(String(40))
+    subject: Mapped[str] = mapped_column(String(120))
+    before: Mapped[Any] = mapped_column(JSON, nullable=True)
+    after: Mapped[Any] = mapped_column(JSON, nullable=True)
+    reason: Mapped[str] = mapped_column(String(500), default="")
+    prev_hash: Mapped[str] = mapped_column(String(64))
+    hash: Mapped[str] = mapped_column(String(64), unique=True)
+
+
 def normalize_url(url: str) -> str:
     """``postgresql://`` -> ``postgresql+psycopg://`` (psycopg 3); a bare path -> a SQLite URL."""
     if url.startswith("postgresql://") or url.startswith("postgres://"):

@@ -38,6 +38,7 @@ from tablegames.server.limits import KnownTokens
 from tablegames.server.meters import ensure_meters, meter_accounts
 from tablegames.server.players import PlayerService
 from tablegames.server.runner import TableRunner
+from tablegames.server.staff import StaffService
 from tablegames.server.tables import TableService
 from tablegames.server.transactions import Fence, Transactions
 from tablegames.server.wallet import WalletService
@@ -61,6 +62,7 @@ class Server:
         self.players = PlayerService(self.db, admin_token or secrets.token_urlsafe(18), self.known_tokens)
         self.wallets = WalletService(self.db, self.system)
         self.tables = TableService(self.db, self.config, self.node, self.open_runner)
+        self.staff = StaffService(self.db, self.config.clock)
         self.workers = self._table_workers()
         # The event loop the server runs on (set by start() when it runs inside one): the tables' worker
         # threads hand messages and timers to it. None when driven synchronously (tests, tools).
