@@ -14,7 +14,7 @@ import pytest
 import sqlalchemy as sa
 from typer.testing import CliRunner
 
-from server_harness import Harness
+from server_harness import ADMIN, Harness
 from tablegames.cli import app
 from tablegames.server import audit
 from tablegames.server.db import AuditEntry, StaffAccount
@@ -189,3 +189,29 @@ def test_two_writers_appending_at_once_keep_one_chain(make_server: Callable[...,
     with h.server.sessions() as s:
         verdict = audit.verify(s)
     assert verdict.ok and verdict.entries == 24
+
+
+def test_tables_opened_and_limits_changed_are_in_the_trail(
+    make_server: Callable[..., Harness], db_url: str
+) -> None:
+    """The admin token is a named credential of the trail (``token:admin``), the console ``console:<user>``;
+    each entry says what the table was before and after."""
+    h = make_server()
+    table = h.table("final-count", seats=2, min_bet=200, max_bet=5000)
+    r = h.client.patch(f"/tables/{table}", json={"max_bet": 8000}, headers={"X-Admin-Token": ADMIN})
+    assert r.status_code == 200, r.text
+    code, out = _cli(db_url, "tables", "create", "three-card-poker", "--name", "From the console")
+    assert code == 0, out
+    with h.server.sessions() as s:
+        entries = s.scalars(sa.select(AuditEntry).order_by(AuditEntry.id)).all()
+        assert audit.verify(s).ok
+    opened, limits, console = entries[-3:]
+    assert (opened.actor, opened.action, opened.subject) == ("token:admin", "table.open", f"table:{table}")
+    assert opened.after["game"] == "final-count" and opened.after["max_bet"] == 5000 and opened.before is None
+    assert opened.after["rules"]["win-pays"] == "1"  # the complete rule set it opened with
+    assert (limits.action, limits.before, limits.after) == (
+        "table.limits",
+        {"min_bet": 200, "max_bet": 5000},
+        {"min_bet": 200, "max_bet": 8000},
+    )
+    assert console.actor.startswith("console:") and console.after["name"] == "From the console"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -180,9 +181,10 @@ def register(app: typer.Typer) -> None:
         from tablegames.rules.common import parse_rule_options
 
         require_database("tables create", database_url(database, data_dir))
+        from tablegames.cli.staff import console_actor
         from tablegames.server.db import create_schema
         from tablegames.server.errors import ApiError
-        from tablegames.server.tables import new_table_row, table_info
+        from tablegames.server.tables import new_table_row, opened, table_info
         from tablegames.server.transactions import Transactions
 
         text = None
@@ -205,6 +207,7 @@ def register(app: typer.Typer) -> None:
             with db.tx() as s:
                 s.add(row)
                 s.flush()
+                opened(s, time.time, console_actor(), row)  # in the audit trail (issue 25)
             info = table_info(row)
         finally:
             db.dispose()

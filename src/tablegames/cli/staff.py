@@ -28,7 +28,8 @@ audit_app = typer.Typer(
 )
 
 
-def _actor() -> str:
+def console_actor() -> str:
+    """The audit trail's name of whoever runs a command: ``console:<user>``."""
     try:
         return f"console:{getpass.getuser()}"
     except Exception:
@@ -69,7 +70,9 @@ def add(
     data_dir: DataDirOpt = Path(DEFAULT_DATA_DIR),
 ) -> None:
     """Add a staff member; prints a one-time password (they set their own at the first login)."""
-    info, password = _with(database, data_dir, "staff add", lambda db: _service(db).add(_actor(), name, role))
+    info, password = _with(
+        database, data_dir, "staff add", lambda db: _service(db).add(console_actor(), name, role)
+    )
     typer.echo(f"added {info.name} ({info.role}); one-time password: {password}")
 
 
@@ -99,9 +102,9 @@ def _change(kind: str) -> Callable[..., None]:
         def run(db: Any) -> None:
             service = _service(db)
             if kind == "unlock":
-                service.unlock(_actor(), name, reason)
+                service.unlock(console_actor(), name, reason)
             else:
-                service.set_disabled(_actor(), name, kind == "disable", reason)
+                service.set_disabled(console_actor(), name, kind == "disable", reason)
 
         _with(database, data_dir, f"staff {kind}", run)
         typer.echo(f"{name}: {kind}d" if kind != "disable" else f"{name}: disabled (their sessions ended)")

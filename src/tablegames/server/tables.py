@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from tablegames.rules import GAMES, registry
 from tablegames.rules.parameters import quoted
+from tablegames.server import audit
 from tablegames.server.checks import check_amount
 from tablegames.server.cluster import NotOwner
 from tablegames.server.core import Config
@@ -92,6 +93,25 @@ def _shown(
     return tuple(rule_set_of(definition, definition.make_rules(dict(options), paytable)).items())
 
 
+ADMIN_TOKEN = "token:admin"  # the audit trail's name of the admin token (a named credential, issue 25)
+
+
+def opened(session: Session, clock: Callable[[], float], actor: str, row: GameTable) -> None:
+    """The audit entry of a table opened (in the transaction that adds its row): its settings and rule set."""
+    after = {
+        "name": row.name,
+        "game": row.game,
+        "seats": row.seats,
+        "min_bet": row.min_bet,
+        "max_bet": row.max_bet,
+        "rule_set": row.rule_set,
+        "paytable": row.paytable,
+        "rules": row.rules,
+        "edge_confirmation": row.edge_confirmation,
+    }
+    audit.append(session, clock, actor, "table.open", f"table:{row.id}", None, after)
+
+
 def table_info(row: GameTable, occupants: dict[int, str] | None = None) -> dict[str, Any]:
     return {
         "table_id": row.id,
@@ -137,11 +157,23 @@ class TableService:
         rule_set: object = None,
         *,
         edge_confirmation: dict[str, Any] | None = None,
+        actor: str = ADMIN_TOKEN,
     ) -> dict[str, Any]:
         """A new table (operator). ``edge_confirmation``: who opened it although a wager's house edge is below
-        the floor (:func:`edge_confirmation`), stored with its row and logged once it exists."""
+        the floor (:func:`edge_confirmation`), stored with its row and logged once it exists. ``actor``: who,
+        in the audit trail (entry ``table.open`` in the same transaction)."""
         info = self._create_table(
-            game, name, seats, min_bet, max_bet, rules, paytable, game_file, rule_set, edge_confirmation
+            game,
+            name,
+            seats,
+            min_bet,
+            max_bet,
+            rules,
+            paytable,
+            game_file,
+            rule_set,
+            edge_confirmation,
+            actor,
         )
         if edge_confirmation is not None:
             log.warning(
@@ -167,6 +199,7 @@ class TableService:
         game_file: object,
         rule_set: object,
         edge_confirmation: dict[str, Any] | None,
+        actor: str,
     ) -> dict[str, Any]:
         row = new_table_row(game, name, seats, min_bet, max_bet, rules, paytable, game_file, rule_set)
         row.edge_confirmation = edge_confirmation
@@ -176,6 +209,7 @@ class TableService:
                 with self.db.tx() as s:
                     s.add(row)
                     s.flush()
+                    opened(s, self.config.clock, actor, row)
                     generation = self.cluster.lease_new_table(s.connection(), row.id)
             except BaseException:
                 if generation is not None:
@@ -188,12 +222,15 @@ class TableService:
             with self.db.tx() as s:
                 s.add(row)
                 s.flush()
+                opened(s, self.config.clock, actor, row)
             self.runners = {**self.runners, row.id: self.open_runner(row)}  # copy-on-write: readers iterate
         return table_info(row)
 
-    def set_limits(self, table_id: int, min_bet: object, max_bet: object) -> dict[str, Any]:
+    def set_limits(
+        self, table_id: int, min_bet: object, max_bet: object, actor: str = ADMIN_TOKEN
+    ) -> dict[str, Any]:
         """Change a table's limits (operator); wagers already placed stay as they are. (Several processes: the
-        owner's runner reads them within a second, ``cluster.py``.)"""
+        owner's runner reads them within a second, ``cluster.py``.) In the audit trail as ``table.limits``."""
         runner = self.runners.get(table_id) if self.cluster is not None else self.runner(table_id)
         current = runner.row if runner is not None else self.table_row(table_id)
         lo = current.min_bet if min_bet is None else check_amount(min_bet, "min_bet")
@@ -203,7 +240,17 @@ class TableService:
         with self.db.tx() as s:
             row = s.get(GameTable, table_id)
             assert row is not None
+            before = {"min_bet": row.min_bet, "max_bet": row.max_bet}
             row.min_bet, row.max_bet = lo, hi
+            audit.append(
+                s,
+                self.config.clock,
+                actor,
+                "table.limits",
+                f"table:{table_id}",
+                before,
+                {"min_bet": lo, "max_bet": hi},
+            )
         if runner is None:
             return self._tables_from_db(table_id)[0]
         runner.row.min_bet, runner.row.max_bet = lo, hi
