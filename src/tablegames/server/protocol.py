@@ -273,7 +273,15 @@ class Protocol(Steps):
             self._store_answer(s, conn.player.player_id, ack)
         self.occupants = {k: p for k, p in self.occupants.items() if k != seat}
         self._send_ack(conn, ack)
-        self._changed()
+        if (
+            live is not None
+            and live.rnd.phase == Phase.BETTING
+            and live.rnd.active_seats
+            and all(live.rnd.seats[k].playing for k in self.occupants)
+        ):
+            self._deal()  # the last seated player who had not wagered left: everyone left is in
+        else:
+            self._changed()
 
     def on_wager(self, conn: Connection, msg: dict[str, Any]) -> None:
         rid = check_request_id(msg.get("request_id"), required=True)
