@@ -89,6 +89,12 @@ def keyboard_round(page: Any, d: GameDefinition, url: str, seen: dict[str, list[
     where = f"keyboard {d.key}"
     page.goto(url + "/")
     page.wait_for_selector(".table-list li")
+    # everything the live region says (it keeps only its last lines; a screen reader reads each as it comes)
+    page.evaluate(
+        """() => { window.said = [];
+                   new MutationObserver(ms => ms.forEach(m => m.addedNodes.forEach(n => window.said.push(n.textContent))))
+                     .observe(document.getElementById('announce'), {childList: true}); }"""
+    )
     join = page.locator(".table-list li", has_text=table_name(d)).locator("button:has-text('Join')")
     press(page, f"[data-testid={join.get_attribute('data-testid')}]", where, gone=False)
     page.wait_for_selector("[data-testid=sit-1]")
@@ -112,7 +118,7 @@ def keyboard_round(page: Any, d: GameDefinition, url: str, seen: dict[str, list[
         "() => /You win|You lose|Push|Even/.test(document.querySelector('#announce').textContent)"
     )
     axe_clean(page, f"{d.key} settled", seen)
-    said = str(page.inner_text("#announce"))
+    said = "\n".join(page.evaluate("window.said"))
     press(page, "#leave-btn", where, gone=False)
     page.wait_for_selector("#seat-1:not(.mine)")
     return said
