@@ -165,3 +165,30 @@ def test_every_game_by_keyboard_announced_and_axe_clean(
         context.close()
     assert page_errors.errors == []
     assert len(seen) >= 4 * 3 + 6  # every page above was checked
+
+
+def test_a_player_with_a_password_signs_in_from_another_browser(browser: Any, a11y_server: str) -> None:
+    """Issue 25: a password given at registration signs the player in elsewhere; the first browser's token ends."""
+    first = browser.new_context()
+    second = browser.new_context()
+    try:
+        a, b = first.new_page(), second.new_page()
+        a.goto(a11y_server + "/")
+        a.fill("#register-name", "traveller")
+        a.fill("#register-password", "a long secret")
+        a.click("#register-btn")
+        a.wait_for_selector("#welcome-row:not([hidden])")
+        b.goto(a11y_server + "/")
+        b.fill("#register-name", "traveller")
+        b.fill("#register-password", "not the secret")
+        b.click("[data-testid=signin-btn]")
+        b.wait_for_function("() => document.querySelector('#lobby-error').textContent.includes('wrong name')")
+        b.fill("#register-password", "a long secret")
+        b.click("[data-testid=signin-btn]")
+        b.wait_for_selector("#welcome-row:not([hidden])")
+        assert b.inner_text("[data-testid=player-name]") == "traveller"
+        a.reload()
+        a.wait_for_selector("#register-form:not([hidden])")  # the old token no longer signs in
+    finally:
+        first.close()
+        second.close()

@@ -75,6 +75,9 @@ class Player(Base):
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"))
     created_at: Mapped[float] = mapped_column(Float, default=now)
+    # argon2 (issue 25): a player with a password signs in again from any browser (POST /players/login);
+    # None: a demo player known by their token alone
+    password_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
 
 
 class LedgerTransaction(Base):

@@ -23,6 +23,7 @@ from tablegames.server.db import (
 from tablegames.server.errors import ApiError
 from tablegames.server.limits import KnownTokens
 from tablegames.server.names import NAME_RULE, display_name, name_key
+from tablegames.server.staff import PASSWORD_MAX, check_password, hash_password, verify_password
 from tablegames.server.transactions import Transactions
 
 
@@ -35,12 +36,14 @@ class PlayerService:
         self.admin_token = admin_token
         self.known_tokens = known_tokens
 
-    def register(self, name: object) -> tuple[PlayerInfo, str]:
+    def register(self, name: object, password: object = None) -> tuple[PlayerInfo, str]:
         """A new player (names: ``tablegames.server.names``; a name whose look-alike key is registered already
-        is ``name_taken``, whatever its case or look-alike characters)."""
+        is ``name_taken``, whatever its case or look-alike characters). With a ``password`` (argon2-hashed) they
+        can sign in again from any browser (:meth:`login`); without one, their token is their only key."""
         shown = display_name(name)
         if shown is None:
             raise ApiError("bad_name", NAME_RULE)
+        hashed = None if password is None else hash_password(check_password(password))
         key = name_key(shown)
         taken = ApiError("name_taken", f"the name {shown!r} is taken (or one that looks the same)", 409)
         token = secrets.token_urlsafe(32)
@@ -51,7 +54,13 @@ class PlayerService:
                 acc = Account(name=f"wallet:{shown}", kind=WALLET, balance=0)
                 s.add(acc)
                 s.flush()
-                p = Player(name=shown, name_key=key, token_hash=hash_token(token), account_id=acc.id)
+                p = Player(
+                    name=shown,
+                    name_key=key,
+                    token_hash=hash_token(token),
+                    account_id=acc.id,
+                    password_hash=hashed,
+                )
                 s.add(p)
                 s.flush()
                 info = PlayerInfo(p.id, p.name, acc.id)
@@ -59,6 +68,34 @@ class PlayerService:
             raise taken from None
         self.known_tokens.add(token)
         return info, token
+
+    def login(self, name: object, password: object) -> tuple[PlayerInfo, str]:
+        """Sign in with a name and password: a new token (the old one stops working: one browser at a time)."""
+        refused = ApiError("bad_login", "wrong name or password", 401)
+        shown = display_name(name)
+        if shown is None or not isinstance(password, str) or len(password) > PASSWORD_MAX:
+            raise refused
+        token = secrets.token_urlsafe(32)
+        with self.db.tx() as s:
+            p = s.scalar(select(Player).where(Player.name_key == name_key(shown)))
+            if p is None or p.password_hash is None or not verify_password(p.password_hash, password):
+                raise refused
+            p.token_hash = hash_token(token)
+            info = PlayerInfo(p.id, p.name, p.account_id)
+        self.known_tokens.add(token)
+        return info, token
+
+    def set_password(self, player: PlayerInfo, old: object, new: object) -> None:
+        """A player's own (new) password; the current one is needed to change it."""
+        hashed = hash_password(check_password(new))
+        with self.db.tx() as s:
+            p = s.get(Player, player.player_id)
+            assert p is not None
+            if p.password_hash is not None and (
+                not isinstance(old, str) or not verify_password(p.password_hash, old)
+            ):
+                raise ApiError("bad_login", "the current password is wrong", 401)
+            p.password_hash = hashed
 
     def authenticate(self, token: str | None) -> PlayerInfo:
         """The player of ``token`` or ``unauthorized`` (checked on every request)."""

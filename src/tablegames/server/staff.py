@@ -247,6 +247,19 @@ class StaffService:
             audit.append(s, self.clock, who.actor, "staff.password", who.actor, before, _state(a))
 
 
+def hash_password(password: str) -> str:
+    return _HASHER.hash(password)
+
+
+def check_password(password: object) -> str:
+    """``password`` when it is acceptable (its length), else ``bad_password``."""
+    return _check_password(password)
+
+
+def verify_password(password_hash: str, password: str) -> bool:
+    return _verify(password_hash, password)
+
+
 def _verify(password_hash: str, password: str) -> bool:
     try:
         return _HASHER.verify(password_hash, password)

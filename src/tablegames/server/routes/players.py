@@ -1,4 +1,4 @@
-"""``POST /players`` (register) and ``GET /me``."""
+"""``POST /players`` (register), ``POST /players/login``, ``POST /players/password`` and ``GET /me``."""
 
 from __future__ import annotations
 
@@ -12,6 +12,27 @@ router = APIRouter(tags=["players"], responses=COMMON_ERRORS)
 
 class RegisterBody(BaseModel):
     name: str = Field(min_length=1, max_length=40)
+    password: str | None = Field(default=None, max_length=200)  # to sign in again later (issue 25)
+
+
+class LoginBody(BaseModel):
+    name: str = Field(min_length=1, max_length=40)
+    password: str = Field(min_length=1, max_length=200)
+
+
+class PasswordBody(BaseModel):
+    old: str | None = Field(default=None, max_length=200)
+    new: str = Field(min_length=1, max_length=200)
+
+
+class SignedIn(Out):
+    player_id: int
+    name: str
+    token: str
+
+
+class Done(Out):
+    ok: bool
 
 
 class Registered(Out):
@@ -35,10 +56,24 @@ class MeOut(Out):
 
 @router.post("/players", status_code=201, response_model=Registered, responses=errors(409))
 async def register(request: Request, server: ServerDep, body: RegisterBody) -> Registered:
-    info, token = await off_loop(request, server.players.register, body.name)
+    info, token = await off_loop(request, server.players.register, body.name, body.password)
     return Registered(player_id=info.player_id, name=info.name, token=token, balance=0)
 
 
 @router.get("/me", response_model=MeOut, responses=errors(401))
 async def me(request: Request, server: ServerDep, p: Auth) -> MeOut:
     return MeOut.model_validate(await off_loop(request, server.players.me, p))
+
+
+@router.post("/players/login", response_model=SignedIn, responses=errors(401))
+async def login(request: Request, server: ServerDep, body: LoginBody) -> SignedIn:
+    """Sign in with the name and password given at registration: a new token (the old one stops working)."""
+    info, token = await off_loop(request, server.players.login, body.name, body.password)
+    return SignedIn(player_id=info.player_id, name=info.name, token=token)
+
+
+@router.post("/players/password", response_model=Done, responses=errors(401))
+async def password(request: Request, server: ServerDep, p: Auth, body: PasswordBody) -> Done:
+    """Set (or change, with the current one) your password."""
+    await off_loop(request, server.players.set_password, p, body.old, body.new)
+    return Done(ok=True)

@@ -104,13 +104,35 @@ export async function register(ev) {
   ev.preventDefault();
   const name = $("register-name").value.trim();
   if (!name) return;
+  const password = $("register-password").value;
   $("lobby-error").textContent = "";
   try {
-    const res = await api("POST", "/players", { name });
+    // a password is optional: with one, the player signs in again from any browser (POST /players/login)
+    const res = await api("POST", "/players", password ? { name, password } : { name });
     setToken(res.token);
     S.me = { player_id: res.player_id, name: res.name, balance: res.balance };
     toast(`Welcome, <b>${escapeHtml(res.name)}</b>! Buy in to get chips.`, "win");
     await enterLobby();
+  } catch (err) {
+    $("lobby-error").textContent = err.message;
+  }
+}
+
+/** Sign in with the name and password given at registration (a new token; the old browser's ends). */
+export async function signIn() {
+  const name = $("register-name").value.trim();
+  const password = $("register-password").value;
+  if (!name || !password) {
+    $("lobby-error").textContent = "Type your name and password to sign in.";
+    return;
+  }
+  $("lobby-error").textContent = "";
+  try {
+    const res = await api("POST", "/players/login", { name, password });
+    setToken(res.token);
+    S.me = null;
+    await enterLobby();
+    toast(`Welcome back, <b>${escapeHtml(res.name)}</b>.`, "win");
   } catch (err) {
     $("lobby-error").textContent = err.message;
   }
