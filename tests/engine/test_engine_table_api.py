@@ -1,12 +1,16 @@
 """The engine's table API for a server (issue 23): ``open_round``, ``withdraw``, ``count_from``, ``link_meters``
-and ``adopt``, so that the server never writes the engine's state itself."""
+and ``adopt``, so that the server never writes the engine's state itself (the last test checks that it does
+not)."""
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+import tablegames
 from tablegames.cards import CARDS
 from tablegames.engine import Bot, Phase, Round, Table, WrongPhase
 from tablegames.engine.events import ActionTaken, CardDealt, RoundEnded, WagerPlaced
@@ -152,3 +156,66 @@ def test_adopting_the_round_settled_at_locked_meters_replaces_the_one_played() -
     assert table.house_net == ended.house_net  # the round played is replaced, not counted twice
     table.adopt(again)  # its own round again: nothing changes
     assert table.house_net == ended.house_net
+
+
+# --- the server never writes the engine's state ----------------------------------------------------------
+
+SERVER = Path(tablegames.__file__).parent / "server"
+
+
+def engine_attributes() -> set[str]:
+    """The attributes of an engine table and round, as they stand on live objects."""
+    table = Table(make_rules("let-it-ride"))
+    return set(vars(table)) | set(vars(table.new_round()))
+
+
+def engine_writes(source: str) -> list[str]:
+    """Assignments (plain, augmented, annotated; to an attribute or an item of one) whose target reaches into
+    an engine object: through ``engine``, ``rnd`` or ``current`` (``self.state.engine.meters[m] = ...``), or an
+    attribute only the engine's table and round have (``x.round_no = ...``)."""
+    through = {"engine", "rnd", "current"}
+    only_engine = {"current", "round_no", "house_net", "meters_before", "table", "next_card", "bankrolls"}
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        else:
+            continue
+        flat: list[ast.expr] = []
+        for t in targets:
+            flat.extend(t.elts if isinstance(t, ast.Tuple) else [t])
+        for t in flat:
+            while isinstance(t, ast.Subscript):
+                t = t.value
+            if not isinstance(t, ast.Attribute):
+                continue
+            chain = ast.unparse(t).split(".")
+            if through & {part.split("[")[0] for part in chain[:-1]} or chain[-1] in only_engine:
+                found.append(f"line {node.lineno}: {ast.unparse(t)}")
+    return found
+
+
+def test_the_write_finder_sees_writes_into_the_engine() -> None:
+    source = (
+        "self.engine.current = None\n"
+        "self.state.engine.meters[name] = 3\n"
+        "rnd.table = self.engine\n"
+        "live.rnd.meters_before['m'] += 1\n"
+        "self.engine.current, self.engine.round_no = previous\n"
+        "live.rnd = rnd\n"
+        "self.live = live\n"
+        "runner.row.min_bet = 5\n"
+    )
+    assert [w.split(":")[0] for w in engine_writes(source)] == [f"line {n}" for n in (1, 2, 3, 4, 5, 5)]
+
+
+def test_the_server_never_assigns_attributes_of_the_engines_table_or_round() -> None:
+    assert {"current", "round_no", "house_net", "meters_before", "table", "meters"} <= engine_attributes()
+    writes = {
+        str(path.relative_to(SERVER)): found
+        for path in sorted(SERVER.rglob("*.py"))
+        if (found := engine_writes(path.read_text(encoding="utf-8")))
+    }
+    assert not writes, writes
