@@ -126,7 +126,7 @@ class Recovery:
     def _resume(self, live: Live) -> None:
         """The rebuilt round goes on: dealt now if every seated player had wagered (the deal the fault
         interrupted), else its betting window open again; the pending decision's turn clock starts afresh
-        (:meth:`_schedule`). A round whose play was over is settled now."""
+        (:meth:`~tablegames.server.push.Timers.schedule`). A round whose play was over is settled now."""
         rnd = live.rnd
         if rnd.phase == Phase.BETTING:
             playing = {s.seat for s in rnd.active_seats}

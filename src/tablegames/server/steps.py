@@ -270,7 +270,7 @@ class RoundSteps:
     def apply_action(
         self, seat: int, action: Action, by: str, answer: tuple[int, dict[str, Any]] | None = None
     ) -> Any:
-        """Store and apply one decision; ``answer``: as :meth:`_persist_step`."""
+        """Store and apply one decision; ``answer``: as :meth:`~tablegames.server.store.StepStore.persist_step`."""
         live = self.state.live
         assert live is not None
         decision = self.state.decision_id()
@@ -320,7 +320,7 @@ class RoundSteps:
 
     @on_worker
     def on_timer(self) -> None:
-        """(Worker.) Close betting, time a turn out or retry a settlement, if it is still due."""
+        """The timer's step: close betting, time a turn out or retry a settlement, if it is still due."""
         live = self.state.live
         if live is None or self.state.moved_to is not None:
             return
