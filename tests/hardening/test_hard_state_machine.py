@@ -323,15 +323,19 @@ class TableMachine(RuleBasedStateMachine):
         if not seated:
             return
         live = self.runner.live
+        joined: int | None = None  # the round the wagers below joined
         if live is None or live.rnd.is_over or live.rnd.phase.value == "betting":
             for seat, c in seated.items():
                 live = self.runner.live
+                if joined is not None and (live is None or live.round_id != joined or live.rnd.is_over):
+                    break  # dealt by the last wager and over already (Final Count needs no decision): played
                 if live is not None and not live.rnd.is_over and live.rnd.seats[seat].playing:
                     continue
                 if live is not None and not live.rnd.is_over and live.rnd.phase.value != "betting":
                     break
                 c.send({"type": "wager", "request_id": self.rid(), "wagers": good_wagers(self.game)[0][0]})
                 self.sync()
+                joined = self.runner.live.round_id if self.runner.live is not None else None
         live = self.runner.live
         assert live is not None
         round_id = live.round_id

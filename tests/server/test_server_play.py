@@ -249,3 +249,22 @@ def test_envy_bonus_is_a_ledger_payment(make_server: Callable[..., Harness]) -> 
     assert h.balance(hdr2) == 100_000 + eve_rec["net"]
     assert eve_rec["returned"] >= 100_000
     h.check_ledger()
+
+
+def test_the_round_is_dealt_when_the_last_player_without_a_wager_leaves(
+    make_server: Callable[..., Harness],
+) -> None:
+    """The deal comes when every seated player has wagered: also when the one who had not leaves (before, the
+    table waited for the betting window; found by the hardening state machine)."""
+    h = make_server(betting_seconds=600.0)
+    table = h.table("three-card-poker", seats=2)
+    tok_a, _ = h.player("ann")
+    tok_b, _ = h.player("bob")
+    a, b = h.seated(tok_a, table), h.seated(tok_b, table)
+    ack = a.request(type="wager", wagers={"ante": 500})
+    assert ack["type"] == "ack"
+    state = b.state()
+    assert state["round"]["phase"] == "betting"  # bob has not wagered: no deal yet
+    assert b.request(type="leave")["type"] == "ack"
+    dealt = a.until(lambda m: m["type"] == "state" and m["round"] and m["round"]["phase"] != "betting")
+    assert dealt["round"]["phase"] == "deciding" and dealt["round"]["to_act"] == 1

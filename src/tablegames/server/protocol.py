@@ -302,7 +302,15 @@ class Protocol:
             self.store.store_answer(s, conn.player.player_id, ack)
         self.state.occupants = {k: p for k, p in self.state.occupants.items() if k != seat}
         self._send_ack(conn, ack)
-        self.pusher.changed()
+        if (
+            live is not None
+            and live.rnd.phase == Phase.BETTING
+            and live.rnd.active_seats
+            and all(live.rnd.seats[k].playing for k in self.state.occupants)
+        ):
+            self.steps.deal()  # the last seated player who had not wagered left: everyone left is in
+        else:
+            self.pusher.changed()
 
     @on_worker
     def on_wager(self, conn: Connection, msg: dict[str, Any]) -> None:
