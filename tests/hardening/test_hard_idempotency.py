@@ -97,7 +97,7 @@ class Table:
             legal = live.rnd.legal_actions(live.rnd.to_act) if live is not None and live.rnd.to_act else []
             msg["action"] = str(legal[n % len(legal)]) if legal else "ride"
         elif kind == "client_seed":  # commit to a seed (its SHA-256), or reveal the one committed (issue 20)
-            msg["commitment"] = commitment = self.runner._upcoming_pf().commitment
+            msg["commitment"] = commitment = self.runner.state.upcoming_pf().commitment
             pending = self.seeds.get((p, commitment))
             if pending is None or n % 2 == 0:
                 seed = f"seed-{n}"

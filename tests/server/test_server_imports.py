@@ -23,13 +23,6 @@ PACKAGE = "tablegames.server"
 # The app wiring: the modules that build or hand out the whole server (create_app; ServerDep / AdminDep).
 MAY_IMPORT_SERVICE = {"tablegames.server.app", "tablegames.server.routes.deps"}
 
-# The table runner's chain (TableRunner -> Recovery -> ... -> TableCore) is recomposed in its own branch
-# (issue 23): until that lands, its modules' classes are not held to one level. Empty this set once they hold
-# (test_the_runner_chain_exemption_is_still_needed fails then).
-RUNNER_CHAIN = {
-    f"{PACKAGE}.{m}" for m in ("runner", "protocol", "push", "settle", "steps", "recovery", "inbox")
-}
-
 
 def module_name(path: Path) -> str:
     parts = path.relative_to(SRC.parent).with_suffix("").parts
@@ -201,7 +194,7 @@ def test_no_server_class_is_more_than_one_level_deep() -> None:
     deep = {
         f"{cls.__module__}.{cls.__qualname__}": depth(cls)
         for cls in server_classes()
-        if depth(cls) > 1 and cls.__module__ not in RUNNER_CHAIN and not issubclass(cls, BaseModel)
+        if depth(cls) > 1 and not issubclass(cls, BaseModel)
     }
     assert not deep, deep
 
@@ -224,8 +217,3 @@ def test_the_server_is_composed_of_its_services() -> None:
         assert server.players.db is server.wallets.db is server.tables.db is server.db
     finally:
         server.stop()
-
-
-def test_the_runner_chain_exemption_is_still_needed() -> None:
-    deep = [cls.__qualname__ for cls in server_classes() if cls.__module__ in RUNNER_CHAIN and depth(cls) > 1]
-    assert deep, "the table runner's classes hold one level now: empty RUNNER_CHAIN"

@@ -25,7 +25,7 @@ Each game's wagers (their costs, fixed amounts and options), meters and decision
 """
 
 from tablegames.engine.actions import PULL, RIDE, STAND, TURN, Action, discard
-from tablegames.engine.base import MAX_SEATS, Phase, Round, SeatState, Table, WagerSpec
+from tablegames.engine.base import MAX_SEATS, Phase, Round, SeatState, Table
 from tablegames.engine.bots import Advisor, Bot, Hint, best_action, rule_of_thumb
 from tablegames.engine.errors import (
     BadIndex,
@@ -37,6 +37,7 @@ from tablegames.engine.errors import (
     WrongPhase,
     WrongSeat,
 )
+from tablegames.engine.wagers import WagerSpec
 
 __all__ = [
     "MAX_SEATS",

@@ -41,6 +41,7 @@ from tablegames.engine.events import (
     Settled,
     WagerPlaced,
 )
+from tablegames.engine.wagers import WagerSpec, dollars, validate_cents
 from tablegames.randomness import LiveRandom, RandomSource, SeededRandom, shuffle_deck
 from tablegames.rules import GameRules, registry
 from tablegames.rules.common import RuleError
@@ -54,22 +55,6 @@ class Phase(Enum):
     BETTING = "betting"
     DECIDING = "deciding"
     SETTLED = "settled"
-
-
-@dataclass(frozen=True)
-class WagerSpec:
-    """A wager a seat may place at this table, from the game's definition and the table's rules: its name,
-    whether it is the main wager, a fixed amount if any, whether it needs an option (the Flip Card outcome),
-    what it costs per unit of amount, and the wager it requires first."""
-
-    name: str
-    main: bool = False
-    fixed_cents: int | None = None
-    needs_option: bool = False
-    cost_multiple: int = 1
-    requires: str | None = None
-    title: str = ""
-    options: tuple[str, ...] = ()
 
 
 @dataclass
@@ -88,25 +73,6 @@ class SeatState:
     @property
     def playing(self) -> bool:
         return bool(self.wagers)
-
-
-def dollars(cents: int) -> str:
-    """Cents in an error's words, as dollars (issue 24: errors in cents).
-
-    >>> dollars(96800), dollars(1500000), dollars(1250)
-    ('$968', '$15,000', '$12.50')
-    """
-    whole, rest = divmod(abs(cents), 100)
-    return ("-" if cents < 0 else "") + f"${whole:,}" + (f".{rest:02d}" if rest else "")
-
-
-def validate_cents(amount: object, what: str) -> int:
-    """A wager amount must be a positive whole number of cents."""
-    if isinstance(amount, bool) or not isinstance(amount, int):
-        raise BadWager(f"{what} must be a whole number of cents, got {amount!r}")
-    if amount <= 0:
-        raise BadWager(f"{what} must be positive, got {amount}")
-    return amount
 
 
 class Table:
@@ -144,6 +110,7 @@ class Table:
         self.round_no = 0
         self.house_net = 0
         self.current: Round | None = None
+        self._replaced: tuple[Round | None, int] | None = None  # before open_round (withdraw)
 
     @property
     def game(self) -> str:
@@ -196,6 +163,66 @@ class Table:
         rnd = Round(self, order, self.round_no, source_name)
         self.current = rnd
         return rnd
+
+    # --- a server's table: its rounds stored, its meters shared ------------------------------------------
+
+    def count_from(self, round_no: int) -> None:
+        """Number the next round after ``round_no`` (a server's stored count); it never goes back."""
+        self.round_no = max(self.round_no, round_no)
+
+    def open_round(self, no: int, deck: Sequence[int]) -> Round:
+        """Open round ``no`` on ``deck``, whatever round is current: the next round of a stored count, or an
+        interrupted round rebuilt at its stored number (recovery and takeover replay its steps on it). Until
+        something is played on it, :meth:`withdraw` puts the table back as it was."""
+        self._replaced = (self.current, self.round_no)
+        self.current = None
+        self.round_no = no - 1
+        return self.new_round(deck=deck)
+
+    def withdraw(self, rnd: Round) -> None:
+        """Take back ``rnd``, opened by :meth:`open_round` but refused (its first wager was): the table is as
+        before it opened."""
+        if self.current is rnd and self._replaced is not None:
+            self.current, self.round_no = self._replaced
+        self._replaced = None
+
+    def link_meters(self, values: Mapping[str, int]) -> None:
+        """Linked meters (shared by every table of the game, R-OEF-9 and R-LIR-7): each meter named in
+        ``values`` now stands at that committed value plus the current round's own contributions, not committed
+        before it settles. The round's ``meters_before`` moves with it, so its house net stays its own."""
+        rnd = self.current
+        own: dict[str, int] = dict.fromkeys(self.meters, 0)
+        if rnd is not None:
+            for e in rnd.history:
+                if isinstance(e, JackpotContribution):
+                    own[e.meter] += e.amount
+        for name in self.meters:
+            if name not in values:
+                continue
+            new = values[name] + own[name]
+            diff = new - self.meters[name]
+            self.meters[name] = new
+            if rnd is not None:
+                rnd.meters_before[name] = rnd.meters_before.get(name, 0) + diff
+
+    def adopt(self, rnd: Round) -> None:
+        """Make ``rnd``, a round of this game built on another table, this table's current round: the same
+        round replayed at the meters locked for its settlement (:func:`~tablegames.engine.replay.at_meters`),
+        or a round rebuilt from its stored history (:func:`~tablegames.engine.replay.replay`). The meters it
+        left become this table's, and the house net counts its result instead of the round it replaces (the
+        one of the same number: same events but for the meter amounts, so what was shown stays valid)."""
+        if rnd.table is self:
+            self.current = rnd
+            return
+        played = self.current
+        self.meters.update(rnd.table.meters)
+        ended = rnd.history[-1]
+        if isinstance(ended, RoundEnded):
+            was = played.history[-1] if played is not None and played.round_no == rnd.round_no else None
+            self.house_net += ended.house_net - (was.house_net if isinstance(was, RoundEnded) else 0)
+        rnd.table = self
+        self.current = rnd
+        self.count_from(rnd.round_no)
 
 
 class Round:

@@ -54,15 +54,16 @@ def replay(
     """Rebuild a round by re-applying its wagers and decisions to the same cards.
 
     ``table`` (optional) is the table to play it on (its meters are used as they are); otherwise a fresh
-    table with the meter values the history implies. ``until`` stops after that many events of the
+    table with the meter values the history implies, the round at its recorded number. ``until`` stops after that many events of the
     original history (to rebuild an unfinished round's state).
     """
     start = history[0]
     if not isinstance(start, RoundStarted):
         raise ValueError("a history starts with round_started")
     events = history if until is None else history[:until]
-    if table is None:
+    if table is None:  # a fresh table: the round keeps its number
         table = Table(rules, seats=max(start.seats), meters=meters_before(history))
+        table.count_from(start.round_no - 1)
     rnd = table.new_round(deck=deck_from_history(history))
     dealt = False
     for e in events:
@@ -90,7 +91,7 @@ def at_meters(rnd: Round, meters: Mapping[str, int]) -> Round:
     if all(seen.get(name) == value for name, value in meters.items()):
         return rnd
     table = Table(rnd.table.rules, seats=rnd.table.seats, meters={**seen, **meters})
-    table.round_no = rnd.round_no - 1
+    table.count_from(rnd.round_no - 1)
     again = replay(rnd.table.rules, rnd.history, table=table)
     if len(again.history) != len(rnd.history) or again.phase != rnd.phase:
         raise AssertionError(f"round {rnd.round_no} replayed differently at other meter values")

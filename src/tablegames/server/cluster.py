@@ -476,7 +476,7 @@ class Cluster:
             if runner.moved_to is None and (live is None or live.settled) and table_id in self.held:
                 self._hand_over(table_id, runner, share)
 
-        runner._on_loop(runner._submit, between_rounds)
+        runner.between_rounds(between_rounds)
 
     def _hand_over(self, table_id: int, runner: Any, share: int) -> None:
         generation = self.held.get(table_id)

@@ -50,6 +50,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
+from tablegames.server.threads import on_any
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -129,8 +131,8 @@ class KnownTokens:
     def _key(token: str) -> bytes:
         return hashlib.sha256(token.encode()).digest()[:16]
 
+    @on_any
     def add(self, token: str) -> None:
-        """(Any thread.)"""
         key = self._key(token)
         with self._lock:
             self._hashes[key] = None

@@ -7,7 +7,7 @@ and hits, a re-seed) sends ``NOTIFY tablegames_meters`` with ``{"game", "meter",
 Every process runs a :class:`MeterFeed`: a :class:`~tablegames.server.notify.Listener` thread hands the
 payloads to the event loop, which has the changed games' meters re-read on a thread (one query, under the
 commit lock, so a value read never overwrites a newer one this process committed meanwhile) and each table of
-those games pushes them to its sockets within 0.2-0.4 s (:meth:`~tablegames.server.push.Pushes.meters_moved`).
+those games pushes them to its sockets within 0.2-0.4 s (:meth:`~tablegames.server.push.Pusher.meters_moved`).
 The payload says what changed and where; the values shown are the database's, so a notification lost while
 the listener reconnects, or one from another schema of the same database, can never show a wrong value.
 """
@@ -40,6 +40,7 @@ from tablegames.server.db import (
 )
 from tablegames.server.notify import Listener, notify_all
 from tablegames.server.outage import database_unreachable
+from tablegames.server.threads import on_loop
 
 if TYPE_CHECKING:
     from tablegames.engine.events import JackpotHit
@@ -197,8 +198,9 @@ class MeterFeed:
             self.listener.stop()
             self.listener = None
 
+    @on_loop
     def on_payload(self, payload: dict[str, Any]) -> None:
-        """(Event loop.) One notification, or a resync after the listener (re)connected: have the meters re-read
+        """One notification, or a resync after the listener (re)connected: have the meters re-read
         off the loop; notifications arriving meanwhile are merged into the next re-read."""
         if payload.get("origin") == self.origin:
             return  # this process's own commit: its balance cache already has the values

@@ -13,7 +13,6 @@ from tablegames.engine import IllegalAction, Phase
 from tablegames.engine.events import ActionTaken
 from tablegames.randomness.client_seeds import SeedError, check_seed_hash
 from tablegames.randomness.fairness import check_player_seed
-from tablegames.server import statements as sql
 from tablegames.server.checks import check_request_id, idempotency_key
 from tablegames.server.client import (
     _SOCKETS_LOCK,
@@ -31,48 +30,64 @@ from tablegames.server.db import (
 )
 from tablegames.server.errors import ApiError, from_engine
 from tablegames.server.outage import database_unreachable, unavailable
-from tablegames.server.steps import Steps
+from tablegames.server.push import Pusher
+from tablegames.server.settle import Settler
+from tablegames.server.state import TableState
+from tablegames.server.steps import RoundSteps
+from tablegames.server.store import StepStore
 from tablegames.server.tables import clear_seat
+from tablegames.server.threads import on_any, on_worker
 
 log = logging.getLogger("tablegames.server")
 
 IDEMPOTENT = frozenset({"sit", "leave", "wager", "act", "client_seed"})  # the state-changing messages
 
 
-class Protocol(Steps):
+class Protocol:
     """The WebSocket protocol of one table (docs/protocol.md): sockets attached and bounded, each message
     handled (refusals are ``error`` messages and change nothing), answers kept for repeated request ids."""
 
+    def __init__(
+        self, state: TableState, store: StepStore, steps: RoundSteps, settler: Settler, pusher: Pusher
+    ) -> None:
+        self.state = state
+        self.store = store
+        self.steps = steps
+        self.settler = settler
+        self.pusher = pusher
+
+    @on_worker
     def attach(self, conn: Connection) -> None:
         # the tables attach on their own threads: one count of a player's sockets at a time
         with _SOCKETS_LOCK:
             if not self._make_room(conn):
                 return
             # copy-on-write: the loop's thread reads the list too (closed ones left by a racing detach go now)
-            self.conns = [*(c for c in self.conns if not c.gone), conn]
-        cfg = self.server.config
+            self.state.conns = [*(c for c in self.state.conns if not c.gone), conn]
+        cfg = self.state.server.config
         conn.send(
             {
                 "type": "welcome",
                 "player": {"player_id": conn.player.player_id, "name": conn.player.name},
-                "table": self.info(),
-                "seat": self.seat_of(conn.player.player_id),
-                "balance": self.server.balance(conn.player),
+                "table": self.state.info(),
+                "seat": self.state.seat_of(conn.player.player_id),
+                "balance": self.state.server.balance(conn.player),
                 "betting_seconds": cfg.betting_seconds,
                 "turn_seconds": cfg.turn_seconds,
             }
         )
-        self._push(conn)
+        self.pusher.push(conn)
 
+    @on_worker
     def _make_room(self, conn: Connection) -> bool:
         """Bound the sockets (per player here and overall, per table): close the player's oldest beyond
         :data:`MAX_SOCKETS_PER_PLAYER_TABLE` / :data:`MAX_SOCKETS_PER_PLAYER` (``4409``); at a table with
         :data:`MAX_SOCKETS_PER_TABLE` sockets a seated player's new socket replaces an onlooker's oldest, an
         onlooker's is refused (``4503``). False when ``conn`` itself was refused."""
         pid = conn.player.player_id
-        live = [c for c in self.conns if not c.gone]
+        live = [c for c in self.state.conns if not c.gone]
         if len(live) >= MAX_SOCKETS_PER_TABLE:
-            seated = {p.player_id for p in self.occupants.values()}
+            seated = {p.player_id for p in self.state.occupants.values()}
             onlookers = [c for c in live if c.player.player_id not in seated]
             if pid not in seated or not onlookers:
                 self._close_with(
@@ -90,7 +105,7 @@ class Protocol(Steps):
             self._close_with(old, CLOSE_REPLACED, "replaced", "a newer socket of yours opened at this table")
         anywhere = [
             c
-            for runner in list(self.server.runners.values())
+            for runner in list(self.state.server.runners.values())
             for c in runner.conns
             if c.player.player_id == pid and not c.gone
         ]
@@ -99,27 +114,30 @@ class Protocol(Steps):
             self._close_with(old, CLOSE_REPLACED, "replaced", "a newer socket of yours opened")
         return True
 
+    @on_worker
     def _close_with(self, conn: Connection, close_code: int, code: str, message: str) -> None:
         """Tell the client why, then close its socket with ``close_code`` (its own handler detaches it)."""
         conn.send({"type": "error", "code": code, "message": message, "request_id": None})
         conn.close(close_code)
-        self.conns = [c for c in self.conns if c is not conn]
+        self.state.conns = [c for c in self.state.conns if c is not conn]
 
+    @on_any
     def detach(self, conn: Connection) -> None:
-        """(Safe from any thread.)"""
-        self.conns = [c for c in self.conns if c is not conn]
+        """The socket closed (its handler's thread: the loop)."""
+        self.state.conns = [c for c in self.state.conns if c is not conn]
         conn.close()
 
+    @on_worker
     def handle(self, conn: Connection, text: str | bytes) -> None:
         """Handle one client message; every refusal is an ``error`` message and changes nothing."""
         rid: str | None = None
-        if self.moved_to is not None:  # another process serves this table now (cluster.py)
-            redirect(conn, self.table_id, self.moved_to)
+        if self.state.moved_to is not None:  # another process serves this table now (cluster.py)
+            redirect(conn, self.state.table_id, self.state.moved_to)
             return
         try:
-            if len(text) > self.server.config.max_message_bytes:
+            if len(text) > self.state.server.config.max_message_bytes:
                 raise ApiError(
-                    "bad_message", f"message larger than {self.server.config.max_message_bytes} bytes"
+                    "bad_message", f"message larger than {self.state.server.config.max_message_bytes} bytes"
                 )
             try:
                 msg = json.loads(text)
@@ -136,13 +154,12 @@ class Protocol(Steps):
                 raise ApiError("unknown_type", f"unknown message type {kind!r}; known: {known}")
             if kind in IDEMPOTENT and rid is not None:
                 pid = conn.player.player_id
-                answers = self._answers.get(pid)
-                old = answers.get(rid) if answers is not None else None
+                old = self.store.remembered(pid, rid)
                 if old is None and kind != "wager":  # (a wager looks its own up, stored with its money)
                     # not answered by this process (yet): answered before a restart or a takeover, or forgotten
-                    old = self.stored_answer(pid, rid)
+                    old = self.store.stored_answer(pid, rid)
                     if old is not None:
-                        self._remember(pid, old)
+                        self.store.remember(pid, old)
                 if old is not None:  # a repeated request id: the first answer again, nothing changes
                     conn.send({**old, "duplicate": True})
                     return
@@ -150,7 +167,9 @@ class Protocol(Steps):
         except ApiError as exc:
             conn.send({"type": "error", **exc.to_dict(), "request_id": rid})
         except LeaseLost:  # nothing was written: the client is sent to the new owner, and retries there
-            if self.server.cluster.kept(self.table_id):  # still this node's (a database outage, issue 20)
+            if self.state.server.cluster.kept(
+                self.state.table_id
+            ):  # still this node's (a database outage, issue 20)
                 conn.send(unavailable(rid))
                 return
             conn.send(
@@ -161,17 +180,17 @@ class Protocol(Steps):
                     "request_id": rid,
                 }
             )
-            self.server.cluster.lose(self.table_id, check=False)
+            self.state.server.cluster.lose(self.state.table_id, check=False)
         except IllegalAction as exc:
             conn.send({"type": "error", **from_engine(exc).to_dict(), "request_id": rid})
         except SQLAlchemyError as exc:
             if database_unreachable(exc):  # an outage (issue 20): one line, and the client retries
                 log.warning(
-                    "table %s: the database cannot be reached (%s)", self.table_id, type(exc).__name__
+                    "table %s: the database cannot be reached (%s)", self.state.table_id, type(exc).__name__
                 )
                 conn.send(unavailable(rid))
                 return
-            log.exception("database error on table %s", self.table_id)
+            log.exception("database error on table %s", self.state.table_id)
             conn.send(
                 {
                     "type": "error",
@@ -181,15 +200,17 @@ class Protocol(Steps):
                 }
             )
         except Exception:
-            log.exception("unexpected error on table %s", self.table_id)
+            log.exception("unexpected error on table %s", self.state.table_id)
             conn.send(
                 {"type": "error", "code": "server_error", "message": "internal error", "request_id": rid}
             )
 
+    @on_worker
     def _ack(self, conn: Connection, kind: str, msg: dict[str, Any], **fields: Any) -> None:
         self._send_ack(conn, self._answer(kind, msg, **fields))
 
     @staticmethod
+    @on_any
     def _answer(kind: str, msg: dict[str, Any], **fields: Any) -> dict[str, Any]:
         """The ``ack`` answering ``msg`` (built before its change is stored: it is stored with it)."""
         rid = msg.get("request_id") if isinstance(msg.get("request_id"), str) else None
@@ -198,13 +219,15 @@ class Protocol(Steps):
             ack.setdefault("duplicate", False)
         return ack
 
+    @on_worker
     def _send_ack(self, conn: Connection, ack: dict[str, Any]) -> None:
         if ack["for"] in IDEMPOTENT:
-            self._remember(conn.player.player_id, ack)
+            self.store.remember(conn.player.player_id, ack)
         conn.send(ack)
 
     # --- handlers ---------------------------------------------------------------------------------
 
+    @on_worker
     def on_ping(self, conn: Connection, msg: dict[str, Any]) -> None:
         conn.send(
             {
@@ -213,10 +236,12 @@ class Protocol(Steps):
             }
         )
 
+    @on_worker
     def on_state(self, conn: Connection, msg: dict[str, Any]) -> None:
         conn.round_key = None  # resend the round's events from the start
-        self._push(conn)
+        self.pusher.push(conn)
 
+    @on_worker
     def on_hints(self, conn: Connection, msg: dict[str, Any]) -> None:
         on = msg.get("on")
         if not isinstance(on, bool):
@@ -224,18 +249,21 @@ class Protocol(Steps):
         conn.hints = on
         conn.last_hint = None
         self._ack(conn, "hints", msg, on=on)
-        self._push(conn)
+        self.pusher.push(conn)
 
+    @on_worker
     def on_sit(self, conn: Connection, msg: dict[str, Any]) -> None:
         check_request_id(msg.get("request_id"), required=False)
         pid = conn.player.player_id
-        if self.seat_of(pid) is not None:
-            raise ApiError("already_seated", f"you already sit at seat {self.seat_of(pid)} of this table")
+        if self.state.seat_of(pid) is not None:
+            raise ApiError(
+                "already_seated", f"you already sit at seat {self.state.seat_of(pid)} of this table"
+            )
         seat = msg.get("seat")
-        n = self.row.seats
-        busy = set(self.occupants)
-        if self.live is not None and not self.live.rnd.is_over:
-            busy |= {s.seat for s in self.live.rnd.active_seats}
+        n = self.state.row.seats
+        busy = set(self.state.occupants)
+        if self.state.live is not None and not self.state.live.rnd.is_over:
+            busy |= {s.seat for s in self.state.live.rnd.active_seats}
         if seat is None:
             free = [i for i in range(1, n + 1) if i not in busy]
             if not free:
@@ -247,53 +275,54 @@ class Protocol(Steps):
             raise ApiError("seat_taken", f"seat {seat} is taken")
         ack = self._answer("sit", msg, seat=seat)
         try:
-            with self.server.tx(self.fence) as s:
-                s.add(Seating(table_id=self.table_id, seat=seat, player_id=pid))
+            with self.store.tx() as s:
+                s.add(Seating(table_id=self.state.table_id, seat=seat, player_id=pid))
                 s.flush()  # (a taken seat fails here, before the answer is stored)
-                self._store_answer(s, pid, ack)
+                self.store.store_answer(s, pid, ack)
         except IntegrityError:
             raise ApiError("seat_taken", f"seat {seat} is taken") from None
-        self.occupants = {
-            **self.occupants,
+        self.state.occupants = {
+            **self.state.occupants,
             seat: conn.player,
         }  # copy-on-write (info() reads it from the loop)
         self._send_ack(conn, ack)
-        self._changed()
+        self.pusher.changed()
 
+    @on_worker
     def on_leave(self, conn: Connection, msg: dict[str, Any]) -> None:
-        seat = self.seat_of(conn.player.player_id)
+        seat = self.state.seat_of(conn.player.player_id)
         if seat is None:
             raise ApiError("not_seated", "you do not sit at this table")
-        live = self.live
+        live = self.state.live
         if live is not None and not live.rnd.is_over and live.rnd.seats[seat].playing:
             raise ApiError("in_round", f"seat {seat} has wagers in play; leave after the round")
         ack = self._answer("leave", msg, seat=seat)
-        with self.server.tx(self.fence) as s:
-            clear_seat(s, self.table_id, conn.player.player_id)
-            self._store_answer(s, conn.player.player_id, ack)
-        self.occupants = {k: p for k, p in self.occupants.items() if k != seat}
+        with self.store.tx() as s:
+            clear_seat(s, self.state.table_id, conn.player.player_id)
+            self.store.store_answer(s, conn.player.player_id, ack)
+        self.state.occupants = {k: p for k, p in self.state.occupants.items() if k != seat}
         self._send_ack(conn, ack)
         if (
             live is not None
             and live.rnd.phase == Phase.BETTING
             and live.rnd.active_seats
-            and all(live.rnd.seats[k].playing for k in self.occupants)
+            and all(live.rnd.seats[k].playing for k in self.state.occupants)
         ):
-            self._deal()  # the last seated player who had not wagered left: everyone left is in
+            self.steps.deal()  # the last seated player who had not wagered left: everyone left is in
         else:
-            self._changed()
+            self.pusher.changed()
 
+    @on_worker
     def on_wager(self, conn: Connection, msg: dict[str, Any]) -> None:
         rid = check_request_id(msg.get("request_id"), required=True)
         assert rid is not None
         player = conn.player
-        key = idempotency_key(f"wager:{self.table_id}", rid)
-        with self.server.reads.connect() as c:
-            old = c.execute(sql.IDEMPOTENT, {"player": player.player_id, "key": key}).scalar()
+        key = idempotency_key(f"wager:{self.state.table_id}", rid)
+        old = self.store.stored(player.player_id, key)
         if old is not None:
             conn.send({**old, "duplicate": True})
             return
-        seat = self.seat_of(player.player_id)
+        seat = self.state.seat_of(player.player_id)
         if seat is None:
             raise ApiError("not_seated", "take a seat (sit) before wagering")
         wagers = msg.get("wagers")
@@ -305,24 +334,25 @@ class Protocol(Steps):
         for name in options:
             if name not in wagers:
                 raise ApiError("bad_message", f"option for {name!r} without that wager in this message")
-        live = self.live
+        live = self.state.live
         if live is not None and live.rnd.is_over and not live.settled:
-            self._settle()  # a settlement that failed earlier is retried before anything else
+            self.settler.settle()  # a settlement that failed earlier is retried before anything else
         if live is not None and not live.rnd.is_over:
-            self._place(conn, live, seat, rid, key, wagers, options)
+            self.steps.place(conn, live, seat, rid, key, wagers, options)
             return
         # A new round opens only when this wager is placed: a refused wager leaves the table as it was.
-        previous = (self.engine.current, self.engine.round_no)
+        opened = self.steps.new_live()
         try:
-            self._place(conn, self._new_live(), seat, rid, key, wagers, options)
+            self.steps.place(conn, opened, seat, rid, key, wagers, options)
         except BaseException:
-            if self.live is None or self.live.rnd is previous[0]:
-                self.engine.current, self.engine.round_no = previous
+            if self.state.live is not opened:
+                self.state.engine.withdraw(opened.rnd)
             raise
 
+    @on_worker
     def on_act(self, conn: Connection, msg: dict[str, Any]) -> None:
         check_request_id(msg.get("request_id"), required=False)
-        seat = self.seat_of(conn.player.player_id)
+        seat = self.state.seat_of(conn.player.player_id)
         if seat is None:
             raise ApiError("not_seated", "you do not sit at this table")
         if "seat" in msg and msg["seat"] != seat:
@@ -330,7 +360,7 @@ class Protocol(Steps):
         decision = msg.get("decision")
         if decision is not None and (not isinstance(decision, str) or not 1 <= len(decision) <= 64):
             raise ApiError("bad_message", "decision must be the state's decision id (a string)")
-        answered = self._decided.get(decision) if decision is not None else None
+        answered = self.state.decided.get(decision) if decision is not None else None
         if answered is not None:
             # a repeated or stale decision (another socket, a retry, a timeout took it): nothing changes
             by_seat, event = answered
@@ -338,7 +368,7 @@ class Protocol(Steps):
                 raise ApiError("not_your_turn", f"decision {decision} was seat {by_seat}'s, not yours")
             self._ack(conn, "act", msg, decision=decision, event=event, duplicate=True)
             return
-        live = self.live
+        live = self.state.live
         if live is None or live.rnd.phase != Phase.DECIDING:
             raise ApiError("wrong_phase", "there is no decision to take now")
         text = msg.get("action")
@@ -346,7 +376,7 @@ class Protocol(Steps):
             raise ApiError("bad_message", "act needs 'action', e.g. \"stand\"")
         # the engine's rule (whose turn, which actions are legal now): typed errors, nothing changed
         action = live.rnd.verify_act(seat, text)
-        current = self.decision_id()
+        current = self.state.decision_id()
         if decision is None:
             raise ApiError(
                 "bad_message", f"act needs 'decision': the id of the decision it answers ({current})"
@@ -357,10 +387,11 @@ class Protocol(Steps):
         ack = self._answer(
             "act", msg, decision=decision, event=ActionTaken(seat, str(action), "player").to_dict()
         )
-        event = self._apply_action(seat, action, "player", answer=(conn.player.player_id, ack))
+        event = self.steps.apply_action(seat, action, "player", answer=(conn.player.player_id, ack))
         self._send_ack(conn, {**ack, "event": event.to_dict()})
-        self._after_step()
+        self.steps.after_step()
 
+    @on_worker
     def on_client_seed(self, conn: Connection, msg: dict[str, Any]) -> None:
         """Commit to, or reveal, the player's seed for the next round (docs/protocol.md, "Client seeds").
 
@@ -373,7 +404,7 @@ class Protocol(Steps):
         (issue 20 defect 3; :mod:`tablegames.randomness.client_seeds`).
         """
         check_request_id(msg.get("request_id"), required=False)
-        upcoming = self._upcoming_pf()
+        upcoming = self.state.upcoming_pf()
         if upcoming is None:
             raise ApiError("not_provably_fair", "this table does not deal provably fair rounds")
         has_hash, has_seed = "seed_hash" in msg, "seed" in msg
@@ -398,9 +429,9 @@ class Protocol(Steps):
                 f"one); the next round's is {upcoming.commitment}",
             )
         pid = conn.player.player_id
-        if self.seat_of(pid) is None:  # a watcher's reveal would close the seated players' commitments
+        if self.state.seat_of(pid) is None:  # a watcher's reveal would close the seated players' commitments
             raise ApiError("not_seated", "only a seated player gives a client seed: sit first")
-        book = self.seed_round
+        book = self.state.seed_round
         before = copy.deepcopy(book)
         try:
             position = book.commit(pid, hashed) if hashed is not None else book.reveal(pid, seed or "")
@@ -415,18 +446,18 @@ class Protocol(Steps):
             seed=seed,
             position=position,
             commitment=upcoming.commitment,
-            round_no=self.engine.round_no + 1,
+            round_no=self.state.engine.round_no + 1,
         )
         if ack["request_id"] is not None:  # the answer stored with it: a refused write changes nothing
             try:
-                with self.server.write(self.fence) as db:
-                    self._store_answer(db, pid, ack)
+                with self.store.write() as db:
+                    self.store.store_answer(db, pid, ack)
             except BaseException:
-                self.seed_round = before
+                self.state.seed_round = before
                 raise
         self._send_ack(conn, ack)
-        for c in list(self.conns):  # everyone sees who committed, and when commitments close
-            self._push(c)
+        for c in list(self.state.conns):  # everyone sees who committed, and when commitments close
+            self.pusher.push(c)
 
     HANDLERS: ClassVar[dict[str, Any]] = {
         "sit": on_sit,

@@ -13,7 +13,6 @@ from tablegames.engine.events import (
     JackpotContribution,
     JackpotHit,
     NeighbourBonusPaid,
-    RoundEnded,
 )
 from tablegames.engine.replay import at_meters
 from tablegames.randomness import (
@@ -27,19 +26,28 @@ from tablegames.server.db import (
     SETTLED,
 )
 from tablegames.server.meters import announce
-from tablegames.server.push import Pushes
+from tablegames.server.state import TableState
+from tablegames.server.store import StepStore
+from tablegames.server.threads import on_worker
 
 
-class Settling(Pushes):
+class Settler:
     """A finished round's settlement, written once in one transaction at the locked meter values."""
 
-    def _settle(self) -> None:
+    def __init__(self, state: TableState, store: StepStore) -> None:
+        self.state = state
+        self.store = store
+        self.server = state.server
+
+    @on_worker
+    def settle(self) -> None:
         """Write the round's settlement in one transaction, exactly once (status change included)."""
-        live = self.live
+        state = self.state
+        live = state.live
         assert live is not None and live.round_id is not None
         rnd = live.rnd
         round_id = live.round_id
-        with self.server.write(self.fence) as c:
+        with self.store.write() as c:
             row = c.execute(sql.ROUND_FOR_SETTLEMENT, {"rid": round_id}).one()
             if row.status == SETTLED:
                 live.settled = True
@@ -55,8 +63,8 @@ class Settling(Pushes):
                 wallets={seat: wallets[pid] for seat, pid in seat_players.items()},
                 players=seat_players,
                 house=self.server.system[HOUSE],
-                in_play=self.in_play,
-                meters=self.server.meter_accounts(self.game),
+                in_play=self.state.in_play,
+                meters=self.server.meter_accounts(state.game),
             )
             settled = settlement.settlement(rnd.history, accounts, round_id)
             postings, hit_postings = settled.postings, settled.hits
@@ -64,7 +72,7 @@ class Settling(Pushes):
             fairness = None
             if row.server_seed and row.client_seed is not None and row.nonce is not None:
                 fairness = fairness_record(
-                    game=self.game,
+                    game=state.game,
                     round_id=round_id,
                     server_seed=ServerSeed.from_hex(row.server_seed),
                     client_seed=row.client_seed,
@@ -90,7 +98,7 @@ class Settling(Pushes):
             # not, until the commit)
             ids, balances = ledger.post_all(c, postings)
             hit_seqs = self._record_hits(c, round_id, seat_players, [(ids[i], e) for i, e in hit_postings])
-            announce(c, self.server, self.game, balances, hit_postings, hit_seqs)  # other processes' meters
+            announce(c, self.server, state.game, balances, hit_postings, hit_seqs)  # other processes' meters
             untouched = sorted({accounts.wallets[r.seat] for r in settled.results} - set(balances))
             if untouched:
                 balances.update(
@@ -108,10 +116,13 @@ class Settling(Pushes):
                     for r in results
                 ],
             )
-        if rnd is not live.rnd:
-            self._adopt(rnd)
+        if (
+            rnd is not live.rnd
+        ):  # the round as the engine settled it at the locked meters replaces the one played
+            state.engine.adopt(rnd)
+            live.rnd = rnd
         live.settled = True
-        names = {p.player_id: p.name for p in self.occupants.values()}
+        names = {p.player_id: p.name for p in state.occupants.values()}
         live.result = {
             "type": "round_result",
             "round_id": live.round_id,
@@ -121,9 +132,10 @@ class Settling(Pushes):
             "jackpot_hits": [
                 {**e.to_dict(), "hit_seq": seq} for (_, e), seq in zip(hit_postings, hit_seqs, strict=True)
             ],
-            "meters": dict(self.engine.meters),
+            "meters": dict(state.engine.meters),
         }
 
+    @on_worker
     def _at_locked_meters(self, c: Any, rnd: Round, wallets: Iterable[int]) -> Round:
         """(In the settlement's transaction, before it writes.) Lock the linked meters the round contributed to
         or hit, read them as they stand and have the engine settle the round at those values (:func:`at_meters`).
@@ -138,16 +150,17 @@ class Settling(Pushes):
         touched = sorted({e.meter for e in rnd.history if isinstance(e, JackpotContribution | JackpotHit)})
         if not touched:
             return rnd
-        accounts = self.server.meter_accounts(self.game)
-        values = ledger.lock_balances(c, [*(accounts[m] for m in touched), *wallets, self.in_play])
+        accounts = self.server.meter_accounts(self.state.game)
+        values = ledger.lock_balances(c, [*(accounts[m] for m in touched), *wallets, self.state.in_play])
         return at_meters(rnd, {m: values[accounts[m]] for m in touched})
 
+    @on_worker
     def _record_hits(
         self, c: Any, round_id: int, seat_players: dict[int, int], hits: list[tuple[int, JackpotHit]]
     ) -> list[int]:
         """(In the settlement's transaction, under the meters' locks.) Number the round's hits in each meter's
         order of hits and store them with their ledger transactions; the numbers, in the order of ``hits``."""
-        meter_ids = self.server.meter_ids(self.game)
+        meter_ids = self.server.meter_ids(self.state.game)
         last: dict[str, int] = {}
         seqs = []
         for _, e in hits:
@@ -174,17 +187,3 @@ class Settling(Pushes):
                 ],
             )
         return seqs
-
-    def _adopt(self, rnd: Round) -> None:
-        """(After the commit.) The round as the engine settled it at the locked meters replaces the one played
-        (the same events but for the meter amounts, so what the clients were sent stays valid)."""
-        live = self.live
-        assert live is not None
-        played = live.rnd
-        self.engine.meters.update(rnd.table.meters)
-        ended, was = rnd.history[-1], played.history[-1]
-        if isinstance(ended, RoundEnded) and isinstance(was, RoundEnded):
-            self.engine.house_net += ended.house_net - was.house_net
-        rnd.table = self.engine
-        self.engine.current = rnd
-        live.rnd = rnd
