@@ -20,6 +20,17 @@ depends_on = None
 
 
 def upgrade() -> None:
+    # (a database adopted unversioned from this schema has them already: revision 0001 replays over it)
+    existing = set(sa.inspect(op.get_bind()).get_table_names())
+    if "staff" not in existing:
+        _staff()
+    if "staff_sessions" not in existing:
+        _sessions()
+    if "audit_entries" not in existing:
+        _audit()
+
+
+def _staff() -> None:
     op.create_table(
         "staff",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -34,6 +45,9 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id"),
         sa.UniqueConstraint("name"),
     )
+
+
+def _sessions() -> None:
     op.create_table(
         "staff_sessions",
         sa.Column("token_hash", sa.String(length=64), nullable=False),
@@ -45,6 +59,9 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("token_hash"),
     )
     op.create_index(op.f("ix_staff_sessions_staff_id"), "staff_sessions", ["staff_id"], unique=False)
+
+
+def _audit() -> None:
     op.create_table(
         "audit_entries",
         sa.Column("id", sa.Integer(), nullable=False),

@@ -19,7 +19,9 @@ depends_on = None
 
 
 def upgrade() -> None:
-    op.add_column("players", sa.Column("password_hash", sa.String(length=200), nullable=True))
+    columns = {c["name"] for c in sa.inspect(op.get_bind()).get_columns("players")}
+    if "password_hash" not in columns:  # (a database adopted unversioned from this schema has it already)
+        op.add_column("players", sa.Column("password_hash", sa.String(length=200), nullable=True))
 
 
 def downgrade() -> None:
