@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from tablegames.server.contract.base import Closed
 from tablegames.server.routes.deps import COMMON_ERRORS, Auth, Out, ServerDep, errors, off_loop
 
 router = APIRouter(tags=["players"], responses=COMMON_ERRORS)
 
 
-class RegisterBody(BaseModel):
+class RegisterBody(Closed):
     name: str = Field(min_length=1, max_length=40)
 
 

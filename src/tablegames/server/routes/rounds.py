@@ -8,6 +8,7 @@ from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import Response
 
 from tablegames.server.checks import HISTORY_PAGE_MAX
+from tablegames.server.contract import Event, FairnessRecord
 from tablegames.server.errors import ApiError
 from tablegames.server.queries import history, player_id_of, round_recall
 from tablegames.server.routes.deps import (
@@ -41,7 +42,7 @@ class RoundSummary(Out):
     table: str
     game: str
     round_no: int
-    rules: dict[str, Any]  # the round's complete rule set (as it started)
+    rules: dict[str, str]  # the round's complete rule set (as it started)
     rule_set: str | None = None  # the name of its table's rule set
     status: str
     started: str | None
@@ -60,9 +61,9 @@ class JackpotMove(Out):
 
 
 class RoundRecall(RoundSummary):
-    events: list[dict[str, Any]]  # the round's events in order (docs/protocol.md)
+    events: list[Event]  # the round's events in order (docs/protocol.md)
     jackpot: list[JackpotMove]
-    fairness: dict[str, Any] | None  # the provably fair record (None: a test deck)
+    fairness: FairnessRecord | None  # the provably fair record (None: a test deck)
 
 
 @router.get("/rounds/{round_id}", response_model=RoundRecall, responses=errors(404, 409))
