@@ -185,7 +185,17 @@ def analysis_schema() -> dict[str, Any]:
 
 
 def analysis_schema_text() -> str:
-    return json.dumps(analysis_schema(), indent=2) + "\n"
+    """The schema as the file holds it: one line per top-level key, per property and per definition."""
+
+    def block(items: Mapping[str, Any], indent: str) -> str:
+        lines = [f"{indent}{json.dumps(k)}: {json.dumps(v)}" for k, v in items.items()]
+        return "{\n" + ",\n".join(lines) + "\n" + indent[:-2] + "}"
+
+    top = [
+        f"  {json.dumps(k)}: " + (block(v, "    ") if k in ("properties", "$defs") else json.dumps(v))
+        for k, v in analysis_schema().items()
+    ]
+    return "{\n" + ",\n".join(top) + "\n}\n"
 
 
 # --- the Math lab's answer --------------------------------------------------------------------------------
