@@ -57,7 +57,8 @@ class LimitsBody(Closed):
     max_bet: StrictInt | None = None
 
 
-TableOut = TableInfo  # a table as listed (the ``welcome`` message's ``table`` too)
+class TableOut(TableInfo):
+    """A table as listed: the contract's ``TableInfo`` (the ``welcome`` message's ``table`` too)."""
 
 
 class EdgeConfirmation(Out):
@@ -69,11 +70,11 @@ class EdgeConfirmation(Out):
     edges: dict[str, str]  # wager -> its exact house edge below the floor
 
 
-class CreatedTable(TableInfo):
+class CreatedTable(TableOut):
     edge_confirmation: EdgeConfirmation | None = None  # who confirmed a house edge below the floor
 
 
-class TableView(TableInfo):
+class TableView(TableOut):
     view: RoundView | None  # the engine's view of the live round for an onlooker (None: no round yet)
 
 
