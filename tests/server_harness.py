@@ -70,10 +70,12 @@ class WS:
         url = f"/ws/tables/{table_id}" + (f"?token={token}" if token is not None else "")
         self.ws = stack.enter_context(client.websocket_connect(url))
         self.log: list[Message] = []
+        self.sent: list[Message] = []  # every message sent with ``send`` (the contract tests check them)
         self.max_messages = max_messages
         self._ids = itertools.count()
 
     def send(self, **msg: Any) -> None:
+        self.sent.append(msg)
         self.ws.send_json(msg)
 
     def send_text(self, text: str) -> None:

@@ -214,8 +214,8 @@ def test_the_check_finds_a_stale_table_and_write_refreshes_it(tmp_path: Path) ->
 
     from tablegames.cli import app, docs
 
-    (tmp_path / "docs").mkdir()
-    for page in docs.REGIONS:
+    for page in [*docs.REGIONS, *docs.FILES]:  # the pages, and the generated files (the analysis schema)
+        (tmp_path / page).parent.mkdir(exist_ok=True)
         (tmp_path / page).write_text((ROOT / page).read_text(encoding="utf-8"), encoding="utf-8")
     protocol = tmp_path / "docs" / "protocol.md"
     text = protocol.read_text(encoding="utf-8")

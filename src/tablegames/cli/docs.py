@@ -222,6 +222,17 @@ def refresh(text: str, regions: Mapping[str, str]) -> str:
     return REGION.sub(one, text)
 
 
+def analysis_schema() -> str:
+    """``schemas/analysis.schema.json``: the JSON Schema of ``analyze --format json``, from its model."""
+    from tablegames.analysis.result import analysis_schema_text  # (pydantic: only when the docs are made)
+
+    return analysis_schema_text()
+
+
+FILES: dict[str, Callable[[], str]] = {"schemas/analysis.schema.json": analysis_schema}
+"""Whole files generated from the code (not marked regions of a page)."""
+
+
 def expected(root: Path) -> dict[Path, str]:
     """Each page as it should read: its regions regenerated. A region missing from its page raises."""
     out: dict[Path, str] = {}
@@ -233,6 +244,8 @@ def expected(root: Path) -> dict[Path, str]:
         if missing:
             raise ValueError(f"{page} has no marked region {', '.join(missing)}")
         out[path] = refresh(text, {name: make() for name, make in regions.items()})
+    for page, make_file in FILES.items():
+        out[root / page] = make_file()
     return out
 
 
@@ -241,7 +254,7 @@ def stale(root: Path) -> list[str]:
     return [
         str(path.relative_to(root))
         for path, text in expected(root).items()
-        if path.read_text(encoding="utf-8") != text
+        if not path.is_file() or path.read_text(encoding="utf-8") != text
     ]
 
 
@@ -250,6 +263,7 @@ def write(root: Path) -> list[str]:
     changed = stale(root)
     for path, text in expected(root).items():
         if str(path.relative_to(root)) in changed:
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
     return changed
 
@@ -264,8 +278,9 @@ def docs(
     write_: bool = typer.Option(False, "--write", help="rewrite the stale generated regions"),
     root: Path | None = typer.Option(None, "--root", help="the checkout (default: this package's)"),
 ) -> None:
-    """The per-game tables of docs/protocol.md and docs/games.md, from the game registry: says which are
-    stale (exit code 1), or rewrites them with --write."""
+    """The per-game tables of docs/protocol.md and docs/games.md, from the game registry, and
+    schemas/analysis.schema.json, from the analysis's model: says which are stale (exit code 1), or rewrites
+    them with --write."""
     base = root or default_root()
     try:
         changed = write(base) if write_ else stale(base)

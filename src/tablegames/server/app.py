@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, RedirectResponse
+from fastapi.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -26,6 +26,7 @@ from tablegames.randomness import RandomSource
 from tablegames.rules import registry
 from tablegames.server.cluster import NotOwner
 from tablegames.server.connections import ConnectionLimits, bounded_http_protocol
+from tablegames.server.contract.asyncapi import asyncapi_bytes
 from tablegames.server.core import MAX_TABLE_THREADS, Config
 from tablegames.server.errors import ApiError
 from tablegames.server.limits import HardeningMiddleware, Limits
@@ -249,6 +250,11 @@ def create_app(
 
     for router in ROUTERS:
         app.include_router(router, responses=COMMON_ERRORS)  # the errors any route may answer
+
+    @app.get("/asyncapi.json", include_in_schema=False)
+    async def asyncapi() -> Response:
+        """The WebSocket protocol as an AsyncAPI 3 document, made from the contract's models (made once)."""
+        return Response(asyncapi_bytes(), media_type="application/json")
 
     @app.get("/health", tags=["health"], response_model=Health, responses=COMMON_ERRORS)
     async def health() -> Health:

@@ -32,7 +32,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
 import multiprocessing
 import os
 import signal
@@ -43,12 +42,10 @@ from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, TypeVar
 
 from tablegames.analysis.api import analyze_game, analyzer
-from tablegames.analysis.common import Analysis, ReturnTable, outcome_json
-from tablegames.analysis.render import order_columns
+from tablegames.analysis.result import lab_figures
 from tablegames.rules import RuleError, registry
 from tablegames.rules.parameters import changed_values
 from tablegames.server.errors import ApiError, FieldError
@@ -77,29 +74,9 @@ class Job:
     meters: tuple[tuple[str, int], ...]
 
 
-def _outcomes(table: ReturnTable) -> list[dict[str, Any]]:
-    """The rows as ``analyze --format json`` writes them (``analysis.common.outcome_json``: one vocabulary)."""
-    return [outcome_json(o, table.total) for o in table.outcomes]
-
-
-def _moments(table: ReturnTable) -> float:
-    mean = table.expected_value
-    second = sum((o.payout * o.payout * o.probability(table.total) for o in table.outcomes), Fraction(0))
-    return math.sqrt(second - mean * mean)
-
-
-def _chart(a: Analysis, axes: tuple[str, str]) -> dict[str, Any] | None:
-    chart = a.strategy.get("chart")
-    if not isinstance(chart, dict) or not chart:
-        return None
-    columns = order_columns({str(c) for row in chart.values() for c in row})
-    rows = [{"label": str(k), "cells": [str(row.get(c, "")) for c in columns]} for k, row in chart.items()]
-    return {"row_label": axes[0], "column_label": axes[1], "columns": columns, "rows": rows}
-
-
 def figures(job: Job) -> dict[str, Any]:
-    """The exact figures of a rule set, as the page draws them (in a solver process). A value the analysis
-    refuses raises ``FieldError``."""
+    """The exact figures of a rule set, as the page draws them (in a solver process): the analysis's own model
+    (``analysis.result.lab_figures``) as JSON-ready data. A value the analysis refuses raises ``FieldError``."""
     started = time.perf_counter()
     rules = job.rules
     try:
@@ -107,46 +84,10 @@ def figures(job: Job) -> dict[str, Any]:
         axes = analyzer(rules).chart_axes
     except RuleError as exc:
         raise FieldError(str(exc), field_of(str(exc))) from None
-    side = []
-    for name, bet in a.side_bets.items():
-        hits = Fraction(sum(o.combinations for o in bet.outcomes if o.payout > -1), bet.total)
-        side.append(
-            {
-                "name": name,
-                "house_edge": float(bet.house_edge),
-                "house_edge_exact": str(bet.house_edge),
-                "return": float(bet.return_),
-                "hit_frequency": float(hits),
-                "hit_frequency_exact": str(hits),
-                "std_dev": _moments(bet),
-                "outcomes": _outcomes(bet),
-            }
-        )
     d = registry.get(job.game)
-    return {
-        "game": d.key,
-        "rules": job.rule_set,
-        "changed": changed_values(d.parameters, rules, d.make_rules()) if d.parameters else {},
-        "house_edge": float(a.house_edge),
-        "house_edge_exact": str(a.house_edge),
-        "element_of_risk": float(a.element_of_risk),
-        "element_of_risk_exact": str(a.element_of_risk),
-        "hit_frequency": float(a.p_win),
-        "hit_frequency_exact": str(a.p_win),
-        "std_dev": a.std_dev,
-        "expected_value": float(a.expected_value),
-        "average_wager": float(a.average_wager),
-        "p_win": float(a.p_win),
-        "p_push": float(a.p_push),
-        "p_loss": float(a.p_loss),
-        "total_combinations": a.total,
-        "outcomes": _outcomes(a),
-        "side_bets": side,
-        "strategy": {"summary": list(a.strategy_summary), "chart": _chart(a, axes)},
-        "notes": list(a.notes),
-        "seconds": round(time.perf_counter() - started, 4),
-        "cached": False,
-    }
+    changed = changed_values(d.parameters, rules, d.make_rules()) if d.parameters else {}
+    result = lab_figures(a, job.rule_set, changed, axes, time.perf_counter() - started)
+    return result.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
 Solve = Callable[[Job], dict[str, Any]]

@@ -13,9 +13,9 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Header, Path, Request, WebSocket
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict
 from starlette.requests import HTTPConnection
 
+from tablegames.server.contract.base import Closed
 from tablegames.server.core import PlayerInfo
 from tablegames.server.errors import ApiError
 from tablegames.server.queries import ALL_BALANCES
@@ -88,15 +88,14 @@ async def current_player(
 Auth = Annotated[PlayerInfo, Depends(current_player)]
 
 
-class Out(BaseModel):
-    """A response body: the fields documented, any other field the server adds passed through unchanged."""
-
-    model_config = ConfigDict(extra="allow")
+class Out(Closed):
+    """A response body: every field named and typed, no other (issue 23: the contract is closed)."""
 
 
 class ErrorDetail(Out):
     code: str
     message: str
+    field: str | None = None  # the parameter a ``bad_rules`` refusal is about
 
 
 class ErrorOut(Out):

@@ -16,24 +16,24 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import BaseModel
 
 from tablegames.rules import registry
 from tablegames.rules.definition import GameDefinition, Wager
 from tablegames.rules.parameters import Parameter
+from tablegames.server.contract.base import Closed
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 
 router = APIRouter(tags=["games"])
 
 
-class WagerOptionOut(BaseModel):
+class WagerOptionOut(Closed):
     name: str
     choices: list[str]
     help: str
 
 
-class WagerPartOut(BaseModel):
+class WagerPartOut(Closed):
     """One of the equal stakes a wager is drawn as: a part of a multi-bet wager (Let It Ride's bet "1",
     settled as ``"<wager> <part>"``) or a stake set aside with it and settled under its own name (Three Card
     Poker's Play). A round's view says which parts are up (``parts_up``)."""
@@ -43,7 +43,7 @@ class WagerPartOut(BaseModel):
     settles: str  # the settled event's wager (and part) whose outcome colours it
 
 
-class WagerOut(BaseModel):
+class WagerOut(Closed):
     name: str
     title: str
     main: bool
@@ -55,13 +55,13 @@ class WagerOut(BaseModel):
     feeds: bool  # the wager feeds the game's meters (its jackpot wager)
 
 
-class DecisionOut(BaseModel):
+class DecisionOut(Closed):
     name: str
     label: str
     indexed: bool
 
 
-class MeterOut(BaseModel):
+class MeterOut(Closed):
     name: str
     title: str
     reset_cents: int
@@ -69,13 +69,13 @@ class MeterOut(BaseModel):
     big: bool  # the game's big prize (drawn larger)
 
 
-class RuleOptionOut(BaseModel):
+class RuleOptionOut(Closed):
     name: str
     choices: list[str]
     help: str
 
 
-class ParameterOut(BaseModel):
+class ParameterOut(Closed):
     """One number or choice of the game's rules (``rules.parameters.Parameter``): what a form or a game file
     needs to show and check it; the server checks every value again."""
 
@@ -95,7 +95,7 @@ class ParameterOut(BaseModel):
     writes: list[str]  # a preset: the parameters it sets (a form forgets their edits when it is chosen)
 
 
-class GameOut(BaseModel):
+class GameOut(Closed):
     key: str
     title: str
     tagline: str

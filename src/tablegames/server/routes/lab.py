@@ -21,11 +21,13 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, JSONResponse
-from pydantic import BaseModel, Field, StrictInt
+from pydantic import Field, StrictInt
 
 from tablegames.analysis.api import check_bet, check_meters
+from tablegames.analysis.result import LabFigures
 from tablegames.rules import RuleError, gamefile
 from tablegames.rules.parameters import cut
+from tablegames.server.contract.base import Closed
 from tablegames.server.errors import FieldError
 from tablegames.server.labsolver import LabSolver, unless_gone
 from tablegames.server.limits import address_key
@@ -36,7 +38,7 @@ from tablegames.server.rulesets import GAME_FILE_MAX, Resolved, logged, resolve
 router = APIRouter(tags=["lab"], responses=COMMON_ERRORS)
 
 
-class LabBody(BaseModel):
+class LabBody(Closed):
     game: str | None = None  # may be omitted with a game file
     rules: dict[str, str | int] = Field(default_factory=dict)  # a full or partial rule set
     paytable: str | None = None  # a pay-table preset (a game whose rules have no parameters yet)
@@ -50,68 +52,7 @@ class GameFileBody(LabBody):
     description: str = Field("", max_length=2000)
 
 
-class OutcomeOut(BaseModel):
-    outcome: str
-    category: str | None = None  # the main wager's settlement outcome (win, push, lose, bust, fold)
-    combinations: int
-    probability: float
-    payout: float  # net result in units of the initial main wager
-    contribution: float
-    contribution_exact: str
-
-
-class SideBetOut(BaseModel):
-    name: str
-    house_edge: float
-    house_edge_exact: str
-    return_: float = Field(alias="return")
-    hit_frequency: float
-    hit_frequency_exact: str
-    std_dev: float
-    outcomes: list[OutcomeOut]
-
-
-class ChartRow(BaseModel):
-    label: str
-    cells: list[str]  # one per column ("" where the chart has no entry)
-
-
-class ChartOut(BaseModel):
-    row_label: str
-    column_label: str
-    columns: list[str]
-    rows: list[ChartRow]
-
-
-class StrategyOut(BaseModel):
-    summary: list[str]
-    chart: ChartOut | None
-
-
-class LabAnalysis(Out):
-    game: str
-    name: str | None
-    rules: dict[str, str]  # the complete rule set analysed
-    changed: dict[str, str]  # the values that differ from RULES.md's
-    house_edge: float
-    house_edge_exact: str
-    element_of_risk: float
-    element_of_risk_exact: str
-    hit_frequency: float  # the main wager wins
-    hit_frequency_exact: str
-    std_dev: float  # of the net result per initial wager
-    expected_value: float
-    average_wager: float
-    p_win: float
-    p_push: float
-    p_loss: float
-    total_combinations: int
-    outcomes: list[OutcomeOut]  # the return table
-    side_bets: list[SideBetOut]
-    strategy: StrategyOut
-    notes: list[str]
-    seconds: float  # the solve's time (0: answered from the cache)
-    cached: bool
+LabAnalysis = LabFigures  # the analysis's own model of the lab's answer (tablegames.analysis.result)
 
 
 def solver_of(request: Request) -> LabSolver:

@@ -3,24 +3,25 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from tablegames.server.contract.base import Closed
 from tablegames.server.routes.deps import COMMON_ERRORS, Auth, Out, ServerDep, errors, off_loop
 
 router = APIRouter(tags=["players"], responses=COMMON_ERRORS)
 
 
-class RegisterBody(BaseModel):
+class RegisterBody(Closed):
     name: str = Field(min_length=1, max_length=40)
     password: str | None = Field(default=None, max_length=200)  # to sign in again later (issue 25)
 
 
-class LoginBody(BaseModel):
+class LoginBody(Closed):
     name: str = Field(min_length=1, max_length=40)
     password: str = Field(min_length=1, max_length=200)
 
 
-class PasswordBody(BaseModel):
+class PasswordBody(Closed):
     old: str | None = Field(default=None, max_length=200)
     new: str = Field(min_length=1, max_length=200)
 

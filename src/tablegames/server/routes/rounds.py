@@ -9,6 +9,7 @@ from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import Response
 
 from tablegames.server.checks import HISTORY_PAGE_MAX
+from tablegames.server.contract import Event, FairnessRecord
 from tablegames.server.errors import ApiError
 from tablegames.server.handhistory import EXPORT_MAX, MEDIA_TYPES, export, render
 from tablegames.server.queries import history, player_id_of, round_recall
@@ -44,7 +45,7 @@ class RoundSummary(Out):
     table: str
     game: str
     round_no: int
-    rules: dict[str, Any]  # the round's complete rule set (as it started)
+    rules: dict[str, str]  # the round's complete rule set (as it started)
     rule_set: str | None = None  # the name of its table's rule set
     status: str
     started: str | None
@@ -63,9 +64,9 @@ class JackpotMove(Out):
 
 
 class RoundRecall(RoundSummary):
-    events: list[dict[str, Any]]  # the round's events in order (docs/protocol.md)
+    events: list[Event]  # the round's events in order (docs/protocol.md)
     jackpot: list[JackpotMove]
-    fairness: dict[str, Any] | None  # the provably fair record (None: a test deck)
+    fairness: FairnessRecord | None  # the provably fair record (None: a test deck)
     rule_summary: str  # the round's rules in a player's words: "standard rules" or the changes (issue 24)
 
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Header, Request
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from tablegames.server.contract.base import Closed
 from tablegames.server.errors import ApiError
 from tablegames.server.routes.deps import COMMON_ERRORS, Out, ServerDep, bearer, errors, off_loop
 from tablegames.server.staff import PASSWORD_MAX, ROLES, StaffInfo
@@ -41,7 +42,7 @@ def role(*allowed: str) -> object:
 AdminStaff = Annotated[StaffInfo, role("admin")]
 
 
-class LoginBody(BaseModel):
+class LoginBody(Closed):
     name: str = Field(min_length=1, max_length=40)
     password: str = Field(min_length=1, max_length=PASSWORD_MAX)
 
@@ -70,7 +71,7 @@ class StaffRow(Out):
     last_login_at: float | None
 
 
-class NewStaffBody(BaseModel):
+class NewStaffBody(Closed):
     name: str = Field(min_length=1, max_length=40)
     role: Literal["supervisor", "operator", "auditor", "admin"]
 
@@ -81,12 +82,12 @@ class NewStaffOut(Out):
     one_time_password: str  # shown once: the new member sets their own at first login
 
 
-class PasswordBody(BaseModel):
+class PasswordBody(Closed):
     old: str = Field(min_length=1, max_length=PASSWORD_MAX)
     new: str = Field(min_length=1, max_length=PASSWORD_MAX)
 
 
-class ReasonBody(BaseModel):
+class ReasonBody(Closed):
     reason: str = Field(default="", max_length=500)
 
 

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import functools
 from fractions import Fraction
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
-from pydantic import BaseModel, Field, StrictInt
+from pydantic import Field, StrictInt
 
 from tablegames.rules.rulecard import RuleCard
 from tablegames.server.checks import HISTORY_PAGE_MAX
+from tablegames.server.contract import RoundView, TableInfo
+from tablegames.server.contract.base import Closed
 from tablegames.server.queries import history
 from tablegames.server.routes.deps import (
     COMMON_ERRORS,
@@ -34,7 +36,7 @@ from tablegames.server.tables import edge_confirmation, table_settings
 router = APIRouter(tags=["tables"], responses=COMMON_ERRORS)
 
 
-class TableBody(BaseModel):
+class TableBody(Closed):
     game: str | None = None  # may be omitted with a game file (it names its game)
     name: str = Field(min_length=1, max_length=80)
     seats: StrictInt = 5
@@ -52,31 +54,30 @@ class TableBody(BaseModel):
     )
 
 
-class LimitsBody(BaseModel):
+class LimitsBody(Closed):
     min_bet: StrictInt | None = None
     max_bet: StrictInt | None = None
 
 
-class TableOut(Out):
-    table_id: int
-    name: str
-    game: str
-    seats: int
-    min_bet: int
-    max_bet: int
-    rules: dict[str, str]  # the complete rule set
-    paytable: str | None
-    rule_set: str | None = None  # the rule set's name (a game file's, or given at creation)
-    rule_summary: str  # "standard rules", or the changes from them in a player's words (issue 24)
-    occupied: dict[str, str]  # seat -> player name
+class TableOut(TableInfo):
+    """A table as listed: the contract's ``TableInfo`` (the ``welcome`` message's ``table`` too)."""
+
+
+class EdgeConfirmation(Out):
+    """Who confirmed opening a table whose exact house edge is below the server's floor, and from where."""
+
+    by: str
+    client: str
+    floor: str  # the floor, an exact fraction as text
+    edges: dict[str, str]  # wager -> its exact house edge below the floor
 
 
 class CreatedTable(TableOut):
-    edge_confirmation: dict[str, Any] | None = None  # who confirmed a house edge below the floor, from where
+    edge_confirmation: EdgeConfirmation | None = None  # who confirmed a house edge below the floor
 
 
 class TableView(TableOut):
-    view: dict[str, Any] | None  # the engine's view of the live round for an onlooker (None: no round yet)
+    view: RoundView | None  # the engine's view of the live round for an onlooker (None: no round yet)
 
 
 @router.get("/tables", response_model=list[TableOut])

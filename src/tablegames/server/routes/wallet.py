@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
-from pydantic import BaseModel, Field, StrictInt
+from pydantic import Field, StrictInt
 
+from tablegames.server.contract.base import Closed
 from tablegames.server.routes.deps import COMMON_ERRORS, Auth, Out, ServerDep, errors, off_loop
 
 router = APIRouter(tags=["wallet"], responses={**COMMON_ERRORS, **errors(401)})
 
 
-class MoneyBody(BaseModel):
+class MoneyBody(Closed):
     amount: StrictInt = Field(description="integer cents, > 0")
     request_id: str = Field(min_length=1, max_length=64)
 
