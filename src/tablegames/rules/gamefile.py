@@ -35,7 +35,7 @@ from typing import Any
 
 from tablegames.rules import registry
 from tablegames.rules.common import RuleError
-from tablegames.rules.parameters import apply_options, describe_values, quoted
+from tablegames.rules.parameters import DIGITS_MAX, apply_options, describe_values, quoted
 
 TEXT_MAX = 65_536
 """The most characters of a game file (a request's ``game_file``, a file read by a command)."""
@@ -172,14 +172,15 @@ def load(path: str | Path) -> GameFile:
 
 
 def _toml_value(text: str) -> str:
-    """A value as TOML: a whole number of ASCII digits bare, anything else a basic string with every control
+    """A value as TOML: a whole number of ASCII digits bare (at most ``DIGITS_MAX`` of them: a longer one is
+    text, such as a pay table's name, and is read back as text), anything else a basic string with every control
     character escaped (a value such as ``'²'`` or one with a newline reads back as itself).
 
-    >>> values = ["-12", "²", 'say "hi"', "two\\nlines", "del\\x7f"]
+    >>> values = ["-12", "²", 'say "hi"', "two\\nlines", "del\\x7f", "1" * 16]
     >>> [tomllib.loads("v = " + _toml_value(v))["v"] for v in values] == [-12, *values[1:]]
     True
     """
-    if re.fullmatch(r"-?[0-9]+", text):
+    if re.fullmatch(rf"-?[0-9]{{1,{DIGITS_MAX}}}", text):
         return text
     return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 

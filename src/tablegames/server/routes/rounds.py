@@ -153,7 +153,7 @@ async def export_history(
 
     def build() -> tuple[str, str]:
         with server.sessions() as s:
-            if server.players.is_admin(x_admin_token):
+            if server.players.is_admin(x_admin_token) and (player or not bearer(authorization)):
                 if not player:
                     raise ApiError("bad_request", "name the player whose hand history to export", 400)
                 pid, name = player_id_of(s, player), player
