@@ -65,9 +65,16 @@ class WS:
     ``max_messages`` messages looking for the one it wants."""
 
     def __init__(
-        self, client: TestClient, token: str | None, table_id: int, stack: ExitStack, max_messages: int = 500
+        self,
+        client: TestClient,
+        token: str | None,
+        table_id: int,
+        stack: ExitStack,
+        max_messages: int = 500,
+        watch: bool = False,
     ) -> None:
-        url = f"/ws/tables/{table_id}" + (f"?token={token}" if token is not None else "")
+        query = f"?token={token}" if token is not None else "?watch=1" if watch else ""
+        url = f"/ws/tables/{table_id}" + query
         self.ws = stack.enter_context(client.websocket_connect(url))
         self.log: list[Message] = []
         self.sent: list[Message] = []  # every message sent with ``send`` (the contract tests check them)

@@ -192,3 +192,40 @@ def test_a_player_with_a_password_signs_in_from_another_browser(browser: Any, a1
     finally:
         first.close()
         second.close()
+
+
+def test_a_visitor_watches_a_round_without_an_account(browser: Any, a11y_server: str) -> None:
+    """Issue 24, spectators: the lobby's Watch opens a table with no account; the round a player plays there is
+    drawn with public cards only (the player's face-down cards are backs until shown), and no seat is offered."""
+    visitor_ctx, player_ctx = browser.new_context(), browser.new_context()
+    visitor_ctx.set_default_timeout(TIMEOUT_MS)
+    player_ctx.set_default_timeout(TIMEOUT_MS)
+    try:
+        v, p = visitor_ctx.new_page(), player_ctx.new_page()
+        d = registry.get("three-card-poker")
+        v.goto(a11y_server + "/")
+        row = v.locator(".table-list li", has_text=table_name(d))
+        row.locator("button:has-text('Watch')").click()
+        v.wait_for_selector("[data-testid=status]:has-text('You are watching')")
+        assert v.locator("[data-testid^=sit-]").count() == 0  # no seat for a spectator
+        register(p, a11y_server, "watched")
+        p.locator(".table-list li", has_text=table_name(d)).locator("button:has-text('Join')").click()
+        p.click("[data-testid=sit-1]")
+        p.wait_for_selector("#seat-1.mine")
+        p.click("[data-testid=place-bets]")
+        p.wait_for_selector("#seat-1.mine .hand svg.card[data-card]")
+        v.wait_for_selector("#seat-1 .hand svg.card")
+        faces = v.eval_on_selector_all(
+            "#seat-1 .hand svg.card", "els => els.map(e => e.dataset.card || null)"
+        )
+        assert faces and all(f is None for f in faces), faces  # the player's cards: backs to a spectator
+        p.locator(".action-btn").first.click()
+        v.wait_for_selector(".round-badge:has-text('SETTLED')")
+        shown = v.eval_on_selector_all(
+            "#seat-1 .hand svg.card", "els => els.map(e => e.dataset.card || null)"
+        )
+        assert all(shown), shown  # shown once the round is settled
+        p.click("#leave-btn")
+    finally:
+        visitor_ctx.close()
+        player_ctx.close()

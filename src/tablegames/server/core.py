@@ -28,6 +28,15 @@ class PlayerInfo:
     name: str
     account_id: int
 
+    @property
+    def spectator(self) -> bool:
+        """A socket watching without an account (``?watch=1``, issue 24): public cards only, no seat, no money."""
+        return self.player_id == SPECTATOR_ID
+
+
+SPECTATOR_ID = 0  # (players' ids start at 1)
+SPECTATOR = PlayerInfo(SPECTATOR_ID, "", SPECTATOR_ID)
+
 
 MAX_TABLE_THREADS = 64
 

@@ -41,6 +41,7 @@ from tablegames.server.threads import on_any, on_worker
 log = logging.getLogger("tablegames.server")
 
 IDEMPOTENT = frozenset({"sit", "leave", "wager", "act", "client_seed"})  # the state-changing messages
+SPECTATOR_MAY = frozenset({"ping"})  # all a spectator's socket may send (issue 24)
 
 
 class Protocol:
@@ -100,6 +101,8 @@ class Protocol:
                 "too_many_sockets",
                 "a seated player needed room at this table",
             )
+        if conn.player.spectator:  # one of many: the table's bound alone (and the connections' per address)
+            return True
         mine = [c for c in live if c.player.player_id == pid]
         for old in mine[: max(0, len(mine) - MAX_SOCKETS_PER_PLAYER_TABLE + 1)]:
             self._close_with(old, CLOSE_REPLACED, "replaced", "a newer socket of yours opened at this table")
@@ -152,6 +155,8 @@ class Protocol:
             if handler is None:
                 known = ", ".join(self.HANDLERS)
                 raise ApiError("unknown_type", f"unknown message type {kind!r}; known: {known}")
+            if conn.player.spectator and kind not in SPECTATOR_MAY:
+                raise ApiError("spectator", "spectators watch only: register (POST /players) to sit and play")
             if kind in IDEMPOTENT and rid is not None:
                 pid = conn.player.player_id
                 old = self.store.remembered(pid, rid)

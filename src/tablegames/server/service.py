@@ -122,8 +122,8 @@ class Server:
         return self.db.write(fence)
 
     def balance(self, player: PlayerInfo) -> int:
-        """The committed balance of the player's wallet."""
-        return self.db.balance(player.account_id)
+        """The committed balance of the player's wallet (a spectator has none: 0)."""
+        return 0 if player.spectator else self.db.balance(player.account_id)
 
     def balances(self, account_ids: Iterable[int]) -> dict[int, int]:
         return self.db.balances(account_ids)

@@ -84,15 +84,21 @@ def asyncapi_document() -> dict[str, Any]:
             CHANNEL: {
                 "address": "/ws/tables/{table_id}",
                 "title": "a table",
-                "description": "Open with `?token=<token>` (POST /players). The first message is `welcome`.",
+                "description": "Open with `?token=<token>` (POST /players), or `?watch=1` to watch as a spectator "
+                "(public cards only; only `ping` is accepted). The first message is `welcome`.",
                 "parameters": {"table_id": {"description": "the table's id (GET /tables)"}},
                 "messages": {k: {"$ref": f"#/components/messages/{k}"} for k in (*received, *sent)},
                 "bindings": {
                     "ws": {
                         "query": {
                             "type": "object",
-                            "properties": {"token": {"type": "string", "description": "the player's token"}},
-                            "required": ["token"],
+                            "properties": {
+                                "token": {"type": "string", "description": "the player's token"},
+                                "watch": {
+                                    "type": "boolean",
+                                    "description": "watch without a token: a spectator",
+                                },
+                            },
                         },
                         "bindingVersion": "0.1.0",
                     }

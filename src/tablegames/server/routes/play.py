@@ -1,4 +1,4 @@
-"""The WebSocket of a table: ``/ws/tables/{table_id}?token=...`` (docs/protocol.md). Each message is handled
+"""The WebSocket of a table: ``/ws/tables/{table_id}?token=...`` (or ``?watch=1``: a spectator) (docs/protocol.md). Each message is handled
 on the table's thread, one step at a time; the socket's sender drains its outgoing queue."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from tablegames.server.client import CLOSE_REDIRECT, Connection
 from tablegames.server.cluster import NotOwner
+from tablegames.server.core import SPECTATOR
 from tablegames.server.errors import ApiError
 from tablegames.server.routes.deps import RowId, ServerDep, off_loop
 
@@ -22,10 +23,17 @@ STALE_WAITS = 16  # up to 4 s: more than a stale lease has left
 
 
 @router.websocket("/ws/tables/{table_id}")
-async def play(websocket: WebSocket, server: ServerDep, table_id: RowId, token: str | None = None) -> None:
+async def play(
+    websocket: WebSocket, server: ServerDep, table_id: RowId, token: str | None = None, watch: bool = False
+) -> None:
+    """A player's socket (``token``), or a spectator's (``watch=1`` and no token, issue 24): public cards only,
+    every state-changing message refused with ``spectator``."""
     await websocket.accept()
     try:
-        who = await off_loop(websocket, server.players.authenticate, token)
+        if watch and not token:
+            who = SPECTATOR
+        else:
+            who = await off_loop(websocket, server.players.authenticate, token)
         for waited in itertools.count():
             try:
                 runner = await off_loop(websocket, server.tables.runner, table_id)

@@ -71,7 +71,9 @@ export class TableSocket {
   }
 
   url() {
-    const path = `/ws/tables/${this.tableId}?token=${encodeURIComponent(getToken() || "")}`;
+    const token = getToken();
+    // no token: a spectator's socket (``?watch=1``: public cards only, issue 24)
+    const path = `/ws/tables/${this.tableId}` + (token ? `?token=${encodeURIComponent(token)}` : "?watch=1");
     if (this.owner) return this.owner.replace(/^http/, "ws").replace(/\/$/, "") + path;
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     return `${proto}//${location.host}${path}`;

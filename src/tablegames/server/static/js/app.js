@@ -13,7 +13,9 @@ import { $, S, countdownText, loadGames, showError } from "./state.js";
 
 function route() {
   const m = /^#\/table\/(\d+)/.exec(location.hash);
+  const watch = /^#\/watch\/(\d+)/.exec(location.hash); // a spectator: no account needed (issue 24)
   if (m && getToken()) enterRoom(Number(m[1]));
+  else if (watch) enterRoom(Number(watch[1]), true);
   else {
     leaveRoom();
     enterLobby();

@@ -182,6 +182,7 @@ function consoleMode() {
   if (S.conn !== "open") return { mode: "connecting", status: S.conn === "reconnecting" ? "Reconnecting…" : "Connecting…" };
   if (S.seat === null) {
     const free = S.table.seats - Object.keys(S.occupants).length;
+    if (S.watching) return { mode: "watch", status: "You are watching (public cards only). Register in the lobby to play." };
     return {
       mode: "watch",
       status: free > 0 ? "Choose an open seat: click <b>Sit here</b>." : "The table is full: you are watching.",

@@ -75,6 +75,14 @@ function tableRow(t) {
   b.textContent = "Join";
   b.dataset.testid = `join-${t.table_id}`;
   b.disabled = !S.me;
+  const watch = document.createElement("button");
+  watch.className = "btn small ghost";
+  watch.type = "button";
+  watch.textContent = "Watch";
+  watch.dataset.testid = `watch-${t.table_id}`;
+  watch.setAttribute("aria-label", `Watch ${t.name} without a seat`);
+  watch.addEventListener("click", () => (location.hash = `#/watch/${t.table_id}`));
+  li.appendChild(watch);
   b.addEventListener("click", () => {
     location.hash = `#/table/${t.table_id}`;
   });

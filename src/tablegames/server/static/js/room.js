@@ -1,7 +1,7 @@
 // The table room: the socket's messages reduced into the page's state, the live log, announcements, and the
 // scene the felt (table.js) is drawn from. What a round holds comes from the server's view and events.
 
-import { TableSocket, requestId, setToken } from "./api.js";
+import { TableSocket, getToken, requestId, setToken } from "./api.js";
 import { clearConsole, defaultDraft, renderConsole, act, addChip } from "./console.js";
 import { escapeHtml, handName, money } from "./format.js";
 import { QUIET_LIVE, narrate } from "./narrate.js";
@@ -44,8 +44,9 @@ export function leaveRoom() {
   $("btn-paytable").hidden = true;
 }
 
-export async function enterRoom(tableId) {
-  if (S.tableId === tableId && S.sock) return;
+/** Enter a table: to play (a player's token), or ``watch`` as a spectator (public cards only, no account). */
+export async function enterRoom(tableId, watch = false) {
+  if (S.tableId === tableId && S.sock && S.watching === (watch && !getToken())) return;
   leaveRoom();
   $("lobby").hidden = true;
   $("room").hidden = false;
@@ -56,7 +57,8 @@ export async function enterRoom(tableId) {
   } catch (err) {
     showError(err);
   }
-  if (!S.me) {
+  S.watching = !S.me && watch;
+  if (!S.me && !S.watching) {
     location.hash = "#/";
     return;
   }
@@ -66,7 +68,7 @@ export async function enterRoom(tableId) {
   $("log").replaceChildren();
   S.per = freshPer(null);
   S.sock = new TableSocket(tableId, { onMessage, onStatus });
-  loadHistory();
+  if (!S.watching) loadHistory();
 }
 
 function onStatus(status, code) {
@@ -327,7 +329,7 @@ function scene() {
     dealerHand: S.per.hands.dealer || null,
     lastActions: S.per.lastActions,
     newCards: S.newCards,
-    handlers: { onSit: sit, onSpot: addChip, onCard: act },
+    handlers: S.watching ? {} : { onSit: sit, onSpot: addChip, onCard: act },
   };
 }
 

@@ -21,6 +21,7 @@ export const S = {
   seat: null,
   balance: null,
   occupants: {},
+  watching: false, // a spectator without an account (#/watch/N)
   round: null,
   roundId: null,
   bettingOpen: false,
