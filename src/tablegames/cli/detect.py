@@ -68,6 +68,9 @@ def detect(
         fail("name the server's database: --database URL (or set TABLEGAMES_DATABASE_URL)")
     if not 0.0 < alpha < 1.0:
         fail("--alpha must be between 0 and 1")
+    from tablegames.cli.extras import require_database
+
+    require_database("detect", url)
     try:
         report = detect_database(url, since=_since(since), alpha=alpha)
     except RuleError as exc:
@@ -76,7 +79,6 @@ def detect(
         sys.stdout.write(json.dumps(report.to_dict()) + "\n")
         return
     from rich.console import Console
-    from rich.table import Table
 
     console = Console()
     console.print(
@@ -86,32 +88,14 @@ def detect(
     if not report.flagged:
         console.print("No player flagged.")
         return
-    table = Table(title="flagged players")
-    for col in (
-        "player",
-        "game",
-        "scenario",
-        "hands",
-        "mistakes",
-        "supported",
-        "flagged at",
-        "log10 M",
-        "rounds",
-    ):
-        table.add_column(col)
     for f in report.flagged:
-        table.add_row(
-            f"{f.name or '?'} (#{f.player_id})",
-            f.game,
-            f.scenario,
-            str(f.hands),
-            str(f.mistakes),
-            str(f.supported),
-            str(f.flagged_at_hand),
-            f"{f.log10_evidence:.1f}",
-            ", ".join(str(r) for r in f.evidence_rounds[:8]) + (" ..." if len(f.evidence_rounds) > 8 else ""),
+        rounds = ", ".join(str(r) for r in f.evidence_rounds[:10])
+        console.print(
+            f"[bold red]FLAGGED[/] {f.name or '?'} (player #{f.player_id}), {f.game} {f.scenario}: at hand "
+            f"{f.flagged_at_hand} of {f.hands}; {f.supported} of {f.mistakes} mistakes agree with the hidden "
+            f"cards (log10 evidence {f.log10_evidence:.1f}); evidence rounds {rounds}"
+            + (" ..." if len(f.evidence_rounds) > 10 else "")
         )
-    console.print(table)
 
 
 @detect_app.command("simulate")
