@@ -10,7 +10,8 @@ information (it gives up expected value) but the informed player's choice under 
 **The test** (one per player and scenario). Under the null hypothesis (an honest player, with or without random
 mistakes), the player's action depends on the legal information only, and the hidden cards are, given that
 information and everything before the round, uniformly distributed over the cards the player has not seen
-(R-0.1: a complete shuffle before every round). So at every *mistake* the indicator "the hidden cards support
+(R-0.1: a complete shuffle before every round). Only the first mistake of a hand updates a test (a hand's
+decisions may share the hidden cards). So at every *mistake* the indicator "the hidden cards support
 it" is exactly Bernoulli(``p``) given the past, whatever the player's mistakes are: random mistakes are not
 evidence, only mistakes that keep agreeing with the hidden cards are. Decisions that are not mistakes carry no
 evidence and leave the test unchanged.
@@ -122,6 +123,8 @@ class SequentialTest:
     supported: int = 0
     flagged_at: int | None = None
     evidence: list[Any] = field(default_factory=list)
+    _hand: Any = field(default=None, repr=False)
+    _updated: bool = field(default=False, repr=False)
 
     @property
     def log_threshold(self) -> float:
@@ -159,9 +162,15 @@ class SequentialTest:
             self.flagged_at = self.hands
 
     def observe(self, score: DecisionScore, hand: Any = None) -> None:
-        """One decision of the player (a hand): a mistake updates the test."""
-        self.count_hand()
-        if score.mistake:
+        """One decision of the player in ``hand`` (a round id): a new hand is counted; the first mistake of a
+        hand updates the test, later ones in the same hand do not (a hand's decisions may share the hidden
+        cards, and an earlier supported mistake tells about them: the step would not be Bernoulli(p) given the
+        past). ``hand`` None: every decision is its own hand."""
+        if hand is None or hand != self._hand:
+            self.count_hand()
+            self._hand, self._updated = hand, False
+        if score.mistake and not self._updated:
+            self._updated = hand is not None
             self.update(score.p, score.supported, hand)
 
 
