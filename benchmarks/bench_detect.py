@@ -2,7 +2,8 @@
 full seven-seat tables (the engine's events and deck, as the server stores them; seat 1 reads the dealer's first
 card), then the offline scoring timed (docs/detection.md).
 
-``python -m benchmarks detect`` (``BENCH_DETECT_ROUNDS``, default 20,000)."""
+``python -m benchmarks detect`` (``BENCH_DETECT_ROUNDS``, default 20,000; ``BENCH_DETECT_DB``: a file to keep the
+database in, reused when it exists)."""
 
 from __future__ import annotations
 
@@ -69,9 +70,11 @@ def main() -> None:
     from tablegames.analysis.detect_db import detect_database
 
     rounds = int(os.environ.get("BENCH_DETECT_ROUNDS", "20000"))
+    keep = os.environ.get("BENCH_DETECT_DB")
     with tempfile.TemporaryDirectory() as tmp:
+        path = Path(keep) if keep else Path(tmp) / "rounds.sqlite3"
         t0 = time.perf_counter()
-        url = build(Path(tmp) / "rounds.sqlite3", rounds)
+        url = f"sqlite:///{path}" if path.exists() else build(path, rounds)
         built = time.perf_counter() - t0
         report = detect_database(url)
         rate = report.rounds / report.seconds

@@ -152,6 +152,8 @@ def test_the_informed_choice_is_protects_informed_player() -> None:
                 assert s.informed_best == bot(rnd, seat)
                 dealt = {"dealer": [int(c) for c in rnd.dealer], f"seat {seat}": list(rnd.seats[seat].cards)}
                 assert sc.score_dealt(dealt, seat, FOLD) == s
+                for action in (PLAY, FOLD):
+                    assert sc.mistake_dealt(dealt, seat, action) == s.chose(action).mistake
                 rnd.act(seat, s.legal_best)
 
 

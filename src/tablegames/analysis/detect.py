@@ -109,6 +109,11 @@ class Scorer(Protocol):
         """A recorded decision from the dealt cards by owner (``"seat N"``, ``"dealer"``), in deal order."""
         ...
 
+    def mistake_dealt(self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action) -> bool:
+        """Whether the recorded decision is a mistake under the legal information (fast: most are not, and
+        they need no exposure)."""
+        ...
+
 
 @dataclass
 class SequentialTest:
@@ -161,14 +166,19 @@ class SequentialTest:
         if self.flagged_at is None and self.log_evidence >= self.log_threshold:
             self.flagged_at = self.hands
 
+    def enter(self, hand: Any) -> None:
+        """A decision of ``hand``: a new hand is counted (a decision known not to be a mistake needs no
+        more: it leaves the test unchanged)."""
+        if hand is None or hand != self._hand:
+            self.count_hand()
+            self._hand, self._updated = hand, False
+
     def observe(self, score: DecisionScore, hand: Any = None) -> None:
         """One decision of the player in ``hand`` (a round id): a new hand is counted; the first mistake of a
         hand updates the test, later ones in the same hand do not (a hand's decisions may share the hidden
         cards, and an earlier supported mistake tells about them: the step would not be Bernoulli(p) given the
         past). ``hand`` None: every decision is its own hand."""
-        if hand is None or hand != self._hand:
-            self.count_hand()
-            self._hand, self._updated = hand, False
+        self.enter(hand)
         if score.mistake and not self._updated:
             self._updated = hand is not None
             self.update(score.p, score.supported, hand)

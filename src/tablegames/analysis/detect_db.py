@@ -103,7 +103,7 @@ def detect_database(
     started = time.perf_counter()
     report = DetectReport(alpha=alpha)
     rules_of: dict[tuple[str, str], GameRules] = {}
-    scorers: dict[GameRules, list[Any]] = {}
+    scorers: dict[tuple[str, str], list[Any]] = {}
     tests: dict[tuple[int, str, str], detect.SequentialTest] = {}
     actions: dict[str, Action] = {}
     for row in _rounds(url, since):
@@ -112,7 +112,7 @@ def detect_database(
         rules = rules_of.get(key)
         if rules is None:
             rules = rules_of[key] = make_rules(game, dict(rule_text or {}))
-            scorers[rules] = [detect.scorer(rules, s) for s in detect.scenarios(rules)]
+            scorers[key] = [detect.scorer(rules, s) for s in detect.scenarios(rules)]
         dealt: dict[str, list[int]] = {}
         for e in events or []:
             if e["type"] == "card_dealt":
@@ -128,13 +128,19 @@ def detect_database(
             if action is None:
                 action = actions[e["action"]] = Action.parse(e["action"])
             report.decisions += 1
-            for sc in scorers[rules]:
+            seat = int(e["seat"])
+            found = scorers[key]
+            mistake = found[0].mistake_dealt(dealt, seat, action)  # the legal information: every scenario's
+            for sc in found:
                 t = tests.get((int(player), game, sc.scenario))
                 if t is None:
                     t = tests[(int(player), game, sc.scenario)] = detect.SequentialTest(
-                        alpha=alpha, scenarios=len(scorers[rules])
+                        alpha=alpha, scenarios=len(found)
                     )
-                t.observe(sc.score_dealt(dealt, int(e["seat"]), action), hand=rid)
+                if mistake:
+                    t.observe(sc.score_dealt(dealt, seat, action), hand=rid)
+                else:
+                    t.enter(rid)
         if progress is not None:
             progress(1)
     report.tests = len(tests)

@@ -122,6 +122,7 @@ class ThreeCardPokerScorer:
         self.scenario = scenario
         self.k = SEEN[scenario]
         self.strategy = tcpa.optimal_strategy(rules)
+        self._exposures: dict[int, Exposure] = {}
 
     def score(self, rnd: Round, seat: int, action: Action) -> DecisionScore:
         context = rnd.decision_context(seat)
@@ -134,6 +135,10 @@ class ThreeCardPokerScorer:
         """A recorded decision from the round's dealt cards by owner (``"seat N"``, ``"dealer"``, in deal
         order), without replaying the round: the same score as :meth:`score` (tested)."""
         return self.score_cards(dealt[f"seat {seat}"], dealt["dealer"][: self.k], action)
+
+    def mistake_dealt(self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action) -> bool:
+        value = int(self.strategy.play_sum[colex_of(dealt[f"seat {seat}"])])
+        return value < -tcpa.DEALER_HANDS if action == PLAY else value > -tcpa.DEALER_HANDS
 
     def score_cards(
         self,
@@ -149,7 +154,9 @@ class ThreeCardPokerScorer:
         if legal_best is None:
             legal_best = PLAY if self.strategy.plays[colex_of(mine)] else FOLD
         rep, relabelled = canonical(mine, seen)
-        t = exposure(self.rules, rep, self.k)
+        t = self._exposures.get(rep)
+        if t is None:  # (a dict of its own: hashing the rules for the shared cache costs more than a lookup)
+            t = self._exposures[rep] = exposure(self.rules, rep, self.k)
         j = t.find(relabelled)
         informed = PLAY if bool(t.plays[j]) else FOLD
         exposed: dict[Action, Fraction | float] = {PLAY: Fraction(int(t.sums[j]), t.n), FOLD: Fraction(-1)}
