@@ -105,11 +105,16 @@ class Scorer(Protocol):
 
     def score(self, rnd: Round, seat: int, action: Action) -> DecisionScore: ...
 
-    def score_dealt(self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action) -> DecisionScore:
-        """A recorded decision from the dealt cards by owner (``"seat N"``, ``"dealer"``), in deal order."""
+    def score_dealt(
+        self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
+    ) -> DecisionScore:
+        """A recorded decision from the dealt cards by owner (``"seat N"``, ``"dealer"``), in deal order, and
+        the seat's earlier actions in the round."""
         ...
 
-    def mistake_dealt(self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action) -> bool:
+    def mistake_dealt(
+        self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
+    ) -> bool:
         """Whether the recorded decision is a mistake under the legal information (fast: most are not, and
         they need no exposure)."""
         ...
@@ -184,7 +189,10 @@ class SequentialTest:
             self.update(score.p, score.supported, hand)
 
 
-_SCORERS = {"three-card-poker": "tablegames.analysis.detect_three_card_poker"}
+_SCORERS = {
+    "three-card-poker": "tablegames.analysis.detect_three_card_poker",
+    "let-it-ride": "tablegames.analysis.detect_let_it_ride",
+}
 COVERED = tuple(_SCORERS)
 """The games whose decisions are scored (the others' scenarios are left to do, docs/detection.md)."""
 

@@ -118,29 +118,21 @@ def detect_database(
             if e["type"] == "card_dealt":
                 dealt.setdefault(e["to"], []).append(int(deck[e["position"]]))
         report.rounds += 1
+        prior: dict[int, list[Action]] = {}
         for e in events or []:
-            if e["type"] != "action" or e.get("by", "player") != "player":
+            if e["type"] != "action":
                 continue
-            player = (seat_players or {}).get(str(e["seat"]))
-            if player is None:
-                continue
+            before = prior.setdefault(int(e["seat"]), [])
             action = actions.get(e["action"])
             if action is None:
                 action = actions[e["action"]] = Action.parse(e["action"])
-            report.decisions += 1
-            seat = int(e["seat"])
-            found = scorers[key]
-            mistake = found[0].mistake_dealt(dealt, seat, action)  # the legal information: every scenario's
-            for sc in found:
-                t = tests.get((int(player), game, sc.scenario))
-                if t is None:
-                    t = tests[(int(player), game, sc.scenario)] = detect.SequentialTest(
-                        alpha=alpha, scenarios=len(found)
-                    )
-                if mistake:
-                    t.observe(sc.score_dealt(dealt, seat, action), hand=rid)
-                else:
-                    t.enter(rid)
+            player = (seat_players or {}).get(str(e["seat"]))
+            if player is not None and e.get("by", "player") == "player":
+                _observe(
+                    tests, scorers[key], dealt, int(player), game, int(e["seat"]), action, before, rid, alpha
+                )
+                report.decisions += 1
+            before.append(action)
         if progress is not None:
             progress(1)
     report.tests = len(tests)
@@ -165,6 +157,30 @@ def detect_database(
         )
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _observe(
+    tests: dict[tuple[int, str, str], detect.SequentialTest],
+    found: list[Any],
+    dealt: dict[str, list[int]],
+    player: int,
+    game: str,
+    seat: int,
+    action: Action,
+    before: list[Action],
+    rid: int,
+    alpha: float,
+) -> None:
+    """One recorded decision under each of the game's scenarios (the legal check once: it is every scenario's)."""
+    mistake = found[0].mistake_dealt(dealt, seat, action, before)
+    for sc in found:
+        t = tests.get((player, game, sc.scenario))
+        if t is None:
+            t = tests[(player, game, sc.scenario)] = detect.SequentialTest(alpha=alpha, scenarios=len(found))
+        if mistake:
+            t.observe(sc.score_dealt(dealt, seat, action, before), hand=rid)
+        else:
+            t.enter(rid)
 
 
 def _names(url: str, ids: list[int]) -> dict[int, str]:

@@ -131,12 +131,16 @@ class ThreeCardPokerScorer:
         mine = [int(c) for c in rnd.seats[seat].cards]
         return self.score_cards(mine, [int(c) for c in rnd.dealer[: self.k]], action, legal, legal_best)
 
-    def score_dealt(self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action) -> DecisionScore:
+    def score_dealt(
+        self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
+    ) -> DecisionScore:
         """A recorded decision from the round's dealt cards by owner (``"seat N"``, ``"dealer"``, in deal
         order), without replaying the round: the same score as :meth:`score` (tested)."""
         return self.score_cards(dealt[f"seat {seat}"], dealt["dealer"][: self.k], action)
 
-    def mistake_dealt(self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action) -> bool:
+    def mistake_dealt(
+        self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
+    ) -> bool:
         value = int(self.strategy.play_sum[colex_of(dealt[f"seat {seat}"])])
         return value < -tcpa.DEALER_HANDS if action == PLAY else value > -tcpa.DEALER_HANDS
 
