@@ -46,7 +46,7 @@ def test_detect_simulate_refuses_an_unknown_scenario() -> None:
     assert r.exit_code == 2 and "unknown scenario" in r.output
 
 
-def _database(path: Path, rounds: int) -> str:
+def _database(path: Path, rounds: int, game: str = "three-card-poker", scenario: str = "dealer-1") -> str:
     pytest.importorskip("sqlalchemy")
     from sqlalchemy import create_engine
     from sqlalchemy.orm import Session
@@ -56,15 +56,15 @@ def _database(path: Path, rounds: int) -> str:
     url = f"sqlite:///{path}"
     engine = create_engine(url)
     Base.metadata.create_all(engine)
-    rules = make_rules("three-card-poker")
-    sc = scorer(rules, "dealer-1")
+    rules = make_rules(game)
+    sc = scorer(rules, scenario)
     rng = random.Random(1)
     with Session(engine) as s:
         s.add_all([Account(id=i, name=f"a{i}", kind="wallet", balance=0) for i in (1, 2)])
         s.add_all(
             [Player(id=i, name=n, token_hash=f"t{i}", account_id=i) for i, n in ((1, "ann"), (2, "bob"))]
         )
-        s.add(GameTable(id=1, name="t", game="three-card-poker", seats=2, min_bet=100, max_bet=1000))
+        s.add(GameTable(id=1, name="t", game=game, seats=2, min_bet=100, max_bet=1000))
         s.flush()
         table = Table(rules, seats=2, source=SeededRandom(4))
         for n in range(rounds):
@@ -125,3 +125,14 @@ def test_detect_without_a_database_says_how_to_name_one(monkeypatch: pytest.Monk
     monkeypatch.delenv("TABLEGAMES_DATABASE_URL", raising=False)
     r = runner.invoke(app, ["detect"])
     assert r.exit_code == 2 and "--database" in r.output
+
+
+def test_detect_over_a_database_flags_a_let_it_ride_hole_carder(tmp_path: Path) -> None:
+    """Two decisions a hand: the stage of each recorded one comes from the seat's earlier actions."""
+    url = _database(tmp_path / "lir.sqlite3", 250, "let-it-ride", "community-2")
+    r = runner.invoke(app, ["detect", "--database", url, "--format", "json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["rounds"] == 250 and out["players"] == 2 and out["tests"] == 6
+    flagged = {(f["name"], f["scenario"]) for f in out["flagged"]}
+    assert ("ann", "community-2") in flagged and all(name == "ann" for name, _ in flagged)
