@@ -9,6 +9,7 @@ import typer
 from tablegames.cli import (
     analyze,
     db,
+    detect,
     docs,
     history,
     lab,
@@ -51,7 +52,21 @@ def _root(
     """Casino table card games: play them, prove their math, simulate them fast."""
 
 
-for _module in (play, analyze, lab, protect, simulate, serve, history, staff, db, rng, loadtest, docs):
+for _module in (
+    play,
+    analyze,
+    lab,
+    protect,
+    detect,
+    simulate,
+    serve,
+    history,
+    staff,
+    db,
+    rng,
+    loadtest,
+    docs,
+):
     _module.register(app)
 
 

@@ -1,0 +1,223 @@
+"""Catching advantage play (issue 27): every decision scored against the cards the player should not have seen.
+
+**Scoring.** A game's :class:`Scorer` for one exposure scenario of its ``protect`` list takes a decision at a
+live (or replayed) engine round: the exact value of each legal action under the legal information (the exact
+advisor), the exact value of each under the exposure (the hidden cards as they lie), and ``p``: the exact
+probability, over the hidden cards the player could not see, that the chosen action is the informed player's
+choice (:class:`DecisionScore`). A decision is *evidence* when the chosen action is a mistake under the legal
+information (it gives up expected value) but the informed player's choice under the exposure.
+
+**The test** (one per player and scenario). Under the null hypothesis (an honest player, with or without random
+mistakes), the player's action depends on the legal information only, and the hidden cards are, given that
+information and everything before the round, uniformly distributed over the cards the player has not seen
+(R-0.1: a complete shuffle before every round). Only the first mistake of a hand updates a test (a hand's
+decisions may share the hidden cards). So at every *mistake* the indicator "the hidden cards support
+it" is exactly Bernoulli(``p``) given the past, whatever the player's mistakes are: random mistakes are not
+evidence, only mistakes that keep agreeing with the hidden cards are. Decisions that are not mistakes carry no
+evidence and leave the test unchanged.
+
+For each ``lam`` of :data:`LAMBDAS` the product over the player's mistakes of ``(p + lam (1 - p)) / p`` when
+supported, ``1 - lam`` when not, is a nonnegative martingale of mean 1 under the null (a likelihood ratio
+against the alternative "supported with probability ``p + lam (1 - p)``"); their average ``M`` is one too. By
+Ville's inequality P(M ever reaches 1/a) <= a, however many hands are played and whenever one looks, so
+flagging at ``M >= scenarios / alpha`` has a false-positive rate of at most ``alpha`` per player-test after the
+Bonferroni correction over the scenarios tested (the convention: conservative, never exceeded; the null
+distribution of each step is exact, the bound on the whole sequence is Ville's).
+
+>>> t = SequentialTest(alpha=1e-6, scenarios=1)
+>>> for _ in range(12):
+...     t.update(Fraction(1, 4), True, hand=1)
+>>> t.flagged, round(t.log_evidence, 2) > round(t.log_threshold, 2)
+(True, True)
+>>> honest = SequentialTest(alpha=1e-6, scenarios=1)
+>>> for k in range(200):
+...     honest.update(Fraction(1, 4), k % 4 == 0, hand=k)
+>>> honest.flagged
+False
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import Any, Protocol
+
+from tablegames.engine import Action, Round
+from tablegames.rules import GameRules, registry
+from tablegames.rules.common import RuleError
+
+DEFAULT_ALPHA = 1e-6
+LAMBDAS = (0.5, 0.8, 0.95, 0.99)
+"""The alternatives mixed by the test: an informed mistake is supported with probability ``p + lam (1 - p)``."""
+
+
+@dataclass(frozen=True)
+class DecisionScore:
+    """One decision scored under one scenario (values per unit of the main wager)."""
+
+    action: Action
+    legal: Mapping[Action, Fraction | float]  # each legal action's exact value under the legal information
+    exposed: Mapping[Action, Fraction | float]  # ... under the exposure, the hidden cards as they lie
+    legal_best: Action
+    informed_best: Action
+    support: Mapping[Action, Fraction]  # P(each action is the informed choice) over the hidden cards
+
+    @property
+    def p(self) -> Fraction:
+        """The null probability that the chosen action is the informed choice."""
+        return self.support.get(self.action, Fraction(0))
+
+    def chose(self, action: Action) -> DecisionScore:
+        """The same decision with another action chosen."""
+        return replace(self, action=action)
+
+    @property
+    def cost(self) -> float:
+        """What the chosen action gives up under the legal information (0: not a mistake)."""
+        return float(self.legal[self.legal_best] - self.legal[self.action])
+
+    @property
+    def mistake(self) -> bool:
+        return self.legal[self.action] < self.legal[self.legal_best]
+
+    @property
+    def supported(self) -> bool:
+        """The chosen action is what the informed player does."""
+        return self.action == self.informed_best
+
+    @property
+    def gain(self) -> float:
+        """What the chosen action gains under the exposure over the legally best one."""
+        return float(self.exposed[self.action] - self.exposed[self.legal_best])
+
+    @property
+    def evidence(self) -> bool:
+        """A mistake under the legal information that is right under the exposure."""
+        return self.mistake and self.supported
+
+
+class Scorer(Protocol):
+    """Scores ``seat``'s decision ``action`` at ``rnd`` (the round just before the action) for one scenario."""
+
+    scenario: str
+
+    def score(self, rnd: Round, seat: int, action: Action) -> DecisionScore: ...
+
+    def score_dealt(
+        self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
+    ) -> DecisionScore:
+        """A recorded decision from the dealt cards by owner (``"seat N"``, ``"dealer"``), in deal order, and
+        the seat's earlier actions in the round."""
+        ...
+
+    def mistake_dealt(
+        self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
+    ) -> bool:
+        """Whether the recorded decision is a mistake under the legal information (fast: most are not, and
+        they need no exposure)."""
+        ...
+
+
+@dataclass
+class SequentialTest:
+    """The test of one player under one scenario (see the module): a mixture of likelihood-ratio martingales,
+    flagged once it reaches ``scenarios / alpha``."""
+
+    alpha: float = DEFAULT_ALPHA
+    scenarios: int = 1
+    logs: list[float] = field(default_factory=lambda: [0.0] * len(LAMBDAS))
+    hands: int = 0
+    mistakes: int = 0
+    supported: int = 0
+    flagged_at: int | None = None
+    evidence: list[Any] = field(default_factory=list)
+    _hand: Any = field(default=None, repr=False)
+    _updated: bool = field(default=False, repr=False)
+
+    @property
+    def log_threshold(self) -> float:
+        return math.log(self.scenarios / self.alpha)
+
+    @property
+    def log_evidence(self) -> float:
+        """log M: the log of the mean of the martingales."""
+        top = max(self.logs)
+        return top + math.log(sum(math.exp(x - top) for x in self.logs) / len(self.logs))
+
+    @property
+    def flagged(self) -> bool:
+        return self.flagged_at is not None
+
+    def count_hand(self) -> None:
+        self.hands += 1
+
+    def update(self, p: Fraction | float, supported: bool, hand: Any = None) -> None:
+        """One mistake: supported by the hidden cards or not, ``p`` the null probability that it is."""
+        self.mistakes += 1
+        pf = float(p)
+        if pf <= 0.0 or pf >= 1.0:
+            return  # certain under the null either way: no information
+        if supported:
+            self.supported += 1
+            if len(self.evidence) < 50:
+                self.evidence.append(hand)
+            self.logs = [
+                x + math.log((pf + lam * (1 - pf)) / pf) for x, lam in zip(self.logs, LAMBDAS, strict=True)
+            ]
+        else:
+            self.logs = [x + math.log(1 - lam) for x, lam in zip(self.logs, LAMBDAS, strict=True)]
+        if self.flagged_at is None and self.log_evidence >= self.log_threshold:
+            self.flagged_at = self.hands
+
+    def enter(self, hand: Any) -> None:
+        """A decision of ``hand``: a new hand is counted (a decision known not to be a mistake needs no
+        more: it leaves the test unchanged)."""
+        if hand is None or hand != self._hand:
+            self.count_hand()
+            self._hand, self._updated = hand, False
+
+    def observe(self, score: DecisionScore, hand: Any = None) -> None:
+        """One decision of the player in ``hand`` (a round id): a new hand is counted; the first mistake of a
+        hand updates the test, later ones in the same hand do not (a hand's decisions may share the hidden
+        cards, and an earlier supported mistake tells about them: the step would not be Bernoulli(p) given the
+        past). ``hand`` None: every decision is its own hand."""
+        self.enter(hand)
+        if score.mistake and not self._updated:
+            self._updated = hand is not None
+            self.update(score.p, score.supported, hand)
+
+
+_SCORERS = {
+    "three-card-poker": "tablegames.analysis.detect_three_card_poker",
+    "let-it-ride": "tablegames.analysis.detect_let_it_ride",
+}
+COVERED = tuple(_SCORERS)
+"""The games whose decisions are scored (the others' scenarios are left to do, docs/detection.md)."""
+
+
+def scenarios(rules: GameRules) -> list[str]:
+    """The scenarios this game's decisions can be scored under."""
+    module = _module(rules)
+    return [] if module is None else list(module.SCENARIOS)
+
+
+def _module(rules: GameRules) -> Any:
+    import importlib
+
+    name = _SCORERS.get(registry.of(rules).key)
+    return None if name is None else importlib.import_module(name)
+
+
+def scorer(rules: GameRules, scenario: str) -> Scorer:
+    """The scorer of a game's scenario (RuleError when the game or scenario has none yet)."""
+    module = _module(rules)
+    if module is None:
+        raise RuleError(f"{rules.game} has no detection scorer yet (covered: {', '.join(_SCORERS)})")
+    if scenario not in module.SCENARIOS:
+        raise RuleError(
+            f"unknown scenario {scenario!r} for {rules.game}; choose {', '.join(module.SCENARIOS)}"
+        )
+    found: Scorer = module.scorer(rules, scenario)
+    return found

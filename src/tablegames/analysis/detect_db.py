@@ -1,0 +1,202 @@
+"""``tablegames detect --database URL``: every stored decision scored, every player tested (issue 27, offline).
+
+Reads the server's ``rounds`` table (read-only, through its SQLAlchemy models): settled rounds of the games
+detection covers, oldest first. A decision is an ``action`` event of a seat; the hidden cards are the round's
+deck at the positions its ``card_dealt`` events record. Decisions the server took for the player (``by`` other
+than ``player``: the timeout default, R-TCP-2) are not the player's and are not scored. A player is the
+``seat_players`` entry of the seat; each player has one :class:`~tablegames.analysis.detect.SequentialTest`
+per scenario of the game, flagged at ``scenarios / alpha`` (Bonferroni over the scenarios, the module
+:mod:`tablegames.analysis.detect` states the false-positive bound).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from tablegames.analysis import detect
+from tablegames.engine import Action
+from tablegames.rules import GameRules, make_rules
+from tablegames.rules.common import RuleError
+
+
+@dataclass
+class PlayerFlag:
+    player_id: int
+    name: str | None
+    game: str
+    scenario: str
+    hands: int
+    mistakes: int
+    supported: int
+    flagged_at_hand: int
+    log10_evidence: float
+    evidence_rounds: list[int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class DetectReport:
+    rounds: int = 0
+    decisions: int = 0
+    players: int = 0
+    tests: int = 0
+    alpha: float = detect.DEFAULT_ALPHA
+    seconds: float = 0.0
+    flagged: list[PlayerFlag] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rounds": self.rounds,
+            "decisions": self.decisions,
+            "players": self.players,
+            "tests": self.tests,
+            "alpha": self.alpha,
+            "seconds": round(self.seconds, 3),
+            "flagged": [f.to_dict() for f in self.flagged],
+        }
+
+
+def _rounds(url: str, since: float | None, batch: int = 2_000) -> Iterator[Any]:
+    from sqlalchemy import create_engine, select
+    from sqlalchemy.orm import Session
+
+    from tablegames.server.db import SETTLED, RoundRow, normalize_url
+
+    url = normalize_url(url)
+    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
+        from pathlib import Path
+
+        if not Path(url.split(":///", 1)[1]).exists():
+            raise RuleError(f"no database at {url}")
+    engine = create_engine(url)
+    covered = list(detect.COVERED)
+    try:
+        with Session(engine) as session:
+            query = select(
+                RoundRow.id,
+                RoundRow.game,
+                RoundRow.rules,
+                RoundRow.deck,
+                RoundRow.seat_players,
+                RoundRow.events,
+            ).where(RoundRow.status == SETTLED, RoundRow.game.in_(covered))
+            if since is not None:
+                query = query.where(RoundRow.settled_at >= since)
+            yield from session.execute(query.order_by(RoundRow.id).execution_options(yield_per=batch))
+    finally:
+        engine.dispose()
+
+
+def detect_database(
+    url: str,
+    *,
+    since: float | None = None,
+    alpha: float = detect.DEFAULT_ALPHA,
+    progress: Callable[[int], None] | None = None,
+) -> DetectReport:
+    """Score every stored decision and test every player under every scenario (see the module)."""
+    started = time.perf_counter()
+    report = DetectReport(alpha=alpha)
+    rules_of: dict[tuple[str, str], GameRules] = {}
+    scorers: dict[tuple[str, str], list[Any]] = {}
+    tests: dict[tuple[int, str, str], detect.SequentialTest] = {}
+    actions: dict[str, Action] = {}
+    for row in _rounds(url, since):
+        rid, game, rule_text, deck, seat_players, events = row
+        key = (game, repr(sorted((rule_text or {}).items())))
+        rules = rules_of.get(key)
+        if rules is None:
+            rules = rules_of[key] = make_rules(game, dict(rule_text or {}))
+            scorers[key] = [detect.scorer(rules, s) for s in detect.scenarios(rules)]
+        dealt: dict[str, list[int]] = {}
+        for e in events or []:
+            if e["type"] == "card_dealt":
+                dealt.setdefault(e["to"], []).append(int(deck[e["position"]]))
+        report.rounds += 1
+        prior: dict[int, list[Action]] = {}
+        for e in events or []:
+            if e["type"] != "action":
+                continue
+            before = prior.setdefault(int(e["seat"]), [])
+            action = actions.get(e["action"])
+            if action is None:
+                action = actions[e["action"]] = Action.parse(e["action"])
+            player = (seat_players or {}).get(str(e["seat"]))
+            if player is not None and e.get("by", "player") == "player":
+                _observe(
+                    tests, scorers[key], dealt, int(player), game, int(e["seat"]), action, before, rid, alpha
+                )
+                report.decisions += 1
+            before.append(action)
+        if progress is not None:
+            progress(1)
+    report.tests = len(tests)
+    report.players = len({k[0] for k in tests})
+    names = _names(url, sorted({k[0] for k, t in tests.items() if t.flagged}))
+    for (player, game, scenario), t in sorted(tests.items()):
+        if t.flagged_at is None:
+            continue
+        report.flagged.append(
+            PlayerFlag(
+                player_id=player,
+                name=names.get(player),
+                game=game,
+                scenario=scenario,
+                hands=t.hands,
+                mistakes=t.mistakes,
+                supported=t.supported,
+                flagged_at_hand=t.flagged_at,
+                log10_evidence=round(t.log_evidence / 2.302585092994046, 3),
+                evidence_rounds=[int(r) for r in t.evidence[:20]],
+            )
+        )
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _observe(
+    tests: dict[tuple[int, str, str], detect.SequentialTest],
+    found: list[Any],
+    dealt: dict[str, list[int]],
+    player: int,
+    game: str,
+    seat: int,
+    action: Action,
+    before: list[Action],
+    rid: int,
+    alpha: float,
+) -> None:
+    """One recorded decision under each of the game's scenarios (the legal check once: it is every scenario's)."""
+    mistake = found[0].mistake_dealt(dealt, seat, action, before)
+    for sc in found:
+        t = tests.get((player, game, sc.scenario))
+        if t is None:
+            t = tests[(player, game, sc.scenario)] = detect.SequentialTest(alpha=alpha, scenarios=len(found))
+        if mistake:
+            t.observe(sc.score_dealt(dealt, seat, action, before), hand=rid)
+        else:
+            t.enter(rid)
+
+
+def _names(url: str, ids: list[int]) -> dict[int, str]:
+    if not ids:
+        return {}
+    from sqlalchemy import create_engine, select
+    from sqlalchemy.orm import Session
+
+    from tablegames.server.db import Player, normalize_url
+
+    engine = create_engine(normalize_url(url))
+    try:
+        with Session(engine) as session:
+            return {
+                int(i): str(n)
+                for i, n in session.execute(select(Player.id, Player.name).where(Player.id.in_(ids)))
+            }
+    finally:
+        engine.dispose()
