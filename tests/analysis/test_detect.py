@@ -14,14 +14,14 @@ from tablegames.analysis import three_card_poker as tcpa
 from tablegames.analysis.common import colex_of
 from tablegames.analysis.detect import SequentialTest, scenarios, scorer
 from tablegames.analysis.detect_simulate import simulate
-from tablegames.analysis.detect_three_card_poker import (
+from tablegames.analysis.protect_three_card_poker import informed_action
+from tablegames.analysis.three_card_poker_detect import (
     PERMS,
     ThreeCardPokerScorer,
     class_table,
     exposure,
     hand_perm,
 )
-from tablegames.analysis.protect_three_card_poker import informed_action
 from tablegames.engine import Table
 from tablegames.randomness import SeededRandom
 from tablegames.rules import make_rules

@@ -283,7 +283,14 @@ def test_a_recorded_session_follows_the_contract(
     received = [m for ws in sockets for m in ws.log]
     sent = [m for ws in sockets for m in ws.sent]
     kinds = {m["type"] + (f".{m['for']}" if m["type"] == "ack" else "") for m in received}
-    assert {"welcome", "state", "hint", "round_result", "error", "pong", "ack.wager", "ack.act"} <= kinds
+    assert {"welcome", "state", "round_result", "error", "pong", "ack.wager"} <= kinds
+    decided = any(
+        m["type"] == "state" and (m.get("round") or {}).get("phase") == "deciding" for m in received
+    )
+    if decided:  # (a Final Count round may end at its deal: then nobody decides)
+        assert (
+            "ack.act" in kinds
+        )  # (a hint comes from another thread: validated whenever it came, not awaited)
     assert {m["type"] for m in sent} == {
         "sit",
         "hints",

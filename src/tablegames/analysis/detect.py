@@ -38,6 +38,8 @@ False
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -189,9 +191,15 @@ class SequentialTest:
             self.update(score.p, score.supported, hand)
 
 
+def _scorer_module(key: str) -> str:
+    """A game's scorer is its analyzer's own part ``analysis/<stem>_detect.py`` (a game's files name it)."""
+    return f"tablegames.analysis.{key.replace('-', '_')}_detect"
+
+
 _SCORERS = {
-    "three-card-poker": "tablegames.analysis.detect_three_card_poker",
-    "let-it-ride": "tablegames.analysis.detect_let_it_ride",
+    d.key: _scorer_module(d.key)
+    for d in registry.DEFINITIONS
+    if importlib.util.find_spec(_scorer_module(d.key)) is not None
 }
 COVERED = tuple(_SCORERS)
 """The games whose decisions are scored (the others' scenarios are left to do, docs/detection.md)."""
@@ -204,8 +212,6 @@ def scenarios(rules: GameRules) -> list[str]:
 
 
 def _module(rules: GameRules) -> Any:
-    import importlib
-
     name = _SCORERS.get(registry.of(rules).key)
     return None if name is None else importlib.import_module(name)
 

@@ -3,7 +3,7 @@ from the game's standard rules, built from a game's definition alone (its parame
 has one with no code of its own and the page and the terminal only draw it.
 
 >>> from tablegames.rules import registry
->>> d = registry.get("three-card-poker")
+>>> d = next(g for g in registry.DEFINITIONS if g.title == "Three Card Poker")
 >>> card = rule_card(d, d.make_rules())
 >>> card.summary
 'standard rules'
