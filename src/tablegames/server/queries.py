@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, load_only
 
+from tablegames.rules import RuleError
 from tablegames.server.checks import iso
 from tablegames.server.db import (
     SETTLED,
@@ -68,7 +69,10 @@ def _summary(
 
 def _rule_summary(game: str, rules: dict[str, str] | None) -> str:
     """A round's rules in a player's words: "standard rules" or the changes (its complete rule set)."""
-    return table_card(game, rules or {}, None).summary
+    try:
+        return table_card(game, rules or {}, None).summary
+    except RuleError:  # a round of an older version, its rule set no longer read as it was: recall still answers
+        return "rules as recorded (no longer readable as a rule set)"
 
 
 def player_id_of(session: Session, name: str) -> int:
