@@ -71,7 +71,9 @@ def _rule_summary(game: str, rules: dict[str, str] | None) -> str:
     """A round's rules in a player's words: "standard rules" or the changes (its complete rule set)."""
     try:
         return table_card(game, rules or {}, None).summary
-    except RuleError:  # a round of an older version, its rule set no longer read as it was: recall still answers
+    except (
+        RuleError
+    ):  # a round of an older version, its rule set no longer read as it was: recall still answers
         return "rules as recorded (no longer readable as a rule set)"
 
 
