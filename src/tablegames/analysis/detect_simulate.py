@@ -9,10 +9,9 @@ Two ways to play them, giving the same decisions:
 
 - ``engine``: every player at an engine table (seven seats a table, R-0.2), each decision scored by the game's
   :class:`~tablegames.analysis.detect.Scorer` as a recorded decision would be;
-- ``kernel`` (Three Card Poker ``dealer-1``): each player's hands drawn as arrays (the own three cards and the
-  dealer's first card of a shuffled deck, as at a table), decided and scored by the same exposure tables
-  (:func:`~tablegames.analysis.three_card_poker_detect.class_table`) in a few array operations: fast enough for
-  ten thousand players.
+- ``kernel`` (a scenario a game's own ``<stem>_detect_kernel.py`` lists in its ``KERNELS``): each player's hands
+  drawn as arrays, decided and scored by the same exposure tables as the game's scorer in a few array operations:
+  fast enough for ten thousand players.
 
 Every test uses the Bonferroni threshold over the scenarios the game's detection covers (``scenarios``), so a
 figure here is the one a casino running every scenario gets.

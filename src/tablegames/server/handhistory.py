@@ -9,21 +9,21 @@ record (``tablegames verify`` checks it). Two formats carry the same facts: JSON
 as compact JSON). Amounts are integer cents in both.
 
 >>> events = [
-...     {"type": "round_started", "game": "three-card-poker", "round_no": 1, "rules": {}, "seats": [1], "source": "x"},
+...     {"type": "round_started", "game": "a-game", "round_no": 1, "rules": {}, "seats": [1], "source": "x"},
 ...     {"type": "wager_placed", "seat": 1, "wager": "ante", "amount": 500, "option": None},
 ...     {"type": "card_dealt", "to": "seat 1", "position": 0, "card": "As", "visible_to": "seat 1"},
 ...     {"type": "card_dealt", "to": "dealer", "position": 1, "card": "Kd", "visible_to": ""},
 ...     {"type": "action", "seat": 1, "action": "fold", "by": "player"},
 ...     {"type": "settled", "seat": 1, "wager": "ante", "staked": 500, "returned": 0, "outcome": "lose"},
 ... ]
->>> recall = {"round_id": 7, "table": "T", "game": "three-card-poker", "rule_set": None, "rules": {},
+>>> recall = {"round_id": 7, "table": "T", "game": "a-game", "rule_set": None, "rules": {},
 ...           "started": None, "settled_at": None, "events": events, "fairness": None,
 ...           "players": [{"seat": 1, "player": "ann", "staked": 500, "returned": 0, "net": -500}]}
 >>> (rec,) = records_of(recall, "ann")
 >>> rec.cards, [d.action for d in rec.decisions], rec.net
 ({'seat 1': ['As'], 'dealer': ['Kd']}, ['fold'], -500)
 >>> to_csv([rec]).splitlines()[1].split(",")[:8]
-['7', '', 'T', 'three-card-poker', '', '1', 'ann', 'seat 1: As | dealer: Kd']
+['7', '', 'T', 'a-game', '', '1', 'ann', 'seat 1: As | dealer: Kd']
 """
 
 from __future__ import annotations

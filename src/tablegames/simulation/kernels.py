@@ -93,9 +93,9 @@ def compiled_rule(rule: Callable[..., Any], *calls: Callable[..., Any]) -> Any:
     (Numba compiles a call only to a compiled function; the rules layer imports no Numba).
 
     >>> from tablegames.rules.common import returned_at_odds
-    >>> from tablegames.rules.one_eyed_flush import main_return
-    >>> compiled_rule(main_return, returned_at_odds).py_func(1, 100, 3)
-    400
+    >>> rule = compiled_rule(returned_at_odds)
+    >>> rule(100, 3), rule.py_func(100, 3)
+    (400, 400)
     """
     names = dict(rule.__globals__)
     names.update((c.__name__, njit(inline="always")(c)) for c in calls)
