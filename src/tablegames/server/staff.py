@@ -71,7 +71,8 @@ def _state(a: StaffAccount) -> dict[str, Any]:
     }
 
 
-def _check_password(password: object) -> str:
+def check_password(password: object) -> str:
+    """``password`` when it is acceptable (its length), else ``bad_password``."""
     if not isinstance(password, str) or not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
         raise ApiError("bad_password", f"a password is {PASSWORD_MIN}-{PASSWORD_MAX} characters", 400)
     return password
@@ -180,7 +181,7 @@ class StaffService:
                 why = "disabled" if a.disabled else "locked"
                 audit.append(s, self.clock, f"staff:{a.name}", "login.refused", f"staff:{a.name}", reason=why)
                 raise_after = ApiError("account_" + why, f"this account is {why}: ask an admin", 403)
-            elif not _verify(a.password_hash, password):
+            elif not verify_password(a.password_hash, password):
                 before = _state(a)
                 a.failed_logins += 1
                 audit.append(
@@ -236,10 +237,10 @@ class StaffService:
     def set_password(self, token: str | None, old: object, new: object) -> None:
         """A staff member's own new password (required after a one-time one)."""
         who = self.authenticate(token)
-        new_password = _check_password(new)
+        new_password = check_password(new)
         with self.db.tx() as s:
             a = self._account(s, who.name)
-            if not isinstance(old, str) or not _verify(a.password_hash, old):
+            if not isinstance(old, str) or not verify_password(a.password_hash, old):
                 raise ApiError("bad_login", "the current password is wrong", 401)
             before = _state(a)
             a.password_hash = _HASHER.hash(new_password)
@@ -251,16 +252,7 @@ def hash_password(password: str) -> str:
     return _HASHER.hash(password)
 
 
-def check_password(password: object) -> str:
-    """``password`` when it is acceptable (its length), else ``bad_password``."""
-    return _check_password(password)
-
-
 def verify_password(password_hash: str, password: str) -> bool:
-    return _verify(password_hash, password)
-
-
-def _verify(password_hash: str, password: str) -> bool:
     try:
         return _HASHER.verify(password_hash, password)
     except (VerificationError, InvalidHashError):
