@@ -5,17 +5,15 @@ deciding, settled), the pay table, the recall and the Math lab, at a desktop's a
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_browser_phone import PHONE, register
-from test_browser_table import TIMEOUT_MS, in_process_server
+from test_browser_phone import PHONE, every_game_server, register
+from test_browser_table import TIMEOUT_MS
 
-from tablegames.randomness import SeededRandom
 from tablegames.rules import registry
 from tablegames.rules.definition import GameDefinition
 
@@ -31,18 +29,7 @@ def table_name(d: GameDefinition) -> str:
 
 @pytest.fixture(scope="module")
 def a11y_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    seeds = itertools.count(901)
-    tables = [
-        {"game": d.key, "name": table_name(d), "seats": 3, "min_bet": 100, "max_bet": 10000}
-        for d in registry.DEFINITIONS
-    ]
-    with in_process_server(
-        tmp_path_factory.mktemp("a11y") / "tg.sqlite3",
-        tables,
-        betting_seconds=30,
-        turn_seconds=60,
-        source_factory=lambda: SeededRandom(next(seeds)),
-    ) as url:
+    with every_game_server(tmp_path_factory.mktemp("a11y") / "tg.sqlite3", table_name, 3, 901) as url:
         yield url
 
 

@@ -8,7 +8,8 @@ are in the window, and the player's own cards are drawn large enough to read. Sc
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -31,20 +32,25 @@ def table_name(d: GameDefinition) -> str:
     return f"Phone {d.key}"
 
 
-@pytest.fixture(scope="module")
-def phone_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    seeds = itertools.count(501)
+@contextmanager
+def every_game_server(
+    db: Path, name: Callable[[GameDefinition], str], seats: int, first_seed: int
+) -> Iterator[str]:
+    """An in-process server with one table of every registered game (named ``name(d)``), seeded decks."""
+    seeds = itertools.count(first_seed)
     tables = [
-        {"game": d.key, "name": table_name(d), "seats": 5, "min_bet": 100, "max_bet": 10000}
+        {"game": d.key, "name": name(d), "seats": seats, "min_bet": 100, "max_bet": 10000}
         for d in registry.DEFINITIONS
     ]
     with in_process_server(
-        tmp_path_factory.mktemp("phone") / "tg.sqlite3",
-        tables,
-        betting_seconds=30,
-        turn_seconds=60,
-        source_factory=lambda: SeededRandom(next(seeds)),
+        db, tables, betting_seconds=30, turn_seconds=60, source_factory=lambda: SeededRandom(next(seeds))
     ) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def phone_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with every_game_server(tmp_path_factory.mktemp("phone") / "tg.sqlite3", table_name, 5, 501) as url:
         yield url
 
 
