@@ -9,6 +9,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from detect_support import live_decisions
 
 from tablegames.analysis import three_card_poker as tcpa
 from tablegames.analysis.common import colex_of
@@ -22,8 +23,6 @@ from tablegames.analysis.three_card_poker_detect import (
     exposure,
     hand_perm,
 )
-from tablegames.engine import Table
-from tablegames.randomness import SeededRandom
 from tablegames.rules import make_rules
 from tablegames.rules.common import RuleError
 from tablegames.rules.three_card_poker import FOLD, PLAY, ThreeCardPokerRules
@@ -139,22 +138,14 @@ def test_the_informed_choice_is_protects_informed_player() -> None:
     for scenario in ("dealer-1", "dealer-2"):
         sc = scorer(TCP, scenario)
         bot = informed_action(TCP, scenario)
-        table = Table(TCP, seats=3, source=SeededRandom(8))
-        for _ in range(15):
-            rnd = table.new_round()
-            for s_no in (1, 2, 3):
-                rnd.place_wager(s_no, rnd.main_wager(), 100)
-            rnd.deal()
-            while not rnd.is_over:
-                seat = rnd.to_act
-                assert seat is not None
-                s = sc.score(rnd, seat, FOLD)
-                assert s.informed_best == bot(rnd, seat)
-                dealt = {"dealer": [int(c) for c in rnd.dealer], f"seat {seat}": list(rnd.seats[seat].cards)}
-                assert sc.score_dealt(dealt, seat, FOLD) == s
-                for action in (PLAY, FOLD):
-                    assert sc.mistake_dealt(dealt, seat, action) == s.chose(action).mistake
-                rnd.act(seat, s.legal_best)
+        for rnd, seat in live_decisions(TCP, 15):
+            s = sc.score(rnd, seat, FOLD)
+            assert s.informed_best == bot(rnd, seat)
+            dealt = {"dealer": [int(c) for c in rnd.dealer], f"seat {seat}": list(rnd.seats[seat].cards)}
+            assert sc.score_dealt(dealt, seat, FOLD) == s
+            for action in (PLAY, FOLD):
+                assert sc.mistake_dealt(dealt, seat, action) == s.chose(action).mistake
+            rnd.act(seat, s.legal_best)
 
 
 def test_the_kernel_tables_agree_with_the_scorer() -> None:

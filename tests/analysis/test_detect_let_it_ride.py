@@ -7,13 +7,12 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from detect_support import live_decisions
 
 from tablegames.analysis.detect import scenarios, scorer
 from tablegames.analysis.detect_simulate import simulate
 from tablegames.analysis.protect_let_it_ride import informed_action
-from tablegames.engine import Table
 from tablegames.engine.actions import PULL, RIDE
-from tablegames.randomness import SeededRandom
 from tablegames.rules import make_rules
 from tablegames.rules.let_it_ride import LetItRideRules
 
@@ -31,25 +30,17 @@ LIR = _lir()
 def test_the_informed_choice_is_protects_and_a_recorded_decision_scores_alike(scenario: str) -> None:
     sc = scorer(LIR, scenario)
     bot = informed_action(LIR, scenario)
-    table = Table(LIR, seats=3, source=SeededRandom(8))
-    for _ in range(8):
-        rnd = table.new_round()
-        for s_no in (1, 2, 3):
-            rnd.place_wager(s_no, rnd.main_wager(), 100)
-        rnd.deal()
-        while not rnd.is_over:
-            seat = rnd.to_act
-            assert seat is not None
-            s = sc.score(rnd, seat, PULL)
-            assert s.informed_best == bot(rnd, seat)
-            assert sum(s.support.values(), Fraction(0)) == 1
-            flow = rnd.flow
-            prior = [] if flow.stage == 1 else [RIDE if "1" in flow.up[seat] else PULL]  # type: ignore[attr-defined]
-            dealt = {"dealer": [int(c) for c in rnd.dealer], f"seat {seat}": list(rnd.seats[seat].cards)}
-            for action in (PULL, RIDE):
-                assert sc.score_dealt(dealt, seat, action, prior) == s.chose(action)
-                assert sc.mistake_dealt(dealt, seat, action, prior) == s.chose(action).mistake
-            rnd.act(seat, s.informed_best)
+    for rnd, seat in live_decisions(LIR, 8):
+        s = sc.score(rnd, seat, PULL)
+        assert s.informed_best == bot(rnd, seat)
+        assert sum(s.support.values(), Fraction(0)) == 1
+        flow = rnd.flow
+        prior = [] if flow.stage == 1 else [RIDE if "1" in flow.up[seat] else PULL]  # type: ignore[attr-defined]
+        dealt = {"dealer": [int(c) for c in rnd.dealer], f"seat {seat}": list(rnd.seats[seat].cards)}
+        for action in (PULL, RIDE):
+            assert sc.score_dealt(dealt, seat, action, prior) == s.chose(action)
+            assert sc.mistake_dealt(dealt, seat, action, prior) == s.chose(action).mistake
+        rnd.act(seat, s.informed_best)
 
 
 def test_hole_carders_of_the_second_community_card_are_flagged_and_honest_players_not() -> None:
