@@ -119,8 +119,11 @@ def money(url: str) -> dict[str, Any]:
     engine = make_engine(url)
     try:
         with sa.orm.Session(engine) as s:
-            totals = dict(s.execute(sa.text("SELECT kind, SUM(balance) FROM accounts GROUP BY kind")).all())
+            # The rounds first: pysqlite runs each SELECT in its own snapshot, so a settlement committed between
+            # two reads is seen by the later ones only; read in this order, "every round settled" implies that
+            # the balances read after it include those settlements (CI saw in_play read before the commit).
             rounds = s.execute(sa.text("SELECT id, status, recovered FROM rounds ORDER BY id")).all()
+            totals = dict(s.execute(sa.text("SELECT kind, SUM(balance) FROM accounts GROUP BY kind")).all())
             stakes = dict(
                 s.execute(
                     sa.text(
