@@ -4,6 +4,7 @@ the buy-in plus the nets of the rounds it saw settled."""
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from tablegames.loadtest.client import Player
@@ -26,6 +27,37 @@ async def _final_balances(base: str, players: list[Player]) -> dict[int, int]:
 
         await asyncio.gather(*(one(p) for p in players))
     return out
+
+
+def open_rounds(database_url: str) -> int:
+    """How many rounds of the server's database are not settled (nor void) yet."""
+    from sqlalchemy import func, select
+
+    from tablegames.server.db import SETTLED, RoundRow, make_engine
+
+    engine = make_engine(database_url)
+    try:
+        with engine.connect() as conn:
+            return int(
+                conn.scalar(select(func.count(RoundRow.id)).where(RoundRow.status.not_in([SETTLED, "void"])))
+                or 0
+            )
+    finally:
+        engine.dispose()
+
+
+async def wait_rounds_closed(database_url: str, timeout: float) -> int:
+    """(Several processes, after the play.) Wait, at most ``timeout`` seconds, until every round is settled: a
+    round of a killed process's table is recovered by its new owner with fresh betting and turn clocks, so it
+    may be settled a minute after the clients stopped. Only then can a player's history and balance be read
+    once for all (stop 31's race: a reconcile before that settlement and a balance read after it). The rounds
+    still open when the time is up (the money check reports them)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = await asyncio.to_thread(open_rounds, database_url)
+        if left == 0 or time.monotonic() >= deadline:
+            return left
+        await asyncio.sleep(0.5)
 
 
 def check_money(database_url: str) -> MoneyCheck:

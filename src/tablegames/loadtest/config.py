@@ -218,6 +218,7 @@ class Stats:
     killed_at: float | None = None
     faults: list[dict[str, Any]] = field(default_factory=list)  # the chaos's faults, in order (chaos.Fault)
     results_reconciled: int = 0  # rounds a player never saw settled, counted from its history at the end
+    rounds_left_open: int = 0  # (several processes) rounds not settled when the wait for them ran out
 
     def error_count(self) -> int:
         missing = max(
@@ -342,6 +343,7 @@ class LoadReport:
                 "resumed": self.stats.resumed,
                 "results_from_history": self.stats.results_from_history,
                 "results_reconciled": self.stats.results_reconciled,
+                "rounds_left_open": self.stats.rounds_left_open,
                 "chaos": self.config.chaos,
                 "faults": list(self.stats.faults),
             },

@@ -12,7 +12,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
-from tablegames.loadtest.audit import _final_balances, check_money
+from tablegames.loadtest.audit import _final_balances, check_money, wait_rounds_closed
 from tablegames.loadtest.client import Client, Player
 from tablegames.loadtest.cluster import Cluster
 from tablegames.loadtest.config import BET, LoadConfig, LoadReport, LoadTestError, MoneyCheck, Stats, T
@@ -181,7 +181,11 @@ async def play(
         await asyncio.gather(soak, return_exceptions=True)
     elapsed = time.monotonic() - t0
     await asyncio.sleep(0.2)
-    if cfg.chaos:  # a player may have missed a round's result under the faults: its history has it
+    if cluster is not None:  # a process was killed: its recovered rounds settle on fresh clocks (see below)
+        stats.rounds_left_open = await wait_rounds_closed(
+            cluster.database, cfg.grace + cfg.betting_seconds + 4 * cfg.turn_seconds
+        )
+    if cluster is not None:  # a player may have missed a round's result (a kill, a fault): its history has it
         sem = asyncio.Semaphore(10)
 
         async def reconcile(c: Client) -> None:
