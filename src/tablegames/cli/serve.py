@@ -105,6 +105,16 @@ def register(app: typer.Typer) -> None:
                 "unless the request names who confirms it (confirm_negative_edge)"
             ),
         ] = "0",
+        strategy_cache: Annotated[
+            Path | None,
+            typer.Option(
+                help="directory of the solved strategies kept across restarts, so the first hint is exact at once "
+                "(default: DATA_DIR/strategies; the server's own: never one others can write)"
+            ),
+        ] = None,
+        no_strategy_cache: Annotated[
+            bool, typer.Option("--no-strategy-cache", help="solve the strategies at every start")
+        ] = False,
     ) -> None:
         """Run the table server (web page, REST and WebSocket play)."""
         require_database("serve", database_url(database, data_dir))
@@ -149,6 +159,7 @@ def register(app: typer.Typer) -> None:
             advertise=reach,
             min_house_edge=floor,
             prepare_hints=True,
+            strategy_cache=None if no_strategy_cache else strategy_cache or data_dir / "strategies",
         )
         shown = url.split("@")[-1] if "@" in url else url
         print(f"tablegames table server: http://{host}:{port}/  (database {shown})", flush=True)

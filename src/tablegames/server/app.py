@@ -24,6 +24,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tablegames.randomness import RandomSource
 from tablegames.rules import registry
+from tablegames.server import hints
 from tablegames.server.cluster import NotOwner
 from tablegames.server.connections import ConnectionLimits, bounded_http_protocol
 from tablegames.server.contract.asyncapi import asyncapi_bytes
@@ -134,6 +135,7 @@ def create_app(
     min_house_edge: Fraction = Fraction(0),
     prepare_hints: bool = False,
     clock: Callable[[], float] | None = None,
+    strategy_cache: Path | None = None,
 ) -> FastAPI:
     """The table server app.
 
@@ -146,7 +148,8 @@ def create_app(
     lowest exact house edge of any wager ``POST /tables`` opens a table with unless the request confirms it
     (``confirm_negative_edge``, server/tables.py).
     ``prepare_hints``: solve each table's exact strategy when it opens, so that hints are exact from the
-    first hand (``server/hints.py``). ``clock``: the one clock of time-based rules (epoch seconds; tests move
+    first hand (``server/hints.py``); ``strategy_cache``: the directory they are kept in across restarts
+    (``analysis/strategy_cache.py``). ``clock``: the one clock of time-based rules (epoch seconds; tests move
     their own).
     """
     if (
@@ -165,7 +168,9 @@ def create_app(
         advertise=advertise,
         min_house_edge=Fraction(min_house_edge),
         prepare_hints=prepare_hints,
+        strategy_cache=strategy_cache,
     )
+    hints.use_disk_cache(strategy_cache)
     if clock is not None:
         config.clock = clock
     server = Server(database_url, config, admin_token)

@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 from typing import Any, Protocol
 
 from sqlalchemy import Connection, Engine
@@ -62,6 +63,9 @@ class Config:
     # Solve each table's exact strategy when it opens (server/hints.py: prepare), so that the first hand's hints
     # are exact; off in tests that do not need it (each solve takes a core for seconds).
     prepare_hints: bool = False
+    # The disk cache of solved strategies (analysis/strategy_cache.py): after a restart the first hint is exact
+    # at once. None: solved at every start.
+    strategy_cache: Path | None = None
     # The one clock of time-based rules (staff sessions now; limits, cooling-off, breaks next: issues 25, 26):
     # epoch seconds. Tests pass their own and move it instead of waiting.
     clock: Callable[[], float] = time.time

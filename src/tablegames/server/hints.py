@@ -8,7 +8,9 @@ So that the first hand's hints are exact too (issue 24), a server that prepares 
 asks for each table's strategy when the table opens (:func:`prepare`): one background thread solves them one
 after another, off the event loop.
 The strategies kept are bounded (least recently used dropped): the memory does not grow with the number of
-distinct bet sizes or rule sets the tables see.
+distinct bet sizes or rule sets the tables see. With a disk cache (:func:`use_disk_cache`; ``tablegames serve``
+keeps one in ``data/strategies``) a strategy solved once is loaded after a restart instead of solved again
+(:mod:`tablegames.analysis.strategy_cache`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import logging
 import queue
 import threading
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any
 
 from tablegames.engine import Advisor, Bot, Round
@@ -38,6 +41,12 @@ _BUILDING: set[Any] = set()
 _LOCK = threading.Lock()
 _PREPARE: queue.SimpleQueue[Any] = queue.SimpleQueue()  # keys to solve, each once (in _BUILDING meanwhile)
 _PREPARER: threading.Thread | None = None
+_DISK: list[Path | None] = [None]  # the directory of the disk cache of strategies (none: solved every start)
+
+
+def use_disk_cache(directory: Path | None) -> None:
+    """Load strategies from (and store them in) ``directory``; None: no disk cache."""
+    _DISK[0] = directory
 
 
 def _cache(key: Any) -> OrderedDict[Any, Any]:
@@ -57,9 +66,9 @@ def _build(key: Any) -> Any:
     rules, bet = key
     strategy = None
     try:
-        from tablegames.analysis.advice import optimal_strategy
+        from tablegames.analysis.strategy_cache import solve_cached
 
-        strategy = optimal_strategy(rules, bet)
+        strategy = solve_cached(rules, bet, _DISK[0])
     except Exception:  # an analysis that is missing or fails must not break play
         log.exception("no exact strategy for %s; hints use the rule of thumb", rules.game)
     with _LOCK:
