@@ -202,3 +202,13 @@ class Harness:
         with self.server.sessions() as s:
             check = check_ledger(s)
         assert check.ok, check
+
+
+def api_routes(routes: list[Any]) -> Iterator[Any]:
+    """Every route, those of the included routers too (FastAPI keeps an included router as one entry)."""
+    for route in routes:
+        inner = getattr(route, "original_router", None)
+        if inner is not None:
+            yield from api_routes(inner.routes)
+        else:
+            yield route

@@ -20,7 +20,7 @@ SRC = Path(tablegames.__file__).parent
 SERVER = SRC / "server"
 PACKAGE = "tablegames.server"
 
-# The app wiring: the modules that build or hand out the whole server (create_app; ServerDep / AdminDep).
+# The app wiring: the modules that build or hand out the whole server (create_app; ServerDep / staff_may).
 MAY_IMPORT_SERVICE = {"tablegames.server.app", "tablegames.server.routes.deps"}
 
 

@@ -11,7 +11,7 @@ import pytest
 from fastapi.routing import APIRoute
 from pydantic import TypeAdapter
 
-from server_harness import ADMIN, Harness
+from server_harness import ADMIN, Harness, api_routes
 from tablegames.server.app import create_app
 from tablegames.server.handhistory import MEDIA_TYPES
 
@@ -109,13 +109,3 @@ def test_every_answer_of_a_played_round_is_its_model(make_server: Callable[..., 
         "/wallet",
         "/jackpots/history",
     } <= set(checked)
-
-
-def api_routes(routes: list[Any]) -> Iterator[Any]:
-    """Every route, those of the included routers too (FastAPI keeps an included router as one entry)."""
-    for route in routes:
-        inner = getattr(route, "original_router", None)
-        if inner is not None:
-            yield from api_routes(inner.routes)
-        else:
-            yield route

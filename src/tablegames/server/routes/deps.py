@@ -1,5 +1,5 @@
 """What the routers share, as dependencies the way fastapi/full-stack-fastapi-template has them: the app's
-server (``ServerDep``), the operator's check (``AdminDep``), the current player (``Auth``); database work off the
+server (``ServerDep``), a staff action's check (``staff_may``: server/permissions.py), the current player (``Auth``); database work off the
 event loop (on the REST threads); the error responses every route documents."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from starlette.requests import HTTPConnection
 from tablegames.server.contract.base import Closed
 from tablegames.server.core import PlayerInfo
 from tablegames.server.errors import ApiError
+from tablegames.server.permissions import PLAY_VIEW, TOKEN_ACTOR, TOKEN_ROLE, Actor, check, may
 from tablegames.server.queries import ALL_BALANCES
 from tablegames.server.service import Server
 
@@ -35,21 +36,68 @@ ServerDep = Annotated[Server, Depends(server_of)]
 """A route's server: ``server: ServerDep``."""
 
 
-async def admin_server(server: ServerDep, x_admin_token: Annotated[str | None, Header()] = None) -> Server:
-    """The server, for an operator's request: the ``X-Admin-Token`` header must be the admin token, else
-    ``forbidden`` (403) before the route runs. A comparison, no database: it runs on the event loop."""
-    server.players.check_admin(x_admin_token)
-    return server
-
-
-AdminDep = Annotated[Server, Depends(admin_server)]
-"""An operator route's server: ``server: AdminDep`` (a missing or wrong admin token is refused)."""
-
-
 def bearer(authorization: str | None) -> str | None:
     if authorization and authorization.lower().startswith("bearer "):
         return authorization[7:].strip()
     return None
+
+
+def staff_actor(server: Server, authorization: str | None, x_admin_token: str | None) -> Actor | None:
+    """Who makes the request as staff: the admin token (``token:admin``, a wrong one refused) or a live staff
+    session (``Authorization: Bearer``); None: neither (a player's token, or nothing). Blocks on the database:
+    call it on a REST thread."""
+    if x_admin_token is not None:
+        server.players.check_admin(x_admin_token)
+        return Actor(TOKEN_ACTOR, TOKEN_ROLE)
+    token = bearer(authorization)
+    if token is None:
+        return None
+    try:
+        who = server.staff.authenticate(token)
+    except ApiError:
+        return None
+    return Actor(who.actor, who.role)
+
+
+def staff_may(action: str) -> Any:
+    """A dependency: the :class:`~tablegames.server.permissions.Actor` of a request whose staff member (or the
+    admin token) may do ``action`` (server/permissions.py), else ``forbidden`` (403) before the route runs."""
+
+    async def allowed(
+        request: Request,
+        server: ServerDep,
+        authorization: Annotated[str | None, Header()] = None,
+        x_admin_token: Annotated[str | None, Header()] = None,
+    ) -> Actor:
+        if x_admin_token is not None:  # a comparison, no database: on the event loop
+            server.players.check_admin(x_admin_token)
+            return check(Actor(TOKEN_ACTOR, TOKEN_ROLE), action)
+        actor = await off_loop(request, staff_actor, server, authorization, None)
+        if actor is None:
+            raise ApiError(
+                "forbidden",
+                f"{action} needs a staff session (POST /staff/login, then Authorization: Bearer) or the admin "
+                "token (X-Admin-Token)",
+                403,
+            )
+        return check(actor, action)
+
+    allowed.action = action  # type: ignore[attr-defined]  # (the permission matrix test reads it)
+    return Depends(allowed)
+
+
+def sees_everyone(
+    server: Server, authorization: str | None, x_admin_token: str | None, refuse: bool = True
+) -> bool:
+    """Whether the reader is staff allowed to see every player's play (``play.view``); a staff member whose
+    role is not is refused (403), or with ``refuse`` False treated as anyone. Blocks on the database: call it on
+    a REST thread."""
+    actor = staff_actor(server, authorization, x_admin_token)
+    if actor is None:
+        return False
+    if not refuse and not may(actor.role, PLAY_VIEW):
+        return False
+    return check(actor, PLAY_VIEW) is actor
 
 
 async def off_loop(request: Request | WebSocket, fn: Callable[..., T], *args: Any) -> T:
@@ -115,7 +163,7 @@ COMMON_ERRORS = errors(400, 413, 422, 429, 503)
 def viewer(server: Server, authorization: str | None, x_admin_token: str | None) -> int | None:
     """Whose balances a reader may see: every player's (admin token), a player's own (their token), or
     none (anonymous, or a token that is not valid). Blocks on the database: call it on a REST thread."""
-    if server.players.is_admin(x_admin_token):
+    if sees_everyone(server, authorization, x_admin_token, refuse=False):
         return ALL_BALANCES
     token = bearer(authorization)
     if token is None:

@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Depends, Header, Request
 from pydantic import Field
 
+from tablegames.server import permissions
 from tablegames.server.contract.base import Closed
 from tablegames.server.errors import ApiError
 from tablegames.server.routes.deps import COMMON_ERRORS, Out, ServerDep, bearer, errors, off_loop
@@ -39,7 +40,19 @@ def role(*allowed: str) -> object:
     return Depends(check)
 
 
-AdminStaff = Annotated[StaffInfo, role("admin")]
+def allowed_to(action: str) -> object:
+    """A dependency: the staff member (a live session), when their role may do ``action``
+    (server/permissions.py), else 403 before the route runs."""
+
+    async def check(who: StaffDep) -> StaffInfo:
+        permissions.check(permissions.Actor(who.actor, who.role), action)
+        return who
+
+    check.action = action  # type: ignore[attr-defined]  # (the permission matrix test reads it)
+    return Depends(check)
+
+
+AdminStaff = Annotated[StaffInfo, allowed_to(permissions.STAFF_MANAGE)]
 
 
 class LoginBody(Closed):
@@ -127,6 +140,7 @@ async def me(who: StaffDep) -> StaffOut:
 async def password(
     request: Request,
     server: ServerDep,
+    _who: StaffDep,  # a live session before the body is read: a stranger learns nothing of its checks
     body: PasswordBody,
     authorization: Annotated[str | None, Header()] = None,
 ) -> Done:

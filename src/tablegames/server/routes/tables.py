@@ -15,11 +15,11 @@ from tablegames.rules.rulecard import RuleCard
 from tablegames.server.checks import HISTORY_PAGE_MAX
 from tablegames.server.contract import RoundView, TableInfo
 from tablegames.server.contract.base import Closed
+from tablegames.server.permissions import TABLE_LIMITS, TABLE_OPEN, Actor
 from tablegames.server.queries import history
 from tablegames.server.routes.deps import (
     COMMON_ERRORS,
     MAX_ROW_ID,
-    AdminDep,
     Out,
     RowId,
     ServerDep,
@@ -27,6 +27,7 @@ from tablegames.server.routes.deps import (
     json_off_loop,
     off_loop,
     read,
+    staff_may,
 )
 from tablegames.server.routes.lab import read_off_loop, solver_of
 from tablegames.server.routes.rounds import RoundSummary
@@ -87,7 +88,9 @@ async def tables(request: Request, server: ServerDep) -> list[TableOut]:
 
 
 @router.post("/tables", status_code=201, response_model=CreatedTable, responses=errors(403, 503))
-async def create_table(request: Request, server: AdminDep, body: TableBody) -> CreatedTable:
+async def create_table(
+    request: Request, server: ServerDep, actor: Annotated[Actor, staff_may(TABLE_OPEN)], body: TableBody
+) -> CreatedTable:
     """A new table (operator). Its settings are read on the REST threads (a refused value: ``bad_rules`` naming
     the field); then the exact house edge of each of its wagers, as the Math lab solves it (off the event loop,
     cached per rule set), must be at least the server's floor, or the request must name who confirms it
@@ -117,15 +120,23 @@ async def create_table(request: Request, server: AdminDep, body: TableBody) -> C
     )
     row = await off_loop(
         request,
-        functools.partial(server.tables.create_table, *settings, *files, edge_confirmation=confirmation),
+        functools.partial(
+            server.tables.create_table, *settings, *files, edge_confirmation=confirmation, actor=actor.name
+        ),
     )
     return CreatedTable.model_validate(row)
 
 
 @router.patch("/tables/{table_id}", response_model=TableOut, responses=errors(403, 404))
-async def set_limits(request: Request, server: AdminDep, table_id: RowId, body: LimitsBody) -> TableOut:
+async def set_limits(
+    request: Request,
+    server: ServerDep,
+    actor: Annotated[Actor, staff_may(TABLE_LIMITS)],
+    table_id: RowId,
+    body: LimitsBody,
+) -> TableOut:
     return TableOut.model_validate(
-        await off_loop(request, server.tables.set_limits, table_id, body.min_bet, body.max_bet)
+        await off_loop(request, server.tables.set_limits, table_id, body.min_bet, body.max_bet, actor.name)
     )
 
 

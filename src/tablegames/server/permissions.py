@@ -1,0 +1,110 @@
+"""Who may do what (issue 25): every staff action with the roles allowed it, and every route of the app with the
+access it declares. The server checks each action on every request (``routes/deps.py``: :func:`staff_may`);
+``tests/server/test_server_permissions.py`` generates the role x endpoint matrix from the app's routes and
+:data:`ROUTES`, so a route added without a declared access fails the suite.
+
+The admin token stays for scripts (``X-Admin-Token``): it is a named credential, ``token:admin`` in the audit
+trail, with the operator's powers (:data:`TOKEN_ROLE`), never the admin's (staff accounts are managed by a
+named admin only).
+
+>>> may("supervisor", TABLE_LIMITS), may("auditor", TABLE_LIMITS), may("admin", TABLE_OPEN)
+(True, False, False)
+>>> sorted(ALLOWED[PLAY_VIEW])
+['auditor', 'operator', 'supervisor']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from tablegames.server.errors import ApiError
+from tablegames.server.staff import ROLES
+
+# --- staff actions --------------------------------------------------------------------------------------------
+TABLE_OPEN: Final = "table.open"  # open a table (POST /tables)
+TABLE_LIMITS: Final = "table.limits"  # change a table's limits (PATCH /tables/{id})
+PLAY_VIEW: Final = "play.view"  # every player's rounds, balances and hand histories
+STAFF_MANAGE: Final = "staff.manage"  # staff accounts: add, list, disable, enable, unlock
+
+ALLOWED: Final[dict[str, frozenset[str]]] = {
+    TABLE_OPEN: frozenset({"supervisor", "operator"}),
+    TABLE_LIMITS: frozenset({"supervisor", "operator"}),
+    PLAY_VIEW: frozenset({"supervisor", "operator", "auditor"}),
+    STAFF_MANAGE: frozenset({"admin"}),
+}
+"""Each action's roles (server/staff.py's list of what each role may do)."""
+
+TOKEN_ROLE: Final = "operator"
+"""The powers of the admin token (``X-Admin-Token``), a credential for scripts."""
+TOKEN_ACTOR: Final = "token:admin"
+
+# --- route access ------------------------------------------------------------------------------------------------
+PUBLIC: Final = "public"  # anyone (pages, the lobby's reads, the contract, the Math lab)
+PLAYER: Final = "player"  # a player's own token (Authorization: Bearer)
+STAFF_SESSION: Final = "staff-session"  # a staff member's own session, any role (login, logout, me, password)
+PLAYER_OR = "player-or:"  # a player's own data, or everyone's for a staff action: PLAYER_OR + PLAY_VIEW
+
+ROUTES: Final[dict[tuple[str, str], str]] = {
+    ("GET", "/"): PUBLIC,
+    ("GET", "/health"): PUBLIC,
+    ("GET", "/asyncapi.json"): PUBLIC,
+    ("GET", "/openapi.json"): PUBLIC,
+    ("GET", "/docs"): PUBLIC,
+    ("GET", "/docs/oauth2-redirect"): PUBLIC,
+    ("GET", "/redoc"): PUBLIC,
+    ("GET", "/games"): PUBLIC,
+    ("GET", "/jackpots"): PUBLIC,
+    ("GET", "/jackpots/history"): PUBLIC,
+    ("GET", "/lab"): PUBLIC,
+    ("POST", "/lab/analyze"): PUBLIC,
+    ("POST", "/lab/game-file"): PUBLIC,
+    ("POST", "/players"): PUBLIC,
+    ("POST", "/players/login"): PUBLIC,
+    ("POST", "/players/password"): PLAYER,
+    ("GET", "/me"): PLAYER,
+    ("POST", "/wallet/buy-in"): PLAYER,
+    ("POST", "/wallet/cash-out"): PLAYER,
+    ("GET", "/wallet"): PLAYER,
+    ("GET", "/rounds/{round_id}"): PUBLIC,  # balances: the reader's own, every player's for PLAY_VIEW
+    ("GET", "/history"): PLAYER_OR + PLAY_VIEW,
+    ("GET", "/history/export"): PLAYER_OR + PLAY_VIEW,
+    ("GET", "/tables"): PUBLIC,
+    ("POST", "/tables"): TABLE_OPEN,
+    ("PATCH", "/tables/{table_id}"): TABLE_LIMITS,
+    ("GET", "/tables/{table_id}"): PUBLIC,
+    ("GET", "/tables/{table_id}/rules"): PUBLIC,
+    ("GET", "/tables/{table_id}/owner"): PUBLIC,
+    ("GET", "/tables/{table_id}/history"): PUBLIC,
+    ("WS", "/ws/tables/{table_id}"): PLAYER,  # (or a spectator: public cards only)
+    ("POST", "/staff/login"): PUBLIC,
+    ("POST", "/staff/logout"): STAFF_SESSION,
+    ("GET", "/staff/me"): STAFF_SESSION,
+    ("POST", "/staff/password"): STAFF_SESSION,
+    ("GET", "/staff"): STAFF_MANAGE,
+    ("POST", "/staff"): STAFF_MANAGE,
+    ("POST", "/staff/{name}/{change}"): STAFF_MANAGE,
+}
+"""Every route's access: :data:`PUBLIC`, :data:`PLAYER`, :data:`STAFF_SESSION`, a staff action, or
+:data:`PLAYER_OR` + a staff action."""
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who makes a staff request: the audit trail's name (``staff:NAME`` or ``token:admin``) and the role."""
+
+    name: str
+    role: str
+
+
+def may(role: str, action: str) -> bool:
+    """Whether ``role`` may do ``action`` (an unknown action: nobody)."""
+    return role in ALLOWED.get(action, frozenset())
+
+
+def check(actor: Actor, action: str) -> Actor:
+    """``actor`` if their role may do ``action``, else ``forbidden`` (403)."""
+    if not may(actor.role, action):
+        allowed = " or ".join(r for r in ROLES if r in ALLOWED.get(action, frozenset()))
+        raise ApiError("forbidden", f"a {actor.role} may not do {action} (needs {allowed or 'nobody'})", 403)
+    return actor
