@@ -160,6 +160,7 @@ def register(app: typer.Typer) -> None:
             min_house_edge=floor,
             prepare_hints=True,
             strategy_cache=None if no_strategy_cache else strategy_cache or data_dir / "strategies",
+            seal_seconds=60.0,  # the ledger sealed into the audit chain (server/ledger_seal.py)
         )
         shown = url.split("@")[-1] if "@" in url else url
         print(f"tablegames table server: http://{host}:{port}/  (database {shown})", flush=True)

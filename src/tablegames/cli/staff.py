@@ -122,19 +122,52 @@ for _kind in ("disable", "enable", "unlock"):
 
 
 @audit_app.command("verify")
-def verify(database: DatabaseOpt = None, data_dir: DataDirOpt = Path(DEFAULT_DATA_DIR)) -> None:
-    """Recompute the audit trail's hash chain; exit 1 naming the first entry altered, removed or reordered."""
-    from tablegames.server import audit
+def verify(
+    seal_first: Annotated[
+        bool, typer.Option("--seal", help="seal the ledger transactions not sealed yet before verifying")
+    ] = False,
+    database: DatabaseOpt = None,
+    data_dir: DataDirOpt = Path(DEFAULT_DATA_DIR),
+) -> None:
+    """Recompute the audit trail's hash chain and every ledger seal in it; exit 1 naming the first entry
+    altered, removed or reordered, or the first sealed range of ledger transactions that no longer holds."""
+    from tablegames.server import audit, ledger_seal
 
     def run(db: Any) -> Any:
+        if seal_first:
+            with db.tx() as s:
+                ledger_seal.seal(s, time.time, console_actor())
         with db.sessions() as s:
-            return audit.verify(s)
+            return audit.verify(s), ledger_seal.verify(s)
 
-    verdict = _with(database, data_dir, "audit verify", run)
+    verdict, books = _with(database, data_dir, "audit verify", run)
     if not verdict.ok:
         typer.echo(f"audit trail BROKEN at {verdict.problem}", err=True)
         raise typer.Exit(1)
-    typer.echo(f"audit trail intact: {verdict.entries} entries")
+    if not books.ok:
+        typer.echo(f"ledger BROKEN: {books.problem}", err=True)
+        raise typer.Exit(1)
+    typer.echo(
+        f"audit trail intact: {verdict.entries} entries; ledger: {books.sealed} transactions sealed and intact"
+        + (f", {books.unsealed} not sealed yet" if books.unsealed else "")
+    )
+
+
+@audit_app.command("seal")
+def seal(database: DatabaseOpt = None, data_dir: DataDirOpt = Path(DEFAULT_DATA_DIR)) -> None:
+    """Seal the ledger transactions not sealed yet (those 30 s old) into the audit chain."""
+    from tablegames.server import ledger_seal
+
+    def run(db: Any) -> Any:
+        with db.tx() as s:
+            entry = ledger_seal.seal(s, time.time, console_actor())
+            return None if entry is None else dict(entry.after)
+
+    after = _with(database, data_dir, "audit seal", run)
+    if after is None:
+        typer.echo("nothing to seal")
+    else:
+        typer.echo(f"sealed ledger transactions {after['from']}-{after['to']} ({after['transactions']})")
 
 
 @audit_app.command("export")

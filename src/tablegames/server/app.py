@@ -136,6 +136,7 @@ def create_app(
     prepare_hints: bool = False,
     clock: Callable[[], float] | None = None,
     strategy_cache: Path | None = None,
+    seal_seconds: float | None = None,
 ) -> FastAPI:
     """The table server app.
 
@@ -149,7 +150,8 @@ def create_app(
     (``confirm_negative_edge``, server/tables.py).
     ``prepare_hints``: solve each table's exact strategy when it opens, so that hints are exact from the
     first hand (``server/hints.py``); ``strategy_cache``: the directory they are kept in across restarts
-    (``analysis/strategy_cache.py``). ``clock``: the one clock of time-based rules (epoch seconds; tests move
+    (``analysis/strategy_cache.py``). ``seal_seconds``: seal the ledger into the audit chain this often
+    (``server/ledger_seal.py``). ``clock``: the one clock of time-based rules (epoch seconds; tests move
     their own).
     """
     if (
@@ -169,6 +171,7 @@ def create_app(
         min_house_edge=Fraction(min_house_edge),
         prepare_hints=prepare_hints,
         strategy_cache=strategy_cache,
+        seal_seconds=seal_seconds,
     )
     hints.use_disk_cache(strategy_cache)
     if clock is not None:
@@ -183,9 +186,17 @@ def create_app(
 
         feed = MeterFeed(server)
         feed.start()
+        sealer = None
+        if config.seal_seconds is not None:
+            from tablegames.server.ledger_seal import Sealer
+
+            sealer = Sealer(server.db.tx, config.clock, config.seal_seconds)
+            sealer.start()
         try:
             yield
         finally:
+            if sealer is not None:
+                sealer.stop()
             feed.stop()
             server.stop()
             app.state.rest_threads.shutdown(wait=False, cancel_futures=True)

@@ -65,7 +65,8 @@ def entry_hash(
     return hashlib.sha256((prev_hash + "\n" + canonical(body)).encode()).hexdigest()
 
 
-def _lock(session: Session) -> None:
+def lock_chain(session: Session) -> None:
+    """Take the chain's lock for the rest of ``session``'s transaction (PostgreSQL; SQLite has one writer)."""
     if session.get_bind().dialect.name == "postgresql":
         session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": ADVISORY_LOCK})
 
@@ -82,7 +83,7 @@ def append(
 ) -> AuditEntry:
     """Add one entry to the chain in ``session``'s transaction (flushed: an error here fails the caller's
     transaction, so the change it records is rolled back too)."""
-    _lock(session)
+    lock_chain(session)
     head = session.execute(
         select(AuditEntry.id, AuditEntry.hash).order_by(AuditEntry.id.desc()).limit(1)
     ).first()

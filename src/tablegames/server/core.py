@@ -66,6 +66,9 @@ class Config:
     # The disk cache of solved strategies (analysis/strategy_cache.py): after a restart the first hint is exact
     # at once. None: solved at every start.
     strategy_cache: Path | None = None
+    # Seal the ledger into the audit chain every this many seconds (server/ledger_seal.py; serve: 60). None:
+    # only by `tablegames audit seal` / `audit verify --seal` (the tests' in-process servers).
+    seal_seconds: float | None = None
     # The one clock of time-based rules (staff sessions now; limits, cooling-off, breaks next: issues 25, 26):
     # epoch seconds. Tests pass their own and move it instead of waiting.
     clock: Callable[[], float] = time.time
