@@ -112,6 +112,12 @@ def register(app: typer.Typer) -> None:
                 "(default: DATA_DIR/strategies; the server's own: never one others can write)"
             ),
         ] = None,
+        dual_control_cents: Annotated[
+            int,
+            typer.Option(
+                help="an adjustment of a balance above this (cents, either way) waits for a second staff member"
+            ),
+        ] = 200_000,
         no_strategy_cache: Annotated[
             bool, typer.Option("--no-strategy-cache", help="solve the strategies at every start")
         ] = False,
@@ -125,6 +131,8 @@ def register(app: typer.Typer) -> None:
             fail(f"bad port {port}")
         if betting_seconds <= 0 or turn_seconds <= 0:
             fail("--betting-seconds and --turn-seconds must be positive")
+        if dual_control_cents < 0:
+            fail(f"--dual-control-cents must be 0 or more, got {dual_control_cents}")
         if not 1 <= table_threads <= MAX_TABLE_THREADS:
             fail(f"--table-threads must be 1-{MAX_TABLE_THREADS}, got {table_threads}")
         try:
@@ -161,6 +169,7 @@ def register(app: typer.Typer) -> None:
             prepare_hints=True,
             strategy_cache=None if no_strategy_cache else strategy_cache or data_dir / "strategies",
             seal_seconds=60.0,  # the ledger sealed into the audit chain (server/ledger_seal.py)
+            dual_control_cents=dual_control_cents,
         )
         shown = url.split("@")[-1] if "@" in url else url
         print(f"tablegames table server: http://{host}:{port}/  (database {shown})", flush=True)

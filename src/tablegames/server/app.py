@@ -32,7 +32,18 @@ from tablegames.server.core import MAX_TABLE_THREADS, Config
 from tablegames.server.errors import ApiError
 from tablegames.server.limits import HardeningMiddleware, Limits
 from tablegames.server.outage import UNAVAILABLE_MESSAGE, database_unreachable
-from tablegames.server.routes import games, jackpots, lab, play, players, rounds, staff, tables, wallet
+from tablegames.server.routes import (
+    adjustments,
+    games,
+    jackpots,
+    lab,
+    play,
+    players,
+    rounds,
+    staff,
+    tables,
+    wallet,
+)
 from tablegames.server.routes.deps import COMMON_ERRORS, Out
 from tablegames.server.service import Server
 
@@ -93,6 +104,7 @@ class Health(Out):
 ROUTERS = (
     games.router,
     staff.router,
+    adjustments.router,
     players.router,
     wallet.router,
     tables.router,
@@ -137,6 +149,7 @@ def create_app(
     clock: Callable[[], float] | None = None,
     strategy_cache: Path | None = None,
     seal_seconds: float | None = None,
+    dual_control_cents: int = Config.dual_control_cents,
 ) -> FastAPI:
     """The table server app.
 
@@ -151,7 +164,8 @@ def create_app(
     ``prepare_hints``: solve each table's exact strategy when it opens, so that hints are exact from the
     first hand (``server/hints.py``); ``strategy_cache``: the directory they are kept in across restarts
     (``analysis/strategy_cache.py``). ``seal_seconds``: seal the ledger into the audit chain this often
-    (``server/ledger_seal.py``). ``clock``: the one clock of time-based rules (epoch seconds; tests move
+    (``server/ledger_seal.py``). ``dual_control_cents``: an adjustment above this waits for a second staff
+    member (``server/adjustments.py``). ``clock``: the one clock of time-based rules (epoch seconds; tests move
     their own).
     """
     if (
@@ -172,6 +186,7 @@ def create_app(
         prepare_hints=prepare_hints,
         strategy_cache=strategy_cache,
         seal_seconds=seal_seconds,
+        dual_control_cents=dual_control_cents,
     )
     hints.use_disk_cache(strategy_cache)
     if clock is not None:

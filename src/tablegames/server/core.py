@@ -69,6 +69,9 @@ class Config:
     # Seal the ledger into the audit chain every this many seconds (server/ledger_seal.py; serve: 60). None:
     # only by `tablegames audit seal` / `audit verify --seal` (the tests' in-process servers).
     seal_seconds: float | None = None
+    # An adjustment of a player's balance above this (either way, cents) waits for a second staff member's
+    # approval (server/adjustments.py; issue 25: $2,000).
+    dual_control_cents: int = 200_000
     # The one clock of time-based rules (staff sessions now; limits, cooling-off, breaks next: issues 25, 26):
     # epoch seconds. Tests pass their own and move it instead of waiting.
     clock: Callable[[], float] = time.time

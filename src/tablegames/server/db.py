@@ -296,6 +296,30 @@ class AuditEntry(Base):
     hash: Mapped[str] = mapped_column(String(64), unique=True)
 
 
+class Adjustment(Base):
+    """A staff adjustment of a player's balance (issue 25): applied at once up to the dual-control threshold,
+    above it ``pending`` until a second staff member approves (or rejects) it; its ledger transaction once
+    applied. Idempotent by (who asked, request id)."""
+
+    __tablename__ = "adjustments"
+    __table_args__ = (UniqueConstraint("requested_by", "request_id", name="adjustments_request"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    amount: Mapped[int] = mapped_column(BigInteger)  # signed cents: + credit to the wallet, - debit
+    reason: Mapped[str] = mapped_column(String(500))
+    request_id: Mapped[str] = mapped_column(String(64))
+    requested_by: Mapped[str] = mapped_column(
+        String(80)
+    )  # the audit trail's name: "staff:ann", "token:admin"
+    requested_at: Mapped[float] = mapped_column(Float)
+    status: Mapped[str] = mapped_column(String(16), index=True)  # pending, applied, rejected
+    decided_by: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    decided_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    decision_reason: Mapped[str] = mapped_column(String(500), default="")
+    transaction_id: Mapped[int | None] = mapped_column(ForeignKey("ledger_transactions.id"), nullable=True)
+
+
 def normalize_url(url: str) -> str:
     """``postgresql://`` -> ``postgresql+psycopg://`` (psycopg 3); a bare path -> a SQLite URL."""
     if url.startswith("postgresql://") or url.startswith("postgres://"):

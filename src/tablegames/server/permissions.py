@@ -4,8 +4,8 @@ access it declares. The server checks each action on every request (``routes/dep
 :data:`ROUTES`, so a route added without a declared access fails the suite.
 
 The admin token stays for scripts (``X-Admin-Token``): it is a named credential, ``token:admin`` in the audit
-trail, with the operator's powers (:data:`TOKEN_ROLE`), never the admin's (staff accounts are managed by a
-named admin only).
+trail, with the operator's powers (:data:`TOKEN_ROLE`) but the approval of another's adjustment (dual control
+needs a named second person), never the admin's (staff accounts are managed by a named admin only).
 
 >>> may("supervisor", TABLE_LIMITS), may("auditor", TABLE_LIMITS), may("admin", TABLE_OPEN)
 (True, False, False)
@@ -26,18 +26,27 @@ TABLE_OPEN: Final = "table.open"  # open a table (POST /tables)
 TABLE_LIMITS: Final = "table.limits"  # change a table's limits (PATCH /tables/{id})
 PLAY_VIEW: Final = "play.view"  # every player's rounds, balances and hand histories
 STAFF_MANAGE: Final = "staff.manage"  # staff accounts: add, list, disable, enable, unlock
+PLAYER_ADJUST: Final = "player.adjust"  # adjust a player's balance (above the threshold: waits for approval)
+ADJUST_DECIDE: Final = "adjust.decide"  # approve or reject another's pending adjustment (dual control)
+ADJUST_VIEW: Final = "adjust.view"  # the adjustments and those waiting
 
 ALLOWED: Final[dict[str, frozenset[str]]] = {
     TABLE_OPEN: frozenset({"supervisor", "operator"}),
     TABLE_LIMITS: frozenset({"supervisor", "operator"}),
     PLAY_VIEW: frozenset({"supervisor", "operator", "auditor"}),
     STAFF_MANAGE: frozenset({"admin"}),
+    PLAYER_ADJUST: frozenset({"operator"}),
+    ADJUST_DECIDE: frozenset({"supervisor", "operator"}),
+    ADJUST_VIEW: frozenset({"supervisor", "operator", "auditor"}),
 }
 """Each action's roles (server/staff.py's list of what each role may do)."""
 
 TOKEN_ROLE: Final = "operator"
-"""The powers of the admin token (``X-Admin-Token``), a credential for scripts."""
+"""The role of the admin token (``X-Admin-Token``), a credential for scripts."""
 TOKEN_ACTOR: Final = "token:admin"
+TOKEN_ACTIONS: Final = frozenset(a for a, roles in ALLOWED.items() if TOKEN_ROLE in roles) - {ADJUST_DECIDE}
+"""What the admin token may do: the operator's actions but a decision of dual control, which needs a named
+second person (the token is shared)."""
 
 # --- route access ------------------------------------------------------------------------------------------------
 PUBLIC: Final = "public"  # anyone (pages, the lobby's reads, the contract, the Math lab)
@@ -84,6 +93,9 @@ ROUTES: Final[dict[tuple[str, str], str]] = {
     ("GET", "/staff"): STAFF_MANAGE,
     ("POST", "/staff"): STAFF_MANAGE,
     ("POST", "/staff/{name}/{change}"): STAFF_MANAGE,
+    ("POST", "/players/{name}/adjustments"): PLAYER_ADJUST,
+    ("GET", "/adjustments"): ADJUST_VIEW,
+    ("POST", "/adjustments/{adjustment_id}/{decision}"): ADJUST_DECIDE,
 }
 """Every route's access: :data:`PUBLIC`, :data:`PLAYER`, :data:`STAFF_SESSION`, a staff action, or
 :data:`PLAYER_OR` + a staff action."""
@@ -103,7 +115,12 @@ def may(role: str, action: str) -> bool:
 
 
 def check(actor: Actor, action: str) -> Actor:
-    """``actor`` if their role may do ``action``, else ``forbidden`` (403)."""
+    """``actor`` if their role may do ``action`` (the admin token: :data:`TOKEN_ACTIONS`), else ``forbidden``
+    (403)."""
+    if actor.name == TOKEN_ACTOR and action not in TOKEN_ACTIONS:
+        raise ApiError(
+            "forbidden", f"the admin token may not do {action}: log in as a named staff member", 403
+        )
     if not may(actor.role, action):
         allowed = " or ".join(r for r in ROLES if r in ALLOWED.get(action, frozenset()))
         raise ApiError("forbidden", f"a {actor.role} may not do {action} (needs {allowed or 'nobody'})", 403)
