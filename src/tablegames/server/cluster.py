@@ -143,7 +143,7 @@ _FEWEST = text(  # the fewest tables a live node holds
     "GROUP BY c.node) AS held"
 )
 _LIMITS = text(
-    "SELECT id, min_bet, max_bet FROM tables WHERE id IN (SELECT * FROM unnest(CAST(:ids AS bigint[])))"
+    "SELECT id, min_bet, max_bet, status FROM tables WHERE id IN (SELECT * FROM unnest(CAST(:ids AS bigint[])))"
 )
 
 
@@ -588,12 +588,13 @@ class Cluster:
                 self.failed(exc, "claiming tables")
 
     def _refresh_limits(self) -> None:
-        """Limits changed through another node (``PATCH /tables/{id}``) reach the owned tables' runners."""
-        runners = dict(self.server.runners)
-        if not runners:
+        """Limits and status changed through another node (``PATCH``, ``/pause``) reach the owned runners."""
+        if not (runners := dict(self.server.runners)):
             return
         with self._conn() as c:
-            for table_id, lo, hi in c.execute(_LIMITS, {"ids": sorted(runners)}):
-                r = runners.get(int(table_id))
-                if r is not None:
-                    r.row.min_bet, r.row.max_bet = int(lo), int(hi)
+            for table_id, lo, hi, status in c.execute(_LIMITS, {"ids": sorted(runners)}):
+                if (r := runners.get(int(table_id))) is not None:
+                    r.row.min_bet, r.row.max_bet, moved = int(lo), int(hi), status != r.row.status
+                    if moved:
+                        r.row.status = status
+                        r.status_changed()

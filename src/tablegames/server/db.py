@@ -120,6 +120,9 @@ class GameTable(Base):
     # who opened it although a wager's house edge is below the floor, from where, the edges (issue 20)
     edge_confirmation: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[float] = mapped_column(Float, default=now)
+    # open; paused (no new round: the round in play finishes) or closed (the same, for good), by staff
+    # (issue 25: POST /tables/{id}/pause|resume|close)
+    status: Mapped[str] = mapped_column(String(16), default="open", server_default="open")
 
 
 class Seating(Base):

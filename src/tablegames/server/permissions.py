@@ -24,6 +24,7 @@ from tablegames.server.staff import ROLES
 # --- staff actions --------------------------------------------------------------------------------------------
 TABLE_OPEN: Final = "table.open"  # open a table (POST /tables)
 TABLE_LIMITS: Final = "table.limits"  # change a table's limits (PATCH /tables/{id})
+TABLE_STATUS: Final = "table.status"  # pause, resume or close a table (POST /tables/{id}/pause|resume|close)
 PLAY_VIEW: Final = "play.view"  # every player's rounds, balances and hand histories
 STAFF_MANAGE: Final = "staff.manage"  # staff accounts: add, list, disable, enable, unlock
 PLAYER_ADJUST: Final = "player.adjust"  # adjust a player's balance (above the threshold: waits for approval)
@@ -33,6 +34,7 @@ ADJUST_VIEW: Final = "adjust.view"  # the adjustments and those waiting
 ALLOWED: Final[dict[str, frozenset[str]]] = {
     TABLE_OPEN: frozenset({"supervisor", "operator"}),
     TABLE_LIMITS: frozenset({"supervisor", "operator"}),
+    TABLE_STATUS: frozenset({"supervisor", "operator"}),
     PLAY_VIEW: frozenset({"supervisor", "operator", "auditor"}),
     STAFF_MANAGE: frozenset({"admin"}),
     PLAYER_ADJUST: frozenset({"operator"}),
@@ -81,6 +83,7 @@ ROUTES: Final[dict[tuple[str, str], str]] = {
     ("GET", "/tables"): PUBLIC,
     ("POST", "/tables"): TABLE_OPEN,
     ("PATCH", "/tables/{table_id}"): TABLE_LIMITS,
+    ("POST", "/tables/{table_id}/{change}"): TABLE_STATUS,
     ("GET", "/tables/{table_id}"): PUBLIC,
     ("GET", "/tables/{table_id}/rules"): PUBLIC,
     ("GET", "/tables/{table_id}/owner"): PUBLIC,

@@ -174,6 +174,14 @@ class TableRunner:
         self.pusher.meters_moved()
 
     @on_any
+    def status_changed(self) -> None:
+        """Staff paused, resumed or closed the table (server/tables.py): its sockets are told now."""
+        if self.state.server.loop is None:
+            self.pusher.changed()  # driven synchronously: one thread
+        else:
+            self.inbox.to_loop(self.inbox.submit, self.pusher.changed)
+
+    @on_any
     def between_rounds(self, fn: Callable[[], None]) -> None:
         """Queue ``fn`` in the table's inbox from any thread (the cluster hands a table over between rounds)."""
         self.inbox.to_loop(self.inbox.submit, fn)

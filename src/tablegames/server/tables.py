@@ -94,6 +94,8 @@ def _shown(
 
 
 ADMIN_TOKEN = "token:admin"  # the audit trail's name of the admin token (a named credential, issue 25)
+OPEN, PAUSED, CLOSED = "open", "paused", "closed"  # a table's status (issue 25)
+STATUS_OF = {"pause": PAUSED, "resume": OPEN, "close": CLOSED}  # POST /tables/{id}/{change}
 
 
 def opened(session: Session, clock: Callable[[], float], actor: str, row: GameTable) -> None:
@@ -125,6 +127,7 @@ def table_info(row: GameTable, occupants: dict[int, str] | None = None) -> dict[
         "rule_set": row.rule_set,
         "rule_summary": table_card(row.game, row.rules, row.paytable).summary,  # "standard rules" or changes
         "occupied": {str(k): v for k, v in sorted((occupants or {}).items())},
+        "status": row.status or OPEN,
     }
 
 
@@ -254,6 +257,40 @@ class TableService:
         if runner is None:
             return self._tables_from_db(table_id)[0]
         runner.row.min_bet, runner.row.max_bet = lo, hi
+        return runner.info()  # type: ignore[no-any-return]
+
+    def set_status(self, table_id: int, change: str, actor: str, reason: object = "") -> dict[str, Any]:
+        """Pause, resume or close a table (staff): a paused or closed table takes no new wager, so no new round
+        starts; the round in play finishes. A closed table is not opened again. In the audit trail as
+        ``table.pause`` / ``table.resume`` / ``table.close`` with the status before and after, in the same
+        transaction. (Several processes: the owner's runner reads it within a second, ``cluster.py``.)"""
+        status = STATUS_OF.get(change)
+        if status is None:
+            raise ApiError(
+                "bad_message", f"a table's change is one of {', '.join(STATUS_OF)}, not {change!r}", 422
+            )
+        why = reason.strip() if isinstance(reason, str) else ""
+        if len(why) > 500:
+            raise ApiError("bad_message", "a reason is at most 500 characters", 422)
+        runner = self.runners.get(table_id) if self.cluster is not None else self.runner(table_id)
+        with self.db.tx() as s:
+            row = s.get(GameTable, table_id)
+            if row is None:
+                raise ApiError("not_found", f"no table {table_id}", 404)
+            before = row.status or OPEN
+            if before == CLOSED:
+                raise ApiError("conflict", f"table {table_id} is closed: open a new one", 409)
+            if before == status:
+                raise ApiError("conflict", f"table {table_id} is {status} already", 409)
+            row.status = status
+            audit.append(
+                s, self.config.clock, actor, f"table.{change}", f"table:{table_id}",
+                {"status": before}, {"status": status}, why,
+            )  # fmt: skip
+        if runner is None:
+            return self._tables_from_db(table_id)[0]
+        runner.row.status = status
+        runner.status_changed()
         return runner.info()  # type: ignore[no-any-return]
 
     def table_row(self, table_id: int) -> GameTable:

@@ -27,6 +27,8 @@ class TableInfo(Closed):
     rule_set: str | None = None  # the rule set's name (a game file's, or given at creation)
     rule_summary: str  # "standard rules", or the changes from them in a player's words (issue 24)
     occupied: dict[str, str]  # seat -> player name
+    # open; paused (no new round: the round in play finishes) or closed, by staff (issue 25)
+    status: Literal["open", "paused", "closed"] = "open"
 
 
 class PlayerRef(Closed):
@@ -72,7 +74,8 @@ class StateMessage(Closed):
     seat: int | None
     balance: Cents
     occupants: dict[str, str]
-    betting_open: bool
+    betting_open: bool  # false while the cards are played, and while staff have the table paused or closed
+    table_status: Literal["open", "paused", "closed"] = "open"
     deadline: float | None
     seconds_left: float | None
     meters: dict[str, Cents]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from fractions import Fraction
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
@@ -15,7 +15,7 @@ from tablegames.rules.rulecard import RuleCard
 from tablegames.server.checks import HISTORY_PAGE_MAX
 from tablegames.server.contract import RoundView, TableInfo
 from tablegames.server.contract.base import Closed
-from tablegames.server.permissions import TABLE_LIMITS, TABLE_OPEN, Actor
+from tablegames.server.permissions import TABLE_LIMITS, TABLE_OPEN, TABLE_STATUS, Actor
 from tablegames.server.queries import history
 from tablegames.server.routes.deps import (
     COMMON_ERRORS,
@@ -137,6 +137,25 @@ async def set_limits(
 ) -> TableOut:
     return TableOut.model_validate(
         await off_loop(request, server.tables.set_limits, table_id, body.min_bet, body.max_bet, actor.name)
+    )
+
+
+class StatusBody(Closed):
+    reason: str = Field(default="", max_length=500)
+
+
+@router.post("/tables/{table_id}/{change}", response_model=TableOut, responses=errors(403, 404, 409))
+async def set_status(
+    request: Request,
+    server: ServerDep,
+    actor: Annotated[Actor, staff_may(TABLE_STATUS)],
+    table_id: RowId,
+    change: Literal["pause", "resume", "close"],
+    body: StatusBody,
+) -> TableOut:
+    """Pause (no new round; the round in play finishes), resume or close a table (for good)."""
+    return TableOut.model_validate(
+        await off_loop(request, server.tables.set_status, table_id, change, actor.name, body.reason)
     )
 
 

@@ -200,6 +200,8 @@ function consoleMode() {
   }
   if (r && r.phase === "deciding" && r.to_act === S.seat && (r.legal_actions || []).length > 0)
     return { mode: "act", status: `Your decision · ${cd()}` };
+  if (S.tableStatus !== "open" && (!r || r.phase === "settled" || r.phase === "betting"))
+    return { mode: "wait", status: `This table is ${escapeHtml(S.tableStatus)} by the casino: no new rounds.` };
   if (S.pendingWager) return { mode: "wait", status: "Placing your bets…" };
   if (r && r.phase === "betting") return { mode: "wait", status: `Bets placed · waiting for the others · deal in ${cd()}` };
   if (r && r.phase === "deciding") return { mode: "wait", status: `${escapeHtml(seatName(r.to_act))} is deciding · ${cd()}` };

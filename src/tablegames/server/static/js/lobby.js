@@ -61,7 +61,7 @@ function tableRow(t) {
   li.innerHTML = `<span class="t-name">${escapeHtml(t.name)}</span>
     <span class="t-meta">${taken}/${t.seats} seats · ${money(t.min_bet)}–${money(t.max_bet)} · ${escapeHtml(
       t.rule_summary === "standard rules" ? "standard rules" : "house rules",
-    )}</span>`;
+    )}${t.status && t.status !== "open" ? ` · <b>${escapeHtml(t.status)}</b>` : ""}</span>`;
   const pays = document.createElement("button");
   pays.className = "btn small ghost";
   pays.type = "button";

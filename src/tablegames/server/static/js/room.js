@@ -173,6 +173,7 @@ function onState(msg) {
   S.occupants = msg.occupants || {};
   S.round = msg.round || null;
   S.bettingOpen = !!msg.betting_open;
+  S.tableStatus = msg.table_status || "open"; // staff may pause or close the table (issue 25)
   S.deadlineAt = msg.seconds_left === null || msg.seconds_left === undefined ? null : Date.now() + msg.seconds_left * 1000;
   S.meters = msg.meters || (S.round && S.round.meters) || {};
   S.commitment = msg.commitment || null;

@@ -25,6 +25,7 @@ export const S = {
   round: null,
   roundId: null,
   bettingOpen: false,
+  tableStatus: "open",
   deadlineAt: null,
   meters: {},
   per: null, // per-round derived state from events
