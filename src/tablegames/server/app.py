@@ -31,7 +31,18 @@ from tablegames.server.core import MAX_TABLE_THREADS, Config
 from tablegames.server.errors import ApiError
 from tablegames.server.limits import HardeningMiddleware, Limits
 from tablegames.server.outage import UNAVAILABLE_MESSAGE, database_unreachable
-from tablegames.server.routes import games, jackpots, lab, play, players, rounds, staff, tables, wallet
+from tablegames.server.routes import (
+    games,
+    jackpots,
+    lab,
+    play,
+    players,
+    reports,
+    rounds,
+    staff,
+    tables,
+    wallet,
+)
 from tablegames.server.routes.deps import COMMON_ERRORS, Out
 from tablegames.server.service import Server
 
@@ -99,6 +110,7 @@ ROUTERS = (
     rounds.router,
     play.router,
     lab.router,
+    reports.router,
 )
 
 
