@@ -222,6 +222,26 @@ def test_the_cli_writes_each_report_and_refuses_bad_input(
             r = runner.invoke(app, [*args, "--out", str(out)])
             assert r.exit_code == 0, r.output
             assert out.stat().st_size > 0
+    r = runner.invoke(
+        app,
+        [
+            "reports",
+            "patron-summary",
+            "--day",
+            TODAY.isoformat(),
+            "--database",
+            db_url,
+            "--player",
+            "ann",
+            "--format",
+            "json",
+        ],
+    )
+    assert r.exit_code == 0 and [p["player"] for p in json.loads(r.output)["rows"]] == ["ann"], r.output
+    r = runner.invoke(
+        app, ["reports", "patron-summary", "--day", "2026-01-01", "--database", db_url, "--player", "zed"]
+    )
+    assert r.exit_code == 2 and "no player" in r.output
     got = json.loads((tmp_path / "meters.json").read_text())
     assert got["report"] == "meters" and got["reconciles"] is True
     assert (tmp_path / "table-win.pdf").read_bytes().startswith(b"%PDF")

@@ -25,7 +25,14 @@ reports_app = typer.Typer(
 
 
 def write_report(
-    name: str, day: str, database: str | None, data_dir: Path, fmt: str, out: Path | None, tz: str
+    name: str,
+    day: str,
+    database: str | None,
+    data_dir: Path,
+    fmt: str,
+    out: Path | None,
+    tz: str,
+    player: str | None = None,
 ) -> None:
     """Make the report and write it to ``out`` (or print it); a clear error (exit 2, nothing written) for a bad
     day, time zone, format or database."""
@@ -43,7 +50,7 @@ def write_report(
     db = Transactions(url)
     try:
         with db.sessions() as s:
-            data = render(run(s, name, day, tz), fmt)
+            data = render(run(s, name, day, tz, player), fmt)
     except ReportError as exc:
         fail(str(exc))
     except ApiError as exc:
@@ -65,10 +72,13 @@ def _command(name: str) -> None:
         fmt: Annotated[str, typer.Option("--format", help="csv, json or pdf")] = "csv",
         out: Annotated[Path | None, typer.Option("--out", help="the file to write (default: print)")] = None,
         tz: Annotated[str, typer.Option("--tz", help="time zone of the day's bounds (IANA name)")] = "UTC",
+        player: Annotated[
+            str | None, typer.Option("--player", help="patron-summary: this player only")
+        ] = None,
         database: DatabaseOpt = None,
         data_dir: DataDirOpt = Path(DEFAULT_DATA_DIR),
     ) -> None:
-        write_report(name, day, database, data_dir, fmt, out, tz)
+        write_report(name, day, database, data_dir, fmt, out, tz, player)
 
     command.__doc__ = f"The {name} report of one day (UTC days unless --tz)."
     reports_app.command(name)(command)

@@ -28,11 +28,16 @@ REPORTS: dict[str, ReportFn] = {
 }
 
 
-def run(session: Session, name: str, day: str, tz: str = "UTC") -> Report:
-    """The report ``name`` of ``day`` (``YYYY-MM-DD``) in ``tz``; a :class:`ReportError` for a bad name or day."""
+def run(session: Session, name: str, day: str, tz: str = "UTC", player: str | None = None) -> Report:
+    """The report ``name`` of ``day`` (``YYYY-MM-DD``) in ``tz`` (the patron summary: of ``player`` alone, when
+    given); a :class:`ReportError` for a bad name or day."""
     fn = REPORTS.get(name)
     if fn is None:
         raise ReportError(f"unknown report {name[:40]!r}; one of {', '.join(REPORTS)}")
+    if player is not None:
+        if name != "patron-summary":
+            raise ReportError(f"--player filters the patron summary, not {name}")
+        return patron_summary(session, parse_day(day), tz, player)
     return fn(session, parse_day(day), tz)
 
 
