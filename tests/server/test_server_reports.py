@@ -287,3 +287,20 @@ def test_the_reports_over_rest_for_readers_only(day: tuple[Harness, int]) -> Non
     assert c.get("/reports/nothing", headers=admin).status_code == 404
     data: dict[str, Any] = c.get("/reports/meters", params={"day": EMPTY_DAY}, headers=admin).json()
     assert data["status"] == NO_ACTIVITY and data["rows"] == []
+
+
+def test_the_stakes_of_a_round_not_settled_are_funds_on_game(make_server: Callable[..., Harness]) -> None:
+    """A round dealt but not finished at the report: its stakes are on the game (not lost), the win/loss is zero,
+    no table has won anything yet, and everything still reconciles."""
+    h = make_server()
+    definition = registry.DEFINITIONS[0]
+    token, _ = h.player("cat", 10_000)
+    ws = h.seated(token, h.table(definition.key))
+    wagers, options, cost = every_wager(definition)
+    assert ws.request(type="wager", wagers=wagers, options=options)["type"] == "ack"
+    reports = _reports(h)
+    (row,) = reports["patron-summary"].rows
+    assert (row.transfers_to_games, row.funds_on_game_start, row.funds_on_game_end) == (cost, 0, cost)
+    assert row.win_loss == 0 and row.ending_balance == 10_000 - cost
+    assert reports["table-win"].empty
+    assert all(r.reconciles for r in reports.values())
