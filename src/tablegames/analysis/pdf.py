@@ -66,12 +66,16 @@ def _column_widths(cells: list[list[str]], width: float, font_size: float) -> li
     return [lo + (hi - lo) * give for lo, hi in zip(least, want, strict=True)]
 
 
-def _numbered_canvas(footer: Sequence[str], sans: str, mono: str) -> Any:
+def _numbered_canvas(
+    footer: Sequence[str], sans: str, mono: str, page: tuple[float, float] | None = None
+) -> Any:
     """A canvas class that keeps every page until the end, then draws each page's footer with "page x of
     y" (the total is known only then): ReportLab's usual two-pass pattern."""
     from reportlab.lib.pagesizes import A4
     from reportlab.lib.units import mm
     from reportlab.pdfgen.canvas import Canvas
+
+    page_width = (page or A4)[0]
 
     class NumberedCanvas(Canvas):  # type: ignore[misc]
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -95,22 +99,28 @@ def _numbered_canvas(footer: Sequence[str], sans: str, mono: str) -> Any:
             self.setStrokeColorRGB(0.6, 0.6, 0.6)
             self.setLineWidth(0.3)
             top = 6 * mm + 7 * len(footer)
-            self.line(15 * mm, top, A4[0] - 15 * mm, top)
+            self.line(15 * mm, top, page_width - 15 * mm, top)
             for k, line in enumerate(footer):
                 self.setFont(sans if k == 0 else mono, 6.5 if k == 0 else 5.4)
                 self.drawString(15 * mm, top - 7.5 * (k + 1) + 1, line)
             self.setFont(sans, 7.5)
-            self.drawRightString(A4[0] - 15 * mm, top - 8.5, f"page {self._pageNumber} of {total}")
+            self.drawRightString(page_width - 15 * mm, top - 8.5, f"page {self._pageNumber} of {total}")
             self.restoreState()
 
     return NumberedCanvas
 
 
 def markdown_to_pdf(
-    markdown_text: str, path: Path, base: Path, title: str, footer: Sequence[str] = ()
+    markdown_text: str,
+    path: Path,
+    base: Path,
+    title: str,
+    footer: Sequence[str] = (),
+    landscape: bool = False,
 ) -> None:
     """Typeset ``markdown_text`` to ``path``; images are read relative to ``base``. Every page's foot has the
-    ``footer`` lines (default: the title) and "page x of y"; a line ``<!-- pagebreak -->`` starts a page."""
+    ``footer`` lines (default: the title) and "page x of y"; a line ``<!-- pagebreak -->`` starts a page.
+    ``landscape``: A4 turned (wide tables: the daily reports)."""
     from reportlab.lib import colors
     from reportlab.lib.pagesizes import A4
     from reportlab.lib.styles import ParagraphStyle
@@ -151,9 +161,10 @@ def markdown_to_pdf(
         3: ParagraphStyle("h3", fontName=bold, fontSize=10.5, leading=13, spaceBefore=6, spaceAfter=4),
         4: ParagraphStyle("h4", fontName=bold, fontSize=9.5, leading=12, spaceBefore=4, spaceAfter=3),
     }
+    page = (A4[1], A4[0]) if landscape else A4
     doc = SimpleDocTemplate(
         str(path),
-        pagesize=A4,
+        pagesize=page,
         leftMargin=15 * mm,
         rightMargin=15 * mm,
         topMargin=15 * mm,
@@ -243,4 +254,4 @@ def markdown_to_pdf(
         i += 1
     flush_list()
 
-    doc.build(story, canvasmaker=_numbered_canvas(list(footer) or [title], sans, mono))
+    doc.build(story, canvasmaker=_numbered_canvas(list(footer) or [title], sans, mono, page))

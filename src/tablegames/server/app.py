@@ -39,6 +39,7 @@ from tablegames.server.routes import (
     lab,
     play,
     players,
+    reports,
     rounds,
     staff,
     tables,
@@ -112,6 +113,7 @@ ROUTERS = (
     rounds.router,
     play.router,
     lab.router,
+    reports.router,
 )
 
 

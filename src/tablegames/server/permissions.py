@@ -30,6 +30,7 @@ STAFF_MANAGE: Final = "staff.manage"  # staff accounts: add, list, disable, enab
 PLAYER_ADJUST: Final = "player.adjust"  # adjust a player's balance (above the threshold: waits for approval)
 ADJUST_DECIDE: Final = "adjust.decide"  # approve or reject another's pending adjustment (dual control)
 ADJUST_VIEW: Final = "adjust.view"  # the adjustments and those waiting
+REPORTS_READ: Final = "reports.read"  # the daily reports (GET /reports/...; issue 26)
 
 ALLOWED: Final[dict[str, frozenset[str]]] = {
     TABLE_OPEN: frozenset({"supervisor", "operator"}),
@@ -40,6 +41,7 @@ ALLOWED: Final[dict[str, frozenset[str]]] = {
     PLAYER_ADJUST: frozenset({"operator"}),
     ADJUST_DECIDE: frozenset({"supervisor", "operator"}),
     ADJUST_VIEW: frozenset({"supervisor", "operator", "auditor"}),
+    REPORTS_READ: frozenset({"supervisor", "operator", "auditor"}),
 }
 """Each action's roles (server/staff.py's list of what each role may do)."""
 
@@ -99,6 +101,9 @@ ROUTES: Final[dict[tuple[str, str], str]] = {
     ("POST", "/players/{name}/adjustments"): PLAYER_ADJUST,
     ("GET", "/adjustments"): ADJUST_VIEW,
     ("POST", "/adjustments/{adjustment_id}/{decision}"): ADJUST_DECIDE,
+    ("GET", "/reports/patron-summary"): REPORTS_READ,
+    ("GET", "/reports/table-win"): REPORTS_READ,
+    ("GET", "/reports/meters"): REPORTS_READ,
 }
 """Every route's access: :data:`PUBLIC`, :data:`PLAYER`, :data:`STAFF_SESSION`, a staff action, or
 :data:`PLAYER_OR` + a staff action."""
