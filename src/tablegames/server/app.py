@@ -134,6 +134,9 @@ def create_app(
     min_house_edge: Fraction = Fraction(0),
     prepare_hints: bool = False,
     clock: Callable[[], float] | None = None,
+    bot_seconds: float = 1.0,
+    bot_unwatched_rounds: int = 200,
+    practice_bots: bool = False,
 ) -> FastAPI:
     """The table server app.
 
@@ -147,7 +150,8 @@ def create_app(
     (``confirm_negative_edge``, server/tables.py).
     ``prepare_hints``: solve each table's exact strategy when it opens, so that hints are exact from the
     first hand (``server/hints.py``). ``clock``: the one clock of time-based rules (epoch seconds; tests move
-    their own).
+    their own). ``bot_seconds``, ``bot_unwatched_rounds``, ``practice_bots``: the practice bots' pace, their
+    bound at a table nobody watches, and whether seated players may seat them (``server/bots.py``).
     """
     if (
         isinstance(table_threads, bool)
@@ -165,6 +169,9 @@ def create_app(
         advertise=advertise,
         min_house_edge=Fraction(min_house_edge),
         prepare_hints=prepare_hints,
+        bot_seconds=bot_seconds,
+        bot_unwatched_rounds=bot_unwatched_rounds,
+        practice_bots=practice_bots,
     )
     if clock is not None:
         config.clock = clock

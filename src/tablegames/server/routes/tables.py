@@ -1,5 +1,6 @@
 """Tables: ``GET /tables``, ``POST /tables`` and ``PATCH /tables/{id}`` (operator), ``GET /tables/{id}`` (its
-public view), ``GET /tables/{id}/history`` (its public results)."""
+public view), ``GET /tables/{id}/history`` (its public results), ``POST /tables/{id}/bots`` and ``DELETE
+/tables/{id}/bots/{seat}`` (practice bots: the operator, or a seated player on a practice server)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import functools
 from fractions import Fraction
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Header, Path, Query, Request
 from fastapi.responses import Response
 from pydantic import Field, StrictInt
 
@@ -15,6 +16,7 @@ from tablegames.rules.rulecard import RuleCard
 from tablegames.server.checks import HISTORY_PAGE_MAX
 from tablegames.server.contract import RoundView, TableInfo
 from tablegames.server.contract.base import Closed
+from tablegames.server.errors import ApiError
 from tablegames.server.queries import history
 from tablegames.server.routes.deps import (
     COMMON_ERRORS,
@@ -23,6 +25,7 @@ from tablegames.server.routes.deps import (
     Out,
     RowId,
     ServerDep,
+    bearer,
     errors,
     json_off_loop,
     off_loop,
@@ -31,7 +34,8 @@ from tablegames.server.routes.deps import (
 from tablegames.server.routes.lab import read_off_loop, solver_of
 from tablegames.server.routes.rounds import RoundSummary
 from tablegames.server.rulesets import table_card
-from tablegames.server.tables import edge_confirmation, table_settings
+from tablegames.server.service import Server
+from tablegames.server.tables import ADMIN_TOKEN, edge_confirmation, table_settings
 
 router = APIRouter(tags=["tables"], responses=COMMON_ERRORS)
 
@@ -220,3 +224,68 @@ async def table_history(
     return await json_off_loop(
         request, read(server, history, None, last, before, table_id=table_id, show_balances=None)
     )
+
+
+class BotBody(Closed):
+    seat: StrictInt = Field(description="the empty seat the bot takes")
+
+
+class BotOut(Out):
+    """A practice bot seated or removed (server/bots.py)."""
+
+    table_id: int
+    seat: int
+    name: str  # "[bot] <table>.<seat>": a name no person can register
+    removed: bool  # removed now (false when seated, or when it leaves once its round is settled)
+
+
+async def _bot_actor(
+    request: Request, server: Server, x_admin_token: str | None, authorization: str | None
+) -> tuple[str, int | None]:
+    """Who seats or removes a bot, as the audit trail names them: the admin token, or (a practice server,
+    ``tablegames serve --practice-bots``) a player, who must sit at the table (checked by its runner)."""
+    if server.players.is_admin(x_admin_token):
+        return ADMIN_TOKEN, None
+    token = bearer(authorization)
+    if server.config.practice_bots and token is not None:
+        player = await off_loop(request, server.players.authenticate, token)
+        return f"player:{player.player_id}", player.player_id
+    raise ApiError(
+        "forbidden",
+        "seating bots needs the admin token (X-Admin-Token), or on a practice server a seat at this table",
+        403,
+    )
+
+
+@router.post(
+    "/tables/{table_id}/bots", status_code=201, response_model=BotOut, responses=errors(403, 404, 409)
+)
+async def add_bot(
+    request: Request,
+    server: ServerDep,
+    table_id: RowId,
+    body: BotBody,
+    x_admin_token: Annotated[str | None, Header()] = None,
+    authorization: Annotated[str | None, Header()] = None,
+) -> BotOut:
+    """Seat a practice bot at an empty seat: it plays the exact strategy at the table's minimum wager, with
+    play money bought in from the cashier (docs/server.md, "Practice bots"). Audited (``table.bot.add``)."""
+    actor, player_id = await _bot_actor(request, server, x_admin_token, authorization)
+    runner = await off_loop(request, server.tables.runner, table_id)
+    return BotOut.model_validate(await runner.call(runner.add_bot, body.seat, actor, player_id))
+
+
+@router.delete("/tables/{table_id}/bots/{seat}", response_model=BotOut, responses=errors(403, 404, 409))
+async def remove_bot(
+    request: Request,
+    server: ServerDep,
+    table_id: RowId,
+    seat: Annotated[int, Path(ge=1, le=1000)],
+    x_admin_token: Annotated[str | None, Header()] = None,
+    authorization: Annotated[str | None, Header()] = None,
+) -> BotOut:
+    """Remove a seat's bot (its wallet cashed out): now, or once its round is settled (``removed`` false).
+    Audited (``table.bot.remove``)."""
+    actor, player_id = await _bot_actor(request, server, x_admin_token, authorization)
+    runner = await off_loop(request, server.tables.runner, table_id)
+    return BotOut.model_validate(await runner.call(runner.remove_bot, seat, actor, player_id))
