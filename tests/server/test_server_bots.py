@@ -144,6 +144,8 @@ def test_a_person_joining_a_bot_table_plays_normally(make_server: Callable[..., 
         assert st["seat"] == 3 and st["bots"] == [1, 2] and st["occupants"]["3"] == "ann"
         rnd = st["round"]
         mine = played and st["round_id"] == played[-1] and rnd["phase"] != "settled"
+        if not mine and acted:
+            break
         if not mine and st["betting_open"]:
             ack = ws.request(type="wager", wagers={"ante": 100})
             if ack["type"] == "ack":  # (refused while the bots' round was still being played)
@@ -152,8 +154,6 @@ def test_a_person_joining_a_bot_table_plays_normally(make_server: Callable[..., 
             ack = ws.request(type="act", action=rnd["legal_actions"][0], decision=st["decision"])
             assert ack["type"] == "ack", ack
             acted = True
-        elif not mine and acted:
-            break
     assert acted
     results = ws.seen_or_next(lambda m: m["type"] == "round_result" and m["round_id"] == played[-1])
     assert {r["seat"] for r in results["results"]} == {1, 2, 3}
