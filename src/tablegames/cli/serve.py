@@ -105,6 +105,13 @@ def register(app: typer.Typer) -> None:
                 "unless the request names who confirms it (confirm_negative_edge)"
             ),
         ] = "0",
+        practice_bots: Annotated[
+            bool,
+            typer.Option(
+                help="a practice server (play money): a seated player may seat practice bots at their table too "
+                "(the operator always may: POST /tables/{id}/bots)"
+            ),
+        ] = False,
     ) -> None:
         """Run the table server (web page, REST and WebSocket play)."""
         require_database("serve", database_url(database, data_dir))
@@ -149,6 +156,7 @@ def register(app: typer.Typer) -> None:
             advertise=reach,
             min_house_edge=floor,
             prepare_hints=True,
+            practice_bots=practice_bots,
         )
         shown = url.split("@")[-1] if "@" in url else url
         print(f"tablegames table server: http://{host}:{port}/  (database {shown})", flush=True)
