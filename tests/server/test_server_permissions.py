@@ -16,7 +16,15 @@ from starlette.routing import Mount, Route
 from server_harness import ADMIN, Harness, api_routes
 from tablegames.server import permissions
 from tablegames.server.db import AuditEntry
-from tablegames.server.permissions import ALLOWED, PLAYER, PLAYER_OR, PUBLIC, ROUTES, STAFF_SESSION
+from tablegames.server.permissions import (
+    ALLOWED,
+    PLAYER,
+    PLAYER_OR,
+    PRACTICE_OR,
+    PUBLIC,
+    ROUTES,
+    STAFF_SESSION,
+)
 from tablegames.server.staff import ROLES
 
 pytestmark = pytest.mark.timeout(300)
@@ -76,7 +84,13 @@ def test_every_route_declares_its_access(h: Harness) -> None:
     routes = app_routes(h.client.app)
     assert routes - set(ROUTES) == set(), "routes without a declared access in server/permissions.py"
     assert set(ROUTES) - routes == set(), "declared accesses of routes that do not exist"
-    kinds = {PUBLIC, PLAYER, STAFF_SESSION, *ALLOWED, *(PLAYER_OR + a for a in ALLOWED)}
+    kinds = {
+        PUBLIC,
+        PLAYER,
+        STAFF_SESSION,
+        *ALLOWED,
+        *(p + a for a in ALLOWED for p in (PLAYER_OR, PRACTICE_OR)),
+    }
     assert set(ROUTES.values()) <= kinds
 
 
@@ -132,7 +146,7 @@ def test_a_players_own_data_or_everyones_for_staff_who_may_see_play(
 
 def test_public_player_and_session_routes(h: Harness, callers: dict[str, dict[str, str]]) -> None:
     for (method, path), access in sorted(ROUTES.items()):
-        if method == "WS" or access in ALLOWED or access.startswith(PLAYER_OR):
+        if method == "WS" or access in ALLOWED or access.startswith((PLAYER_OR, PRACTICE_OR)):
             continue
         if path == "/staff/logout":
             continue  # (ends the session the other checks use: tested in test_server_staff.py)
@@ -171,3 +185,27 @@ def test_a_staff_change_names_its_staff_member_in_the_audit_trail(
         ("staff:supervisor one", "table.open"),
         ("staff:operator one", "table.limits"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    sorted(k for k, v in ROUTES.items() if v.startswith(PRACTICE_OR)),
+    ids=lambda x: str(x),
+)
+def test_practice_routes_are_refused_before_the_body_is_read(
+    h: Harness, callers: dict[str, dict[str, str]], method: str, path: str
+) -> None:
+    """Staff who may (and the token) get past the check (here: their bad body refused as such); staff who may
+    not are forbidden; a player on a server that is not a practice server is refused too, whatever the body."""
+    action = ROUTES[(method, path)].removeprefix(PRACTICE_OR)
+    for who, headers in callers.items():
+        r = h.client.request(method, url(path).replace("{seat}", "99"), json={"seat": "x"}, headers=headers)
+        may = (
+            action in permissions.TOKEN_ACTIONS
+            if who == "token"
+            else who in ROLES and permissions.may(who, action)
+        )
+        if may:
+            assert r.status_code not in (401, 403), (who, r.text)
+        else:
+            assert r.status_code in (401, 403), (who, r.text)

@@ -4,6 +4,7 @@ lobby shows it; a closed table is never opened again; every change is an audit e
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import pytest
@@ -79,3 +80,39 @@ def test_a_closed_table_stays_closed_and_only_staff_who_may_change_it(
         h.client.post(f"/tables/{table}/reopen", json={}, headers={"X-Admin-Token": ADMIN}).status_code == 422
     )
     assert h.client.post("/tables/999999/pause", json={}, headers={"X-Admin-Token": ADMIN}).status_code == 404
+
+
+def test_bots_stop_wagering_at_a_paused_table(make_server: Callable[..., Harness]) -> None:
+    """Practice bots play until staff pause their table, then wager no more (and the table logs no error)."""
+    h = make_server(bot_seconds=0.0)
+    table = h.table("three-card-poker", seats=2)
+    token, _ = h.player("Pia", buy_in=0)
+    ws = h.ws(token, table)  # a watcher: the bots play while somebody looks
+    for seat in (1, 2):
+        assert (
+            h.client.post(
+                f"/tables/{table}/bots", json={"seat": seat}, headers={"X-Admin-Token": ADMIN}
+            ).status_code
+            == 201
+        )
+    ws.until(lambda m: m["type"] == "round_result")
+    assert (
+        h.client.post(f"/tables/{table}/pause", json={}, headers={"X-Admin-Token": ADMIN}).status_code == 200
+    )
+    ws.until(lambda m: m["type"] == "state" and m.get("table_status") == "paused")
+
+    def rounds() -> int:
+        with h.server.sessions() as s:
+            return int(
+                s.execute(
+                    sa.text("SELECT COUNT(*) FROM rounds WHERE table_id = :t"), {"t": table}
+                ).scalar_one()
+            )
+
+    settled = rounds()
+    time.sleep(0.5)  # (bot_seconds 0: unpaused bots would open several rounds meanwhile)
+    # at most the round that was in play when the pause came is added
+    assert rounds() <= settled + 1
+    after = rounds()
+    time.sleep(0.5)
+    assert rounds() == after

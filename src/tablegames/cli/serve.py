@@ -105,6 +105,13 @@ def register(app: typer.Typer) -> None:
                 "unless the request names who confirms it (confirm_negative_edge)"
             ),
         ] = "0",
+        practice_bots: Annotated[
+            bool,
+            typer.Option(
+                help="a practice server (play money): a seated player may seat practice bots at their table too "
+                "(the operator always may: POST /tables/{id}/bots)"
+            ),
+        ] = False,
         strategy_cache: Annotated[
             Path | None,
             typer.Option(
@@ -167,6 +174,7 @@ def register(app: typer.Typer) -> None:
             advertise=reach,
             min_house_edge=floor,
             prepare_hints=True,
+            practice_bots=practice_bots,
             strategy_cache=None if no_strategy_cache else strategy_cache or data_dir / "strategies",
             seal_seconds=60.0,  # the ledger sealed into the audit chain (server/ledger_seal.py)
             dual_control_cents=dual_control_cents,

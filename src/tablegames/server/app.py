@@ -152,6 +152,9 @@ def create_app(
     strategy_cache: Path | None = None,
     seal_seconds: float | None = None,
     dual_control_cents: int = Config.dual_control_cents,
+    bot_seconds: float = 1.0,
+    bot_unwatched_rounds: int = 200,
+    practice_bots: bool = False,
 ) -> FastAPI:
     """The table server app.
 
@@ -169,6 +172,8 @@ def create_app(
     (``server/ledger_seal.py``). ``dual_control_cents``: an adjustment above this waits for a second staff
     member (``server/adjustments.py``). ``clock``: the one clock of time-based rules (epoch seconds; tests move
     their own).
+    ``bot_seconds``, ``bot_unwatched_rounds``, ``practice_bots``: the practice bots' pace, their bound at a
+    table nobody watches, and whether seated players may seat them (``server/bots.py``).
     """
     if (
         isinstance(table_threads, bool)
@@ -189,6 +194,9 @@ def create_app(
         strategy_cache=strategy_cache,
         seal_seconds=seal_seconds,
         dual_control_cents=dual_control_cents,
+        bot_seconds=bot_seconds,
+        bot_unwatched_rounds=bot_unwatched_rounds,
+        practice_bots=practice_bots,
     )
     hints.use_disk_cache(strategy_cache)
     if clock is not None:

@@ -30,11 +30,19 @@ class PlayerInfo:
     account_id: int
 
     @property
+    def bot(self) -> bool:
+        """A practice bot the server plays (server/bots.py): its name is one no person can register."""
+        return self.name.startswith(BOT_PREFIX)
+
+    @property
     def spectator(self) -> bool:
         """A socket watching without an account (``?watch=1``, issue 24): public cards only, no seat, no money."""
         return self.player_id == SPECTATOR_ID
 
 
+BOT_PREFIX = (
+    "[bot] "  # a practice bot's name: "[bot] <table>.<seat>" (a person's starts with a letter or digit)
+)
 SPECTATOR_ID = 0  # (players' ids start at 1)
 SPECTATOR = PlayerInfo(SPECTATOR_ID, "", SPECTATOR_ID)
 
@@ -75,6 +83,12 @@ class Config:
     # The one clock of time-based rules (staff sessions now; limits, cooling-off, breaks next: issues 25, 26):
     # epoch seconds. Tests pass their own and move it instead of waiting.
     clock: Callable[[], float] = time.time
+    # Practice bots (server/bots.py): the pause before each bot's wager or decision (so a person can follow),
+    # the rounds bots open at a table nobody watches before they pause (the bound on unattended play), and
+    # whether a seated player may seat bots at their table too (a practice server: play money only).
+    bot_seconds: float = 1.0
+    bot_unwatched_rounds: int = 200
+    practice_bots: bool = False
 
 
 class TableHost(Protocol):

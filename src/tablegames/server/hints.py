@@ -22,7 +22,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from tablegames.engine import Advisor, Bot, Round
+from tablegames.engine import Action, Advisor, Bot, Round
 
 log = logging.getLogger("tablegames.server")
 
@@ -175,3 +175,19 @@ def hint_message(
         "source": "exact" if hint.values is not None else "rule-of-thumb",
         "actions": actions,
     }
+
+
+def bot_choice(rnd: Round, seat: int) -> Action | None:
+    """A practice bot's decision (``server/bots.py``): the exact strategy's best action, the same one a hint
+    names; None while that strategy is still being solved in the background (the bot waits, it never guesses).
+    A game whose analysis has no exact strategy plays the engine's documented rule of thumb."""
+    from tablegames.analysis.advice import strategy_bet, strategy_key
+
+    rules, bet = strategy_key(rnd, seat)
+    key = (rules, strategy_bet(rules, bet))
+    with _LOCK:
+        ready = key in _cache(key)
+    if not ready:
+        strategy_for(rules, bet)  # (started in the background if not being built yet)
+        return None
+    return Bot(exact_advisor(rnd, seat)).choose(rnd, seat)

@@ -24,6 +24,7 @@ from tablegames.server.staff import ROLES
 # --- staff actions --------------------------------------------------------------------------------------------
 TABLE_OPEN: Final = "table.open"  # open a table (POST /tables)
 TABLE_LIMITS: Final = "table.limits"  # change a table's limits (PATCH /tables/{id})
+TABLE_BOTS: Final = "table.bots"  # seat or remove practice bots (POST/DELETE /tables/{id}/bots)
 TABLE_STATUS: Final = "table.status"  # pause, resume or close a table (POST /tables/{id}/pause|resume|close)
 PLAY_VIEW: Final = "play.view"  # every player's rounds, balances and hand histories
 STAFF_MANAGE: Final = "staff.manage"  # staff accounts: add, list, disable, enable, unlock
@@ -36,6 +37,7 @@ ALLOWED: Final[dict[str, frozenset[str]]] = {
     TABLE_OPEN: frozenset({"supervisor", "operator"}),
     TABLE_LIMITS: frozenset({"supervisor", "operator"}),
     TABLE_STATUS: frozenset({"supervisor", "operator"}),
+    TABLE_BOTS: frozenset({"supervisor", "operator"}),
     PLAY_VIEW: frozenset({"supervisor", "operator", "auditor"}),
     STAFF_MANAGE: frozenset({"admin"}),
     PLAYER_ADJUST: frozenset({"operator"}),
@@ -57,6 +59,7 @@ PUBLIC: Final = "public"  # anyone (pages, the lobby's reads, the contract, the 
 PLAYER: Final = "player"  # a player's own token (Authorization: Bearer)
 STAFF_SESSION: Final = "staff-session"  # a staff member's own session, any role (login, logout, me, password)
 PLAYER_OR = "player-or:"  # a player's own data, or everyone's for a staff action: PLAYER_OR + PLAY_VIEW
+PRACTICE_OR = "practice-player-or:"  # a staff action, or (a practice server) a player seated at the table
 
 ROUTES: Final[dict[tuple[str, str], str]] = {
     ("GET", "/"): PUBLIC,
@@ -86,6 +89,8 @@ ROUTES: Final[dict[tuple[str, str], str]] = {
     ("POST", "/tables"): TABLE_OPEN,
     ("PATCH", "/tables/{table_id}"): TABLE_LIMITS,
     ("POST", "/tables/{table_id}/{change}"): TABLE_STATUS,
+    ("POST", "/tables/{table_id}/bots"): PRACTICE_OR + TABLE_BOTS,
+    ("DELETE", "/tables/{table_id}/bots/{seat}"): PRACTICE_OR + TABLE_BOTS,
     ("GET", "/tables/{table_id}"): PUBLIC,
     ("GET", "/tables/{table_id}/rules"): PUBLIC,
     ("GET", "/tables/{table_id}/owner"): PUBLIC,

@@ -78,6 +78,7 @@ class Protocol:
             }
         )
         self.pusher.push(conn)
+        self.pusher.timers.schedule()  # (practice bots paused at a table nobody watched go on: server/bots.py)
 
     @on_worker
     def _make_room(self, conn: Connection) -> bool:

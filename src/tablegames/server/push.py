@@ -32,6 +32,8 @@ class Timers:
         self.state = state
         self.inbox = inbox
         self.due = due
+        # another deadline the table's one timer keeps (the practice bots' next move: server/bots.py)
+        self.extra: Callable[[], float | None] = lambda: None
         self._timer: asyncio.TimerHandle | None = None  # owned by the event loop's thread
 
     @on_worker
@@ -47,6 +49,9 @@ class Timers:
                 deadline = self.state.turn_deadline()
             elif rnd.is_over and not live.settled:
                 deadline = time.time() + RETRY_SECONDS  # a settlement the database refused is retried
+        other = self.extra()
+        if other is not None and (deadline is None or other < deadline):
+            deadline = other
         self.inbox.to_loop(self.arm, deadline)
 
     @on_any
@@ -255,6 +260,9 @@ class Pusher:
             "next_commitment": upcoming.commitment if upcoming is not None else None,
             **self._seeds_view(conn.player.player_id, upcoming is not None),
             "decision": state.decision_id(),
+            # the practice bots' seats, and whether this socket's player may seat bots (server/bots.py)
+            "bots": sorted(k for k, p in state.occupants.items() if p.bot),
+            "may_seat_bots": state.server.config.practice_bots and seat is not None,
             "round": view,
             "events": events,
         }

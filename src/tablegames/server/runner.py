@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from tablegames.server.bots import Bots
 from tablegames.server.client import (
     CLOSE_REPLACED,
     CLOSE_TABLE_FULL,
@@ -60,7 +61,8 @@ class TableRunner:
     - ``settler`` (:class:`~tablegames.server.settle.Settler`): a finished round's settlement;
     - ``steps`` (:class:`~tablegames.server.steps.RoundSteps`): wagers, the deal, decisions, timeouts;
     - ``protocol`` (:class:`~tablegames.server.protocol.Protocol`): the WebSocket messages' handlers;
-    - ``recovery`` (:class:`~tablegames.server.recovery.Recovery`): an interrupted round resumed.
+    - ``recovery`` (:class:`~tablegames.server.recovery.Recovery`): an interrupted round resumed;
+    - ``bots`` (:class:`~tablegames.server.bots.Bots`): the practice bots seated, removed, and their moves.
 
     What the server, the cluster and the routes use of a table is here, forwarded to the part that does it.
     """
@@ -76,6 +78,9 @@ class TableRunner:
         self.steps = RoundSteps(state, self.store, self.settler, self.pusher, self.timers)
         self.protocol = Protocol(state, self.store, self.steps, self.settler, self.pusher)
         self.recovery = Recovery(state, self.store, self.steps, self.settler, self.timers)
+        self.bots = Bots(state, self.store, self.steps, self.pusher)
+        self.timers.extra = self.bots.due  # the bots move on the table's one timer
+        self.steps.bot_step = self.bots.step
         if server.config.prepare_hints:  # the first hand's hints exact (issue 24): solved now, off the loop
             prepare(state.rules)
 
@@ -164,6 +169,14 @@ class TableRunner:
     @on_any
     def detach(self, conn: Connection) -> None:
         self.protocol.detach(conn)
+
+    @on_worker
+    def add_bot(self, seat: object, actor: str, player_id: int | None = None) -> dict[str, Any]:
+        return self.bots.add(seat, actor, player_id)
+
+    @on_worker
+    def remove_bot(self, seat: object, actor: str, player_id: int | None = None) -> dict[str, Any]:
+        return self.bots.remove(seat, actor, player_id)
 
     @on_worker
     def recover(self) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -55,6 +55,7 @@ class RoundSteps:
         self.settler = settler
         self.pusher = pusher
         self.timers = timers
+        self.bot_step: Callable[[], bool] = lambda: False  # (wired by the runner: the bots' step)
 
     @on_worker
     def place(
@@ -324,10 +325,14 @@ class RoundSteps:
     @on_worker
     def on_timer(self) -> None:
         """The timer's step: close betting, time a turn out or retry a settlement, if it is still due."""
-        live = self.state.live
-        if live is None or self.state.moved_to is not None:
+        if self.state.moved_to is not None:
             return
         try:
+            if self.bot_step():  # the practice bots' move, when one is due (server/bots.py)
+                return
+            live = self.state.live
+            if live is None:
+                return
             rnd = live.rnd
             now = time.time() + 0.005
             if rnd.is_over and not live.settled:

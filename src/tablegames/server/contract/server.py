@@ -84,6 +84,8 @@ class StateMessage(Closed):
     client_seed: ClientSeedView | None
     seeds: SeedsView | None
     decision: str | None
+    bots: list[int]  # the seats practice bots sit at (the server plays them: docs/server.md, "Practice bots")
+    may_seat_bots: bool  # this socket's player may seat or remove bots (a practice server, a seated player)
     round: RoundView | None
     events: list[Event]
 

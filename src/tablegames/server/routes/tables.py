@@ -1,5 +1,6 @@
 """Tables: ``GET /tables``, ``POST /tables`` and ``PATCH /tables/{id}`` (operator), ``GET /tables/{id}`` (its
-public view), ``GET /tables/{id}/history`` (its public results)."""
+public view), ``GET /tables/{id}/history`` (its public results), ``POST /tables/{id}/bots`` and ``DELETE
+/tables/{id}/bots/{seat}`` (practice bots: the operator, or a seated player on a practice server)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import functools
 from fractions import Fraction
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Header, Path, Query, Request
 from fastapi.responses import Response
 from pydantic import Field, StrictInt
 
@@ -15,7 +16,8 @@ from tablegames.rules.rulecard import RuleCard
 from tablegames.server.checks import HISTORY_PAGE_MAX
 from tablegames.server.contract import RoundView, TableInfo
 from tablegames.server.contract.base import Closed
-from tablegames.server.permissions import TABLE_LIMITS, TABLE_OPEN, TABLE_STATUS, Actor
+from tablegames.server.errors import ApiError
+from tablegames.server.permissions import TABLE_BOTS, TABLE_LIMITS, TABLE_OPEN, TABLE_STATUS, Actor, check
 from tablegames.server.queries import history
 from tablegames.server.routes.deps import (
     COMMON_ERRORS,
@@ -23,10 +25,12 @@ from tablegames.server.routes.deps import (
     Out,
     RowId,
     ServerDep,
+    bearer,
     errors,
     json_off_loop,
     off_loop,
     read,
+    staff_actor,
     staff_may,
 )
 from tablegames.server.routes.lab import read_off_loop, solver_of
@@ -140,25 +144,6 @@ async def set_limits(
     )
 
 
-class StatusBody(Closed):
-    reason: str = Field(default="", max_length=500)
-
-
-@router.post("/tables/{table_id}/{change}", response_model=TableOut, responses=errors(403, 404, 409))
-async def set_status(
-    request: Request,
-    server: ServerDep,
-    actor: Annotated[Actor, staff_may(TABLE_STATUS)],
-    table_id: RowId,
-    change: Literal["pause", "resume", "close"],
-    body: StatusBody,
-) -> TableOut:
-    """Pause (no new round; the round in play finishes), resume or close a table (for good)."""
-    return TableOut.model_validate(
-        await off_loop(request, server.tables.set_status, table_id, change, actor.name, body.reason)
-    )
-
-
 @router.get("/tables/{table_id}", response_model=TableView, responses=errors(404))
 async def table(request: Request, server: ServerDep, table_id: RowId) -> TableView:
     runner = await off_loop(request, server.tables.runner, table_id)
@@ -249,4 +234,97 @@ async def table_history(
     await off_loop(request, server.tables.table_row, table_id)  # not_found for an unknown table
     return await json_off_loop(
         request, read(server, history, None, last, before, table_id=table_id, show_balances=None)
+    )
+
+
+class BotBody(Closed):
+    seat: StrictInt = Field(description="the empty seat the bot takes")
+
+
+class BotOut(Out):
+    """A practice bot seated or removed (server/bots.py)."""
+
+    table_id: int
+    seat: int
+    name: str  # "[bot] <table>.<seat>": a name no person can register
+    removed: bool  # removed now (false when seated, or when it leaves once its round is settled)
+
+
+async def bot_actor(
+    request: Request,
+    server: ServerDep,
+    x_admin_token: Annotated[str | None, Header()] = None,
+    authorization: Annotated[str | None, Header()] = None,
+) -> tuple[str, int | None]:
+    """Who seats or removes a bot, as the audit trail names them: staff who may (``table.bots``: a session or
+    the admin token; server/permissions.py), or (a practice server, ``tablegames serve --practice-bots``) a
+    player, who must sit at the table (checked by its runner)."""
+    staff = await off_loop(request, staff_actor, server, authorization, x_admin_token)
+    if staff is not None:
+        return check(staff, TABLE_BOTS).name, None
+    token = bearer(authorization)
+    if server.config.practice_bots and token is not None:
+        player = await off_loop(request, server.players.authenticate, token)
+        return f"player:{player.player_id}", player.player_id
+    raise ApiError(
+        "forbidden",
+        "seating bots needs a staff session or the admin token (X-Admin-Token), or on a practice server a seat "
+        "at this table",
+        403,
+    )
+
+
+BotActor = Annotated[tuple[str, int | None], Depends(bot_actor)]
+"""(A dependency: checked before the body is read.)"""
+
+
+@router.post(
+    "/tables/{table_id}/bots", status_code=201, response_model=BotOut, responses=errors(403, 404, 409)
+)
+async def add_bot(
+    request: Request,
+    server: ServerDep,
+    who: BotActor,
+    table_id: RowId,
+    body: BotBody,
+) -> BotOut:
+    """Seat a practice bot at an empty seat: it plays the exact strategy at the table's minimum wager, with
+    play money bought in from the cashier (docs/server.md, "Practice bots"). Audited (``table.bot.add``)."""
+    actor, player_id = who
+    runner = await off_loop(request, server.tables.runner, table_id)
+    return BotOut.model_validate(await runner.call(runner.add_bot, body.seat, actor, player_id))
+
+
+@router.delete("/tables/{table_id}/bots/{seat}", response_model=BotOut, responses=errors(403, 404, 409))
+async def remove_bot(
+    request: Request,
+    server: ServerDep,
+    table_id: RowId,
+    who: BotActor,
+    seat: Annotated[int, Path(ge=1, le=1000)],
+) -> BotOut:
+    """Remove a seat's bot (its wallet cashed out): now, or once its round is settled (``removed`` false).
+    Audited (``table.bot.remove``)."""
+    actor, player_id = who
+    runner = await off_loop(request, server.tables.runner, table_id)
+    return BotOut.model_validate(await runner.call(runner.remove_bot, seat, actor, player_id))
+
+
+# (last: its path would take the /bots paths above it)
+class StatusBody(Closed):
+    reason: str = Field(default="", max_length=500)
+
+
+@router.post("/tables/{table_id}/{change}", response_model=TableOut, responses=errors(403, 404, 409))
+async def set_status(
+    request: Request,
+    server: ServerDep,
+    actor: Annotated[Actor, staff_may(TABLE_STATUS)],
+    table_id: RowId,
+    change: Literal["pause", "resume", "close"],
+    body: StatusBody,
+) -> TableOut:
+    """Pause (no new round; the round in play finishes), resume or close a table (for good)."""
+    return TableOut.model_validate(
+        await off_loop(request, server.tables.set_status, table_id, change, actor.name, body.reason)
     )

@@ -1,7 +1,7 @@
 // The table room: the socket's messages reduced into the page's state, the live log, announcements, and the
 // scene the felt (table.js) is drawn from. What a round holds comes from the server's view and events.
 
-import { TableSocket, getToken, requestId, setToken } from "./api.js";
+import { TableSocket, api, getToken, requestId, setToken } from "./api.js";
 import { clearConsole, defaultDraft, renderConsole, act, addChip } from "./console.js";
 import { escapeHtml, handName, money } from "./format.js";
 import { QUIET_LIVE, narrate } from "./narrate.js";
@@ -171,6 +171,8 @@ function onState(msg) {
   S.seat = msg.seat ?? null;
   setBalance(msg.balance);
   S.occupants = msg.occupants || {};
+  S.bots = msg.bots || []; // the practice bots' seats, and whether this player may seat one (the server says)
+  S.maySeatBots = !!msg.may_seat_bots;
   S.round = msg.round || null;
   S.bettingOpen = !!msg.betting_open;
   S.tableStatus = msg.table_status || "open"; // staff may pause or close the table (issue 25)
@@ -313,7 +315,7 @@ function results() {
 
 function scene() {
   const players = {};
-  for (const [seat, name] of Object.entries(S.occupants)) players[seat] = { name };
+  for (const [seat, name] of Object.entries(S.occupants)) players[seat] = { name, bot: (S.bots || []).includes(Number(seat)) };
   return {
     game: gameOf(S.table.game),
     layout: S.layout,
@@ -330,7 +332,7 @@ function scene() {
     dealerHand: S.per.hands.dealer || null,
     lastActions: S.per.lastActions,
     newCards: S.newCards,
-    handlers: S.watching ? {} : { onSit: sit, onSpot: addChip, onCard: act },
+    handlers: S.watching ? {} : { onSit: sit, onSpot: addChip, onCard: act, onAddBot: S.maySeatBots ? addBot : null },
   };
 }
 
@@ -418,6 +420,11 @@ export function setSeed(e) {
   S.seedText = text;
   renderSeed();
   seedTick();
+}
+
+function addBot(seat) {
+  // a practice bot (docs/server.md, "Practice bots"): the server seats it; the next state shows it
+  api("POST", `/tables/${S.table.table_id}/bots`, { seat }).catch((e) => toast(escapeHtml(e.message), "error", 5000));
 }
 
 function sit(seat) {

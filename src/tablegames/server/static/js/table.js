@@ -230,7 +230,7 @@ function renderSeat(felt, scene, seatNo, pos) {
   if (player) {
     plate.innerHTML = `<span class="seat-no">${seatNo}</span><span class="player-name">${escapeHtml(player.name)}</span>${
       mine ? '<span class="you-tag">YOU</span>' : ""
-    }`;
+    }${player.bot ? `<span class="bot-tag" data-testid="bot-${seatNo}" title="a practice bot: it plays the exact strategy">BOT</span>` : ""}`;
     if (player.connected === false) plate.classList.add("away");
   } else {
     plate.innerHTML = `<span class="seat-no">${seatNo}</span><span class="player-name open">open seat</span>`;
@@ -240,6 +240,14 @@ function renderSeat(felt, scene, seatNo, pos) {
       b.textContent = "Sit here";
       b.dataset.testid = `sit-${seatNo}`;
       b.addEventListener("click", () => scene.handlers.onSit(seatNo));
+      plate.appendChild(b);
+    }
+    if (scene.handlers && scene.handlers.onAddBot) {
+      const b = document.createElement("button");
+      b.className = "sit-btn bot-btn";
+      b.textContent = "Add bot";
+      b.dataset.testid = `add-bot-${seatNo}`;
+      b.addEventListener("click", () => scene.handlers.onAddBot(seatNo));
       plate.appendChild(b);
     }
   }
