@@ -37,6 +37,7 @@ from tablegames.server.routes import (
     games,
     jackpots,
     lab,
+    office,
     play,
     players,
     reports,
@@ -114,6 +115,7 @@ ROUTERS = (
     play.router,
     lab.router,
     reports.router,
+    office.router,
 )
 
 

@@ -138,14 +138,22 @@ def count(session: Session) -> int:
     return int(session.scalar(select(func.count()).select_from(AuditEntry)) or 0)
 
 
+def action_is(action: str) -> Any:
+    """The filter of an action: exactly it, or (ending in ``.``) every action it begins."""
+    if action.endswith("."):
+        return AuditEntry.action.startswith(action, autoescape=True)
+    return AuditEntry.action == action
+
+
 def export_rows(
     session: Session, actor: str | None = None, action: str | None = None
 ) -> Iterator[dict[str, Any]]:
-    """The entries in order as plain dicts (``COLUMNS``), optionally only one actor's or one action's."""
+    """The entries in order as plain dicts (``COLUMNS``), optionally only one actor's or one action's (an
+    action ending in ``.``: every action it begins, as ``adjust.``)."""
     q = select(AuditEntry).order_by(AuditEntry.id)
     if actor:
         q = q.where(AuditEntry.actor == actor)
     if action:
-        q = q.where(AuditEntry.action == action)
+        q = q.where(action_is(action))
     for e in session.scalars(q).yield_per(500):
         yield {c: getattr(e, c) for c in COLUMNS}

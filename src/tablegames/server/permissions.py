@@ -31,6 +31,7 @@ STAFF_MANAGE: Final = "staff.manage"  # staff accounts: add, list, disable, enab
 PLAYER_ADJUST: Final = "player.adjust"  # adjust a player's balance (above the threshold: waits for approval)
 ADJUST_DECIDE: Final = "adjust.decide"  # approve or reject another's pending adjustment (dual control)
 ADJUST_VIEW: Final = "adjust.view"  # the adjustments and those waiting
+AUDIT_READ: Final = "audit.read"  # the audit trail: read, export, verify (GET /audit...)
 REPORTS_READ: Final = "reports.read"  # the daily reports (GET /reports/...; issue 26)
 
 ALLOWED: Final[dict[str, frozenset[str]]] = {
@@ -44,6 +45,7 @@ ALLOWED: Final[dict[str, frozenset[str]]] = {
     ADJUST_DECIDE: frozenset({"supervisor", "operator"}),
     ADJUST_VIEW: frozenset({"supervisor", "operator", "auditor"}),
     REPORTS_READ: frozenset({"supervisor", "operator", "auditor"}),
+    AUDIT_READ: frozenset({"supervisor", "operator", "auditor"}),
 }
 """Each action's roles (server/staff.py's list of what each role may do)."""
 
@@ -109,6 +111,11 @@ ROUTES: Final[dict[tuple[str, str], str]] = {
     ("GET", "/reports/patron-summary"): REPORTS_READ,
     ("GET", "/reports/table-win"): REPORTS_READ,
     ("GET", "/reports/meters"): REPORTS_READ,
+    ("GET", "/office"): PUBLIC,  # the page; what it shows comes from the reads below, each checked
+    ("GET", "/audit"): AUDIT_READ,
+    ("GET", "/audit/export"): AUDIT_READ,
+    ("GET", "/audit/verify"): AUDIT_READ,
+    ("GET", "/players"): PLAY_VIEW,
 }
 """Every route's access: :data:`PUBLIC`, :data:`PLAYER`, :data:`STAFF_SESSION`, a staff action, or
 :data:`PLAYER_OR` + a staff action."""
@@ -120,6 +127,11 @@ class Actor:
 
     name: str
     role: str
+
+
+def actions_of(role: str) -> list[str]:
+    """Every action ``role`` may do, sorted (what the back office page offers: ``GET /staff/me``)."""
+    return sorted(a for a, roles in ALLOWED.items() if role in roles)
 
 
 def may(role: str, action: str) -> bool:

@@ -72,6 +72,7 @@ class LoginOut(Out):
 class StaffOut(Out):
     name: str
     role: str
+    may: list[str]  # the actions the role may do (server/permissions.py): what the back office offers
 
 
 class StaffRow(Out):
@@ -133,7 +134,7 @@ async def logout(
 
 @router.get("/staff/me", response_model=StaffOut, responses=errors(401))
 async def me(who: StaffDep) -> StaffOut:
-    return StaffOut(name=who.name, role=who.role)
+    return StaffOut(name=who.name, role=who.role, may=permissions.actions_of(who.role))
 
 
 @router.post("/staff/password", response_model=Done, responses=errors(401))
