@@ -45,6 +45,10 @@ NEWER_TABLES = (
     "staff_sessions",
     "staff",
     "audit_entries",
+    "player_limits",  # revision 0005 (issue 26)
+    "exclusions",
+    "player_sessions",
+    "player_money",
 )  # revision 0003 (issue 25)  # "Ann" and "ann" share a look-alike key
 
 
