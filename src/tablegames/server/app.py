@@ -7,6 +7,7 @@ recovered, when the app starts (its lifespan).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -31,7 +32,18 @@ from tablegames.server.core import MAX_TABLE_THREADS, Config
 from tablegames.server.errors import ApiError
 from tablegames.server.limits import HardeningMiddleware, Limits
 from tablegames.server.outage import UNAVAILABLE_MESSAGE, database_unreachable
-from tablegames.server.routes import games, jackpots, lab, play, players, rounds, staff, tables, wallet
+from tablegames.server.routes import (
+    games,
+    jackpots,
+    lab,
+    play,
+    players,
+    protection,
+    rounds,
+    staff,
+    tables,
+    wallet,
+)
 from tablegames.server.routes.deps import COMMON_ERRORS, Out
 from tablegames.server.service import Server
 
@@ -81,6 +93,20 @@ def run(app: Any, host: str, port: int, connections: ConnectionLimits | None = N
     )
 
 
+SWEEP_SECONDS = 1.0  # how often the players' sessions are swept (server/sessions.py)
+
+
+async def _sweep_sessions(app: FastAPI, server: Server) -> None:
+    """Every second, on a REST thread: idle and over-long sessions end, due reality checks are sent."""
+    loop = asyncio.get_running_loop()
+    while True:
+        await asyncio.sleep(SWEEP_SECONDS)
+        try:
+            await loop.run_in_executor(app.state.rest_threads, server.player_sessions.sweep)
+        except Exception:
+            log.exception("sweeping the players' sessions failed; retried in a second")
+
+
 def _error(exc: ApiError) -> JSONResponse:
     return JSONResponse({"error": exc.to_dict()}, status_code=exc.status, headers=exc.headers)
 
@@ -94,6 +120,7 @@ ROUTERS = (
     staff.router,
     players.router,
     wallet.router,
+    protection.router,
     tables.router,
     jackpots.router,
     rounds.router,
@@ -178,9 +205,11 @@ def create_app(
 
         feed = MeterFeed(server)
         feed.start()
+        sweeper = asyncio.create_task(_sweep_sessions(app, server))  # reality checks, time-outs (issue 26)
         try:
             yield
         finally:
+            sweeper.cancel()
             feed.stop()
             server.stop()
             app.state.rest_threads.shutdown(wait=False, cancel_futures=True)

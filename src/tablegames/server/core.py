@@ -65,6 +65,8 @@ class Config:
     # The one clock of time-based rules (staff sessions now; limits, cooling-off, breaks next: issues 25, 26):
     # epoch seconds. Tests pass their own and move it instead of waiting.
     clock: Callable[[], float] = time.time
+    # A player's session ends after this long without a request (issue 26: the inactivity time-out).
+    inactivity_seconds: float = 30 * 60.0
 
 
 class TableHost(Protocol):
@@ -103,3 +105,8 @@ class TableHost(Protocol):
     def meter_ids(self, game: str) -> dict[str, int]: ...
     def meter_values(self, game: str) -> dict[str, int]: ...
     def open_runner(self, row: GameTable) -> Any: ...  # a TableRunner for the table's row
+
+    @property
+    def protection(self) -> Any: ...  # server/protection.py's ProtectionService (issue 26)
+    @property
+    def player_sessions(self) -> Any: ...  # server/sessions.py's Sessions (issue 26)

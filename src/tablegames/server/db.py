@@ -307,7 +307,9 @@ class PlayerLimit(Base):
     kind: Mapped[str] = mapped_column(String(24), primary_key=True)
     amount: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     pending: Mapped[bool] = mapped_column(Boolean, default=False)  # an increase or removal is waiting
-    pending_amount: Mapped[int | None] = mapped_column(BigInteger, nullable=True)  # None with pending: removal
+    pending_amount: Mapped[int | None] = mapped_column(
+        BigInteger, nullable=True
+    )  # None with pending: removal
     effective_at: Mapped[float | None] = mapped_column(Float, nullable=True)
     updated_at: Mapped[float] = mapped_column(Float)
 

@@ -64,7 +64,9 @@ def upgrade() -> None:
             sa.PrimaryKeyConstraint("id"),
         )
         op.create_index(op.f("ix_player_sessions_player_id"), "player_sessions", ["player_id"], unique=False)
-        op.create_index(op.f("ix_player_sessions_started_at"), "player_sessions", ["started_at"], unique=False)
+        op.create_index(
+            op.f("ix_player_sessions_started_at"), "player_sessions", ["started_at"], unique=False
+        )
     if "player_money" not in existing:
         op.create_table(
             "player_money",
