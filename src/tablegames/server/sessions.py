@@ -110,17 +110,18 @@ class Sessions:
         start of the player's latest session before this one), None for a first."""
         now = self.clock()
         with self.lock:
-            previous = self.previous_login(player.player_id)
+            previous = self.previous_login(player.player_id, include_open=True)
             if player.player_id in self.open:
                 self.end(player.player_id, "new_login")
             self.begin(player.player_id, now)
         return previous
 
-    def previous_login(self, player_id: int, before: float | None = None) -> float | None:
+    def previous_login(self, player_id: int, include_open: bool = False) -> float | None:
+        """The start of the player's latest session (but the open one, unless ``include_open``)."""
         with self.db.sessions() as s:
             q = select(func.max(PlayerSession.started_at)).where(PlayerSession.player_id == player_id)
             o = self.open.get(player_id)
-            if o is not None:
+            if o is not None and not include_open:
                 q = q.where(PlayerSession.id != o.session_id)
             value = s.scalar(q)
             return None if value is None else float(value)
@@ -183,19 +184,17 @@ class Sessions:
     def sweep(self) -> None:
         """End idle and over-long sessions and send the reality checks that are due (every second)."""
         now = self.clock()
-        with self.lock:
-            ids = list(self.open)
-        for pid in ids:
-            o = self.open.get(pid)
-            if o is None:
-                continue
-            if now - o.last_seen >= self.inactivity:
-                self.end(pid, "inactivity", at=o.last_seen + self.inactivity)
-                continue
-            if self.over_limit(pid):
-                self.end(pid, "session_limit")
-                continue
-            self._reality_check(pid, o, now)
+        with self.lock:  # (one sweep at a time: a reality check is sent once)
+            for pid in list(self.open):
+                o = self.open.get(pid)
+                if o is None:
+                    continue
+                if now - o.last_seen >= self.inactivity:
+                    self.end(pid, "inactivity", at=o.last_seen + self.inactivity)
+                elif self.over_limit(pid):
+                    self.end(pid, "session_limit")
+                else:
+                    self._reality_check(pid, o, now)
 
     def _reality_check(self, pid: int, o: Open, now: float) -> None:
         with self.db.tx() as s:
