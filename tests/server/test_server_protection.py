@@ -5,16 +5,20 @@ time rule runs on the server's injected clock: the tests move it instead of wait
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
 from pydantic import TypeAdapter
 from starlette.websockets import WebSocketDisconnect
+from typer.testing import CliRunner
 
 from server_harness import WS, Harness
+from tablegames.cli import app
 from tablegames.server.contract import ServerMessage
 from tablegames.server.db import AuditEntry, PlayerSession
 from tablegames.server.protection import CLOSE_EXCLUDED, COOLING_OFF, DAY
@@ -287,3 +291,55 @@ def test_a_break_ends_and_a_round_in_play_is_finished_by_its_timeouts(
     again = h.ws(token, table)
     assert again.request(type="wager", wagers={"main": 500})["type"] == "ack"
     h.check_ledger()
+
+
+def test_the_player_sessions_report(make_server: Callable[..., Harness], db_url: str) -> None:
+    clock = Clock()
+    h = make_server(clock=clock)
+    table = h.table("final-count")
+    r = h.client.post("/players", json={"name": "ann"})
+    token = r.json()["token"]
+    ann = {"Authorization": f"Bearer {token}"}
+    assert buy_in(h, ann, 10_000, "in").status_code == 200
+    start = clock.now
+    ws = h.seated(token, table)
+    ack = ws.request(type="wager", wagers={"main": 500})
+    assert ack["type"] == "ack"
+    result = ws.until(lambda m: m["type"] == "round_result" or (m["type"] == "state" and m["decision"]))
+    while result["type"] != "round_result":
+        assert ws.request(type="act", action="stand")["type"] == "ack"
+        result = ws.until(lambda m: m["type"] == "round_result" or (m["type"] == "state" and m["decision"]))
+    returned = result["results"][0]["returned"]
+    clock.now += 90
+    assert h.client.post("/protection/stop", headers=ann).json() == {"ok": True}
+    day = datetime.fromtimestamp(start, UTC).strftime("%Y-%m-%d")
+    out = CliRunner().invoke(
+        app, ["reports", "player-sessions", "--day", day, "--format", "json", "--database", db_url]
+    )
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output) == [
+        {
+            "player": "ann",
+            "session_start": datetime.fromtimestamp(start, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "session_end": datetime.fromtimestamp(start + 90, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "duration_seconds": 90,
+            "wagered": 500,
+            "won": returned,
+            "net": returned - 500,
+            "games_played": 1,
+            "reason_ended": "logout",
+        }
+    ]
+    csv_out = CliRunner().invoke(app, ["reports", "player-sessions", "--day", day, "--database", db_url])
+    lines = csv_out.output.strip().splitlines()
+    assert (
+        lines[0]
+        == "player,session_start,session_end,duration_seconds,wagered,won,net,games_played,reason_ended"
+    )
+    assert lines[1].startswith("ann,") and lines[1].endswith(",1,logout") and len(lines) == 2
+    empty = CliRunner().invoke(
+        app, ["reports", "player-sessions", "--day", "2001-01-01", "--database", db_url]
+    )
+    assert empty.exit_code == 0 and empty.output.strip() == "No Activity"
+    bad = CliRunner().invoke(app, ["reports", "player-sessions", "--day", "yesterday", "--database", db_url])
+    assert bad.exit_code != 0 and "YYYY-MM-DD" in bad.output

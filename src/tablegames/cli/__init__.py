@@ -16,6 +16,7 @@ from tablegames.cli import (
     loadtest,
     play,
     protect,
+    reports_sessions,
     rng,
     serve,
     simulate,
@@ -66,6 +67,7 @@ for _module in (
     rng,
     loadtest,
     docs,
+    reports_sessions,  # `tablegames reports player-sessions` (issue 26)
 ):
     _module.register(app)
 

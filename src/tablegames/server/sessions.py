@@ -215,3 +215,43 @@ class Sessions:
         message = {"type": "reality_check", "interval_minutes": int(every // 60), **summary}
         for conn in list(self.sockets(pid)):
             conn.send(message)
+
+
+def session_report(s: Session, since: float, until: float) -> list[dict[str, Any]]:
+    """GLI-19 2.13's session record of the sessions that began in ``[since, until)`` (the server's clock), in
+    order of their start: player, start, end (None: still open), duration (seconds, to the last request while
+    open), wagered, won, net (won - wagered; cents), games played (rounds wagered on) and the reason it ended."""
+    from tablegames.server.db import Player
+
+    rows = s.execute(
+        select(PlayerSession, Player.name)
+        .join(Player, Player.id == PlayerSession.player_id)
+        .where(PlayerSession.started_at >= since, PlayerSession.started_at < until)
+        .order_by(PlayerSession.started_at, PlayerSession.id)
+    ).all()
+    out = []
+    for row, name in rows:
+        end = row.ended_at if row.ended_at is not None else row.last_seen_at
+        sums = money_sums(s, row.player_id, row.started_at - 1e-6, end)
+        games = s.scalar(
+            select(func.count(func.distinct(PlayerMoney.round_id))).where(
+                PlayerMoney.player_id == row.player_id,
+                PlayerMoney.kind == "stake",
+                PlayerMoney.at >= row.started_at,
+                PlayerMoney.at <= end,
+            )
+        )
+        out.append(
+            {
+                "player": name,
+                "session_start": row.started_at,
+                "session_end": row.ended_at,
+                "duration_seconds": int(end - row.started_at),
+                "wagered": sums["stake"],
+                "won": sums["return"],
+                "net": sums["return"] - sums["stake"],
+                "games_played": int(games or 0),
+                "reason_ended": row.reason or "open",
+            }
+        )
+    return out
