@@ -20,8 +20,9 @@ from typer.testing import CliRunner
 from server_harness import WS, Harness
 from tablegames.cli import app
 from tablegames.server.contract import ServerMessage
-from tablegames.server.db import AuditEntry, PlayerSession
+from tablegames.server.db import AuditEntry, PlayerSession, RoundRow
 from tablegames.server.protection import CLOSE_EXCLUDED, COOLING_OFF, DAY
+from tablegames.server.recovery import without_returned
 from tablegames.server.sessions import CLOSE_SESSION_ENDED
 
 pytestmark = pytest.mark.timeout(180)
@@ -343,3 +344,72 @@ def test_the_player_sessions_report(make_server: Callable[..., Harness], db_url:
     assert empty.exit_code == 0 and empty.output.strip() == "No Activity"
     bad = CliRunner().invoke(app, ["reports", "player-sessions", "--day", "yesterday", "--database", db_url])
     assert bad.exit_code != 0 and "YYYY-MM-DD" in bad.output
+
+
+def test_a_self_excluded_players_wagers_of_an_unstarted_round_are_returned(
+    make_server: Callable[..., Harness],
+) -> None:
+    clock = Clock()
+    h = make_server(clock=clock)
+    table = h.table("final-count")
+    ann_token, ann = h.player("ann", buy_in=10_000)
+    bob_token, _ = h.player("bob", buy_in=10_000)
+    carl_token, _ = h.player("carl", buy_in=10_000)
+    a, b = h.seated(ann_token, table), h.seated(bob_token, table)
+    c = h.seated(carl_token, table)  # carl has not wagered: betting stays open
+    ack = a.request(type="wager", wagers={"main": 700})
+    assert ack["type"] == "ack" and b.request(type="wager", wagers={"main": 300})["type"] == "ack"
+    assert h.balance(ann) == 9_300
+    r = h.client.post("/protection/self-exclusion", json={"period": "1y"}, headers=ann)
+    assert r.status_code == 200
+    assert closed_with(a, "excluded") == CLOSE_EXCLUDED
+    deadline = time.monotonic() + 10
+    while h.balance(ann) != 10_000:
+        assert time.monotonic() < deadline, "ann's wager was not returned"
+        time.sleep(0.05)
+    st = c.state()
+    assert st["round_id"] == ack["round_id"] and "1" not in st["occupants"]  # ann's seat is free
+    assert protection(h, ann)["used"]["loss_day"] == 0
+    # the round goes on without ann: carl wagers, it is dealt (bob and carl), and it settles
+    assert c.request(type="wager", wagers={"main": 100})["type"] == "ack"
+    result = b.until(lambda m: m["type"] == "state" and m["round"] and m["round"]["phase"] != "betting")
+    assert result["round"]["phase"] in ("deciding", "settled")
+    h.check_ledger()
+
+
+def test_a_rebuilt_round_skips_the_wagers_a_return_gave_back() -> None:
+    steps = [
+        {"op": "wager", "seat": 1, "wager": "main", "amount": 700},
+        {"op": "wager", "seat": 2, "wager": "main", "amount": 300},
+        {"op": "return", "seat": 1, "player_id": 1},
+        {"op": "wager", "seat": 1, "wager": "main", "amount": 200},  # (another player sat there later)
+    ]
+    assert without_returned(steps) == [steps[1], steps[3]]
+
+
+def status_of(h: Harness, round_id: int) -> str:
+    with h.server.sessions() as s:
+        return str(s.scalar(sa.select(RoundRow.status).where(RoundRow.id == round_id)))
+
+
+def test_a_lone_wager_returned_voids_its_round(make_server: Callable[..., Harness]) -> None:
+    clock = Clock()
+    h = make_server(clock=clock)
+    table = h.table("final-count")
+    ann_token, ann = h.player("ann", buy_in=10_000)
+    bob_token, _ = h.player("bob", buy_in=10_000)
+    a, b = h.seated(ann_token, table), h.seated(bob_token, table)
+    ack = a.request(type="wager", wagers={"main": 700})
+    assert ack["type"] == "ack"
+    assert h.client.post("/protection/break", json={"period": "1w"}, headers=ann).status_code == 200
+    deadline = time.monotonic() + 10
+    while h.balance(ann) != 10_000:
+        assert time.monotonic() < deadline, "ann's wager was not returned"
+        time.sleep(0.05)
+    deadline = time.monotonic() + 10
+    while status_of(h, ack["round_id"]) != "void":
+        assert time.monotonic() < deadline, status_of(h, ack["round_id"])
+        time.sleep(0.05)
+    again = b.request(type="wager", wagers={"main": 100})  # the next round opens anew, and is dealt
+    assert again["type"] == "ack" and again["round_id"] != ack["round_id"]
+    h.check_ledger()

@@ -16,6 +16,7 @@ A :class:`Server` is the :class:`~tablegames.server.core.TableHost` of its table
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import os
 import secrets
@@ -142,7 +143,12 @@ class Server:
         ]
 
     def _excluded(self, player_id: int, kind: str) -> None:
-        self._sessions.end(player_id, kind, close=False)  # (its sockets are closed already)
+        """A break or self-exclusion began: the session ends (the sockets are closed already); at every table,
+        on its own thread, the player's wagers of a round still open for betting are returned and their seat
+        given up unless they play in a dealt round (which its turn timeouts finish)."""
+        self._sessions.end(player_id, kind, close=False)
+        for runner in list(self.runners.values()):
+            runner.between_rounds(functools.partial(runner.recovery.return_wagers, player_id))
 
     def tx(self, fence: Fence | None = None) -> AbstractContextManager[Session]:
         return self.db.tx(fence)
