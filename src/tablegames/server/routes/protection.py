@@ -12,10 +12,10 @@ from pydantic import Field, StrictInt
 
 from tablegames.server.contract.base import Closed
 from tablegames.server.core import PlayerInfo
-from tablegames.server.protection import BREAK, SELF_EXCLUSION
+from tablegames.server.protection import BREAK, SELF_EXCLUSION, ProtectionService
 from tablegames.server.routes.deps import COMMON_ERRORS, Auth, Out, ServerDep, errors, off_loop
 from tablegames.server.routes.staff import StaffDep, role
-from tablegames.server.service import Server
+from tablegames.server.sessions import Sessions
 from tablegames.server.staff import StaffInfo
 
 router = APIRouter(tags=["protection"], responses=COMMON_ERRORS)
@@ -93,10 +93,9 @@ class ReasonBody(Closed):
     reason: str = Field(default="", max_length=500)
 
 
-def status(server: Server, p: PlayerInfo) -> dict[str, object]:
-    sessions = server.player_sessions
+def status(protection: ProtectionService, sessions: Sessions, p: PlayerInfo) -> dict[str, object]:
     return {
-        **server.protection.status(p),
+        **protection.status(p),
         "session": sessions.summary(p.player_id),
         "previous_login_at": sessions.previous_login(p.player_id),
     }
@@ -105,7 +104,9 @@ def status(server: Server, p: PlayerInfo) -> dict[str, object]:
 @router.get("/protection", response_model=ProtectionOut, responses=errors(401))
 async def get_protection(request: Request, server: ServerDep, p: Auth) -> ProtectionOut:
     """Your limits (in force and pending), what each window has used, your break or exclusion, your session."""
-    return ProtectionOut.model_validate(await off_loop(request, status, server, p))
+    return ProtectionOut.model_validate(
+        await off_loop(request, status, server.protection, server.player_sessions, p)
+    )
 
 
 @router.put("/protection/limits", response_model=ProtectionOut, responses=errors(401))
@@ -113,7 +114,9 @@ async def set_limits(request: Request, server: ServerDep, p: Auth, body: LimitsB
     """Set limits: a decrease takes effect at once, an increase or a removal 24 hours later."""
     changes = body.model_dump(exclude_unset=True)
     await off_loop(request, server.protection.set_limits, p, changes)
-    return ProtectionOut.model_validate(await off_loop(request, status, server, p))
+    return ProtectionOut.model_validate(
+        await off_loop(request, status, server.protection, server.player_sessions, p)
+    )
 
 
 @router.post("/protection/break", response_model=ExclusionOut, responses=errors(401, 409))
