@@ -104,6 +104,9 @@ class ProtectionService:
         self.clock = clock
         self.sockets = sockets
         self.on_excluded = on_excluded
+        self.on_limits: Callable[[int], None] | None = (
+            None  # the player's limits changed (their session reads them)
+        )
 
     # --- limits ---------------------------------------------------------------------------------------
 
@@ -134,6 +137,8 @@ class ProtectionService:
                 elif new != current:  # an increase or a removal: after the cooling-off
                     row.pending, row.pending_amount, row.effective_at = True, new, now + COOLING_OFF
                 row.updated_at = now
+        if self.on_limits is not None:
+            self.on_limits(player.player_id)
         return self.status(player)
 
     def limits(self, s: Session, player_id: int, now: float) -> dict[str, int]:

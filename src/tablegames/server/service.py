@@ -70,6 +70,7 @@ class Server:
             self.sockets_of,
         )  # fmt: skip
         self.players.sessions = self._sessions
+        self._protection.on_limits = self._sessions.limits_changed
         self.wallets = WalletService(self.db, self.system, self._protection)
         self.tables = TableService(self.db, self.config, self.node, self.open_runner)
         self.staff = StaffService(self.db, self.config.clock)

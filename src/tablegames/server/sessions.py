@@ -35,6 +35,16 @@ class Open:
     started_at: float
     last_seen: float
     written: float  # last_seen as stored
+    # the player's session limit and reality-check interval (seconds), as read at ``read_at``
+    limit: float | None = None
+    every: float | None = None
+    next_check: float | None = None
+    read_at: float = float("-inf")
+
+
+LIMITS_READ_SECONDS: Final = (
+    60.0  # the sweep reads a session's limits again after this (changes here: at once)
+)
 
 
 class Sessions:
@@ -70,6 +80,26 @@ class Sessions:
         minutes = effective(row, now)
         return None if minutes is None else minutes * 60.0
 
+    def _read_limits(self, player_id: int, o: Open, now: float, force: bool = False) -> None:
+        """The session's limit and reality-check interval, read again when older than :data:`LIMITS_READ_SECONDS`
+        (so a sweep of many sessions costs no query each; a cooling-off ending meanwhile counts within that)."""
+        if not force and now - o.read_at < LIMITS_READ_SECONDS:
+            return
+        with self.db.sessions() as s:
+            o.limit = self._interval(s, player_id, SESSION_LIMIT, now)
+            every = self._interval(s, player_id, REALITY, now)
+        if every != o.every:
+            o.every = every
+            o.next_check = None if every is None else max(now, o.started_at) + every
+        o.read_at = now
+
+    def limits_changed(self, player_id: int) -> None:
+        """The player changed their limits here: their open session reads them at once."""
+        with self.lock:
+            o = self.open.get(player_id)
+            if o is not None:
+                self._read_limits(player_id, o, self.clock(), force=True)
+
     def touch(self, player: PlayerInfo) -> Open | None:
         """A request of the player: their session goes on, or (none open, or idle too long) a new one begins."""
         if player.spectator:
@@ -102,7 +132,10 @@ class Sessions:
             )
             s.add(row)
             s.flush()
-            o = self.open[player_id] = Open(row.id, now, now, now)
+            o = self.open[player_id] = Open(
+                row.id, now, now, now, limit=self._interval(s, player_id, SESSION_LIMIT, now), every=every,
+                next_check=row.next_check_at, read_at=now,
+            )  # fmt: skip
             return o
 
     def login(self, player: PlayerInfo) -> float | None:
@@ -152,9 +185,8 @@ class Sessions:
         if o is None:
             return False
         now = self.clock()
-        with self.db.sessions() as s:
-            limit = self._interval(s, player_id, SESSION_LIMIT, now)
-        return limit is not None and now - o.started_at >= limit
+        self._read_limits(player_id, o, now)
+        return o.limit is not None and now - o.started_at >= o.limit
 
     def summary(self, player_id: int) -> dict[str, Any] | None:
         """The open session: when it began, how long it has lasted, what was wagered and won (cents)."""
@@ -197,22 +229,21 @@ class Sessions:
                     self._reality_check(pid, o, now)
 
     def _reality_check(self, pid: int, o: Open, now: float) -> None:
+        self._read_limits(pid, o, now)
+        if o.every is None or o.next_check is None or now < o.next_check:
+            return
+        while o.next_check <= now:
+            o.next_check += o.every
         with self.db.tx() as s:
-            row = s.get(PlayerSession, o.session_id)
-            every = self._interval(s, pid, REALITY, now)
-            if row is None or every is None:
-                return
-            if row.next_check_at is None:
-                row.next_check_at = now + every
-                return
-            if now < row.next_check_at:
-                return
-            while row.next_check_at <= now:
-                row.next_check_at += every
+            s.execute(
+                update(PlayerSession)
+                .where(PlayerSession.id == o.session_id)
+                .values(next_check_at=o.next_check)
+            )
         summary = self.summary(pid)
         if summary is None:
             return
-        message = {"type": "reality_check", "interval_minutes": int(every // 60), **summary}
+        message = {"type": "reality_check", "interval_minutes": int(o.every // 60), **summary}
         for conn in list(self.sockets(pid)):
             conn.send(message)
 
