@@ -42,10 +42,15 @@ def test_a_new_database_upgraded_to_head_is_the_models_schema(db_url: str) -> No
 
 OLD_PLAYERS = [(1, "Ann"), (2, "ann"), (3, "bob")]
 NEWER_TABLES = (
-    "staff_sessions",
+    "staff_sessions",  # revision 0003 (issue 25)
     "staff",
     "audit_entries",
-)  # revision 0003 (issue 25)  # "Ann" and "ann" share a look-alike key
+    "adjustments",  # revision 0005 (issue 25)
+    "player_limits",  # revision 0007 (issue 26)
+    "exclusions",
+    "player_sessions",
+    "player_money",
+)
 
 
 def make_old_database(engine: sa.Engine) -> None:
@@ -61,6 +66,7 @@ def make_old_database(engine: sa.Engine) -> None:
         c.execute(sa.text("ALTER TABLE tables DROP COLUMN rule_set"))
         c.execute(sa.text("ALTER TABLE tables DROP COLUMN edge_confirmation"))
         c.execute(sa.text("ALTER TABLE players DROP COLUMN password_hash"))  # revision 0004
+        c.execute(sa.text("ALTER TABLE tables DROP COLUMN status"))  # revision 0006
         c.execute(
             sa.text("INSERT INTO accounts (id, name, kind, balance) VALUES (:i, :n, 'wallet', :b)"),
             [{"i": pid, "n": f"wallet:{name}", "b": 1000 * pid} for pid, name in OLD_PLAYERS],

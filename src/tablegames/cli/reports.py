@@ -89,4 +89,7 @@ for _name in NAMES:
 
 
 def register(app: typer.Typer) -> None:
+    from tablegames.cli.reports_sessions import player_sessions  # (issue 26: GLI-19 2.13's sessions)
+
+    reports_app.command("player-sessions")(player_sessions)
     app.add_typer(reports_app)

@@ -7,6 +7,7 @@ recovered, when the app starts (its lifespan).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -40,6 +41,7 @@ from tablegames.server.routes import (
     office,
     play,
     players,
+    protection,
     reports,
     rounds,
     staff,
@@ -95,6 +97,20 @@ def run(app: Any, host: str, port: int, connections: ConnectionLimits | None = N
     )
 
 
+SWEEP_SECONDS = 1.0  # how often the players' sessions are swept (server/sessions.py)
+
+
+async def _sweep_sessions(app: FastAPI, server: Server) -> None:
+    """Every second, on a REST thread: idle and over-long sessions end, due reality checks are sent."""
+    loop = asyncio.get_running_loop()
+    while True:
+        await asyncio.sleep(SWEEP_SECONDS)
+        try:
+            await loop.run_in_executor(app.state.rest_threads, server.player_sessions.sweep)
+        except Exception:
+            log.exception("sweeping the players' sessions failed; retried in a second")
+
+
 def _error(exc: ApiError) -> JSONResponse:
     return JSONResponse({"error": exc.to_dict()}, status_code=exc.status, headers=exc.headers)
 
@@ -109,6 +125,7 @@ ROUTERS = (
     adjustments.router,
     players.router,
     wallet.router,
+    protection.router,
     tables.router,
     jackpots.router,
     rounds.router,
@@ -213,6 +230,7 @@ def create_app(
 
         feed = MeterFeed(server)
         feed.start()
+        sweeper = asyncio.create_task(_sweep_sessions(app, server))  # reality checks, time-outs (issue 26)
         sealer = None
         if config.seal_seconds is not None:
             from tablegames.server.ledger_seal import Sealer
@@ -222,6 +240,7 @@ def create_app(
         try:
             yield
         finally:
+            sweeper.cancel()
             if sealer is not None:
                 sealer.stop()
             feed.stop()

@@ -89,6 +89,8 @@ class Config:
     bot_seconds: float = 1.0
     bot_unwatched_rounds: int = 200
     practice_bots: bool = False
+    # A player's session ends after this long without a request (issue 26: the inactivity time-out).
+    inactivity_seconds: float = 30 * 60.0
 
 
 class TableHost(Protocol):
@@ -127,3 +129,8 @@ class TableHost(Protocol):
     def meter_ids(self, game: str) -> dict[str, int]: ...
     def meter_values(self, game: str) -> dict[str, int]: ...
     def open_runner(self, row: GameTable) -> Any: ...  # a TableRunner for the table's row
+
+    @property
+    def protection(self) -> Any: ...  # server/protection.py's ProtectionService (issue 26)
+    @property
+    def player_sessions(self) -> Any: ...  # server/sessions.py's Sessions (issue 26)

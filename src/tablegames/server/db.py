@@ -323,6 +323,68 @@ class Adjustment(Base):
     transaction_id: Mapped[int | None] = mapped_column(ForeignKey("ledger_transactions.id"), nullable=True)
 
 
+class PlayerLimit(Base):
+    """A player's limit of one kind (issue 26, server/protection.py): deposits or losses over a day, a week or a
+    month (cents), a session's length or the reality-check interval (minutes). ``amount`` None: no limit. An
+    increase (or a removal) waits ``pending_*`` until ``effective_at`` (the cooling-off, the server's clock)."""
+
+    __tablename__ = "player_limits"
+
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(24), primary_key=True)
+    amount: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    pending: Mapped[bool] = mapped_column(Boolean, default=False)  # an increase or removal is waiting
+    pending_amount: Mapped[int | None] = mapped_column(
+        BigInteger, nullable=True
+    )  # None with pending: removal
+    effective_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    updated_at: Mapped[float] = mapped_column(Float)
+
+
+class Exclusion(Base):
+    """The register of breaks (time-outs) and self-exclusions (issue 26): while ``started_at <= now < ends_at``
+    (the server's clock) the player may not wager, buy in nor open a table's socket. Never shortened."""
+
+    __tablename__ = "exclusions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(16))  # break | self_exclusion
+    period: Mapped[str] = mapped_column(String(8))  # 1d 1w 1m 6w | 6m 1y 5y
+    started_at: Mapped[float] = mapped_column(Float)
+    ends_at: Mapped[float] = mapped_column(Float, index=True)
+
+
+class PlayerSession(Base):
+    """A player's session (issue 26, GLI-19 2.13): from the first request after none was open until a logout, the
+    inactivity time-out, the session limit, a break or exclusion, a new login or a restart (``reason``)."""
+
+    __tablename__ = "player_sessions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    started_at: Mapped[float] = mapped_column(Float, index=True)
+    last_seen_at: Mapped[float] = mapped_column(Float)
+    ended_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    reason: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    next_check_at: Mapped[float | None] = mapped_column(Float, nullable=True)  # the next reality check
+
+
+class PlayerMoney(Base):
+    """A player's deposits, stakes and returns on the server's clock (issue 26): the sums the deposit and loss
+    limits and the session report read (``kind``: deposit | stake | return; cents, positive)."""
+
+    __tablename__ = "player_money"
+    __table_args__ = (Index("player_money_by_time", "player_id", "at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    at: Mapped[float] = mapped_column(Float)
+    kind: Mapped[str] = mapped_column(String(8))
+    amount: Mapped[int] = mapped_column(BigInteger)
+    round_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+
 def normalize_url(url: str) -> str:
     """``postgresql://`` -> ``postgresql+psycopg://`` (psycopg 3); a bare path -> a SQLite URL."""
     if url.startswith("postgresql://") or url.startswith("postgres://"):

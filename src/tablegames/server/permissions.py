@@ -31,6 +31,8 @@ STAFF_MANAGE: Final = "staff.manage"  # staff accounts: add, list, disable, enab
 PLAYER_ADJUST: Final = "player.adjust"  # adjust a player's balance (above the threshold: waits for approval)
 ADJUST_DECIDE: Final = "adjust.decide"  # approve or reject another's pending adjustment (dual control)
 ADJUST_VIEW: Final = "adjust.view"  # the adjustments and those waiting
+EXCLUSIONS_VIEW: Final = "exclusions.view"  # the register of breaks and self-exclusions (issue 26)
+EXCLUSION_LIFT: Final = "exclusion.lift"  # ask to lift one early: always refused and recorded (issue 26)
 AUDIT_READ: Final = "audit.read"  # the audit trail: read, export, verify (GET /audit...)
 REPORTS_READ: Final = "reports.read"  # the daily reports (GET /reports/...; issue 26)
 
@@ -46,6 +48,8 @@ ALLOWED: Final[dict[str, frozenset[str]]] = {
     ADJUST_VIEW: frozenset({"supervisor", "operator", "auditor"}),
     REPORTS_READ: frozenset({"supervisor", "operator", "auditor"}),
     AUDIT_READ: frozenset({"supervisor", "operator", "auditor"}),
+    EXCLUSIONS_VIEW: frozenset({"supervisor", "operator", "auditor"}),
+    EXCLUSION_LIFT: frozenset({"supervisor", "operator"}),
 }
 """Each action's roles (server/staff.py's list of what each role may do)."""
 
@@ -116,6 +120,13 @@ ROUTES: Final[dict[tuple[str, str], str]] = {
     ("GET", "/audit/export"): AUDIT_READ,
     ("GET", "/audit/verify"): AUDIT_READ,
     ("GET", "/players"): PLAY_VIEW,
+    ("GET", "/protection"): PLAYER,  # a player's own limits, break or exclusion and session (issue 26)
+    ("PUT", "/protection/limits"): PLAYER,
+    ("POST", "/protection/break"): PLAYER,
+    ("POST", "/protection/self-exclusion"): PLAYER,
+    ("POST", "/protection/stop"): PLAYER,
+    ("GET", "/staff/exclusions"): EXCLUSIONS_VIEW,
+    ("POST", "/staff/exclusions/{name}/lift"): EXCLUSION_LIFT,
 }
 """Every route's access: :data:`PUBLIC`, :data:`PLAYER`, :data:`STAFF_SESSION`, a staff action, or
 :data:`PLAYER_OR` + a staff action."""

@@ -35,6 +35,7 @@ class PlayerService:
         self.db = db
         self.admin_token = admin_token
         self.known_tokens = known_tokens
+        self.sessions: Any = None  # server/sessions.py's Sessions (set by the server): every request is seen
 
     def register(self, name: object, password: object = None) -> tuple[PlayerInfo, str]:
         """A new player (names: ``tablegames.server.names``; a name whose look-alike key is registered already
@@ -69,8 +70,9 @@ class PlayerService:
         self.known_tokens.add(token)
         return info, token
 
-    def login(self, name: object, password: object) -> tuple[PlayerInfo, str]:
-        """Sign in with a name and password: a new token (the old one stops working: one browser at a time)."""
+    def login(self, name: object, password: object) -> tuple[PlayerInfo, str, float | None]:
+        """Sign in with a name and password: a new token (the old one stops working: one browser at a time), and
+        the previous login's time (issue 26; None: the first)."""
         refused = ApiError("bad_login", "wrong name or password", 401)
         shown = display_name(name)
         if shown is None or not isinstance(password, str) or len(password) > PASSWORD_MAX:
@@ -83,7 +85,8 @@ class PlayerService:
             p.token_hash = hash_token(token)
             info = PlayerInfo(p.id, p.name, p.account_id)
         self.known_tokens.add(token)
-        return info, token
+        previous = self.sessions.login(info) if self.sessions is not None else None
+        return info, token, previous
 
     def set_password(self, player: PlayerInfo, old: object, new: object) -> None:
         """A player's own (new) password; the current one is needed to change it."""
@@ -108,7 +111,10 @@ class PlayerService:
             if p is None:
                 raise ApiError("unauthorized", "unknown token", 401)
             self.known_tokens.add(token)
-            return PlayerInfo(p.id, p.name, p.account_id)
+            info = PlayerInfo(p.id, p.name, p.account_id)
+        if self.sessions is not None:
+            self.sessions.touch(info)
+        return info
 
     def check_admin(self, token: str | None) -> None:
         if not self.is_admin(token):

@@ -158,6 +158,8 @@ class Protocol:
                 raise ApiError("unknown_type", f"unknown message type {kind!r}; known: {known}")
             if conn.player.spectator and kind not in SPECTATOR_MAY:
                 raise ApiError("spectator", "spectators watch only: register (POST /players) to sit and play")
+            if not conn.player.spectator:  # the player's session goes on (issue 26)
+                self.state.server.player_sessions.touch(conn.player)
             if kind in IDEMPOTENT and rid is not None:
                 pid = conn.player.player_id
                 old = self.store.remembered(pid, rid)
@@ -261,6 +263,7 @@ class Protocol:
     def on_sit(self, conn: Connection, msg: dict[str, Any]) -> None:
         check_request_id(msg.get("request_id"), required=False)
         pid = conn.player.player_id
+        self.state.server.protection.check_play(conn.player)  # not on a break nor self-excluded (issue 26)
         if self.state.seat_of(pid) is not None:
             raise ApiError(
                 "already_seated", f"you already sit at seat {self.state.seat_of(pid)} of this table"

@@ -13,22 +13,40 @@ import logging
 import time
 from typing import Any
 
+from sqlalchemy import select
+
 from tablegames.engine import Phase
 from tablegames.randomness import ProvablyFair, ServerSeed
 from tablegames.randomness.client_seeds import SeedEntry
+from tablegames.server import ledger
+from tablegames.server import statements as sql
 from tablegames.server.db import (
     BETTING,
     DECIDING,
+    Player,
     RoundRow,
 )
+from tablegames.server.protection import record
 from tablegames.server.push import Timers
 from tablegames.server.settle import Settler
 from tablegames.server.state import Live, TableState
 from tablegames.server.steps import DEFAULT_ACTIONS, RoundSteps
 from tablegames.server.store import StepStore
+from tablegames.server.tables import clear_seat
 from tablegames.server.threads import on_worker
 
 log = logging.getLogger("tablegames.server")
+
+
+def without_returned(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The steps of a round without the wagers a later ``return`` step gave back (issue 26)."""
+    out: list[dict[str, Any]] = []
+    for st in steps:
+        if st["op"] == "return":
+            out = [x for x in out if not (x["op"] == "wager" and x["seat"] == st["seat"])]
+        else:
+            out.append(st)
+    return out
 
 
 class Recovery:
@@ -71,13 +89,15 @@ class Recovery:
         """The round as it stood: its deck, then its stored steps replayed on the engine (the live round now).
         The decisions taken are remembered (a repeated ``act`` is answered as their duplicate)."""
         state = self.state
+        stored = len(steps)
+        steps = without_returned(steps)
         rnd = state.engine.open_round(row.round_no, row.deck)  # at its stored number, on its stored deck
         live = Live(
             rnd,
             round_id=row.id,
             # from the wager steps (the row has it only once the cards were dealt)
             seat_players={int(st["seat"]): int(st["player_id"]) for st in steps if st["op"] == "wager"},
-            steps=len(steps),
+            steps=stored,
             recovered=True,
         )
         if row.server_seed and row.nonce is not None:  # the commitment the players saw stays in the state
@@ -100,6 +120,93 @@ class Recovery:
                 if decision is not None:
                     self.store.decided(decision, int(step["seat"]), event.to_dict())
         return live
+
+    @on_worker
+    def return_wagers(self, player_id: int) -> int:
+        """(A break or self-exclusion, issue 26.) The player's wagers in a round whose betting is still open are
+        returned: a ``return`` step per seat, the refund from the table's in-play account and the player's
+        ``player_money`` return in one transaction, then the round rebuilt from its steps without them (a round
+        left without wagers is void). The player is unseated unless they play in a dealt round. The cents
+        returned."""
+        state = self.state
+        live = state.live
+        cents = 0
+        if live is not None and live.round_id is not None and live.rnd.phase == Phase.BETTING:
+            seats = sorted(
+                s for s, p in live.seat_players.items() if p == player_id and live.rnd.seats[s].playing
+            )
+            cents = sum(live.rnd.seats[s].staked for s in seats)
+            if seats:
+                self._refund(live, player_id, seats, cents)
+        live = state.live
+        in_play = (
+            live is not None
+            and not live.rnd.is_over
+            and any(p == player_id and live.rnd.seats[s].playing for s, p in live.seat_players.items())
+        )
+        seat = state.seat_of(player_id)
+        if seat is None and not cents:
+            return 0  # not at this table
+        if seat is not None and not in_play:
+            with self.store.tx() as s:
+                clear_seat(s, state.table_id, player_id)
+            state.occupants = {k: p for k, p in state.occupants.items() if k != seat}
+            live = state.live
+            if (
+                live is not None
+                and live.rnd.phase == Phase.BETTING
+                and live.rnd.active_seats
+                and all(live.rnd.seats[k].playing for k in state.occupants)
+            ):
+                self.steps.deal()  # everyone left has wagered
+                return cents
+        self.steps.pusher.changed()
+        return cents
+
+    @on_worker
+    def _refund(self, live: Live, player_id: int, seats: list[int], cents: int) -> None:
+        state = self.state
+        assert live.round_id is not None
+        with self.store.write() as c:
+            account = int(c.execute(select(Player.account_id).where(Player.id == player_id)).scalar_one())
+            c.execute(
+                sql.INSERT_STEP,
+                [
+                    {
+                        "round_id": live.round_id,
+                        "seq": live.steps + i,
+                        "payload": {"op": "return", "seat": seat, "player_id": player_id},
+                        "created_at": time.time(),
+                    }
+                    for i, seat in enumerate(seats)
+                ],
+            )
+            record(c, player_id, state.server.config.clock(), "return", cents, live.round_id)
+            ledger.post_all(
+                c,
+                [
+                    ledger.Posting.transfer(
+                        "wager_return",
+                        state.in_play,
+                        account,
+                        cents,
+                        round_id=live.round_id,
+                        player_id=player_id,
+                        memo=f"table {state.table_id} seats {seats}: wagers returned (break or self-exclusion)",
+                    )
+                ],
+            )
+        live.steps += len(seats)
+        rows = [r for r in self.store.unfinished_rounds([BETTING]) if r[0].id == live.round_id]
+        rebuilt = self._rebuild(*rows[0])
+        rebuilt.recovered = False
+        rebuilt.betting_deadline = live.betting_deadline
+        rebuilt.pf, rebuilt.client_seeds, rebuilt.seed_entries = live.pf, live.client_seeds, live.seed_entries
+        if (
+            not rebuilt.rnd.active_seats
+        ):  # nobody else had wagered: the round is void, the next one opens anew
+            self.store.void_round(live.round_id)
+            state.live = None
 
     @on_worker
     def _finish_by_defaults(self) -> None:

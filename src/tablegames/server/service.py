@@ -16,6 +16,7 @@ A :class:`Server` is the :class:`~tablegames.server.core.TableHost` of its table
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import os
 import secrets
@@ -38,7 +39,9 @@ from tablegames.server.db import CASHIER, HOUSE, IN_PLAY, GameTable, Meter, crea
 from tablegames.server.limits import KnownTokens
 from tablegames.server.meters import ensure_meters, meter_accounts
 from tablegames.server.players import PlayerService
+from tablegames.server.protection import ProtectionService
 from tablegames.server.runner import TableRunner
+from tablegames.server.sessions import Sessions
 from tablegames.server.staff import StaffService
 from tablegames.server.tables import TableService
 from tablegames.server.transactions import Fence, Transactions
@@ -61,7 +64,15 @@ class Server:
         self.system: dict[str, int] = {}  # the system accounts' ids by kind (house, cashier, in play)
         self.known_tokens = KnownTokens()
         self.players = PlayerService(self.db, admin_token or secrets.token_urlsafe(18), self.known_tokens)
-        self.wallets = WalletService(self.db, self.system)
+        # player protection (issue 26): limits and exclusions, and the players' sessions
+        self._protection = ProtectionService(self.db, self.config.clock, self.sockets_of, self._excluded)
+        self._sessions = Sessions(
+            self.db, self.config.clock, self.config.inactivity_seconds, self._protection.close_sockets,
+            self.sockets_of,
+        )  # fmt: skip
+        self.players.sessions = self._sessions
+        self._protection.on_limits = self._sessions.limits_changed
+        self.wallets = WalletService(self.db, self.system, self._protection)
         self.tables = TableService(self.db, self.config, self.node, self.open_runner)
         self.staff = StaffService(self.db, self.config.clock)
         self.adjustments = AdjustmentService(self.db, self.system, self.config)
@@ -117,6 +128,31 @@ class Server:
     def open_runner(self, row: GameTable) -> TableRunner:
         return TableRunner(self, row)
 
+    @property
+    def protection(self) -> ProtectionService:
+        return self._protection
+
+    @property
+    def player_sessions(self) -> Sessions:
+        return self._sessions
+
+    def sockets_of(self, player_id: int) -> list[Any]:
+        """The player's open table sockets (any table of this process)."""
+        return [
+            c
+            for runner in list(self.runners.values())
+            for c in list(runner.conns)
+            if c.player.player_id == player_id and not c.gone
+        ]
+
+    def _excluded(self, player_id: int, kind: str) -> None:
+        """A break or self-exclusion began: the session ends (the sockets are closed already); at every table,
+        on its own thread, the player's wagers of a round still open for betting are returned and their seat
+        given up unless they play in a dealt round (which its turn timeouts finish)."""
+        self._sessions.end(player_id, kind, close=False)
+        for runner in list(self.runners.values()):
+            runner.between_rounds(functools.partial(runner.recovery.return_wagers, player_id))
+
     def tx(self, fence: Fence | None = None) -> AbstractContextManager[Session]:
         return self.db.tx(fence)
 
@@ -164,6 +200,7 @@ class Server:
             self.loop = None
         with self._starting():
             create_schema(self.db.engine)
+            self._sessions.recover()
             with self.db.tx() as s:
                 for kind in (HOUSE, CASHIER, IN_PLAY):
                     self.system[kind] = ledger.system_account(s, kind)

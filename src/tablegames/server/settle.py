@@ -26,6 +26,7 @@ from tablegames.server.db import (
     SETTLED,
 )
 from tablegames.server.meters import announce
+from tablegames.server.protection import record
 from tablegames.server.state import TableState
 from tablegames.server.store import StepStore
 from tablegames.server.threads import on_worker
@@ -104,6 +105,10 @@ class Settler:
                 balances.update(
                     (int(a), int(b)) for a, b in c.execute(sql.ACCOUNT_BALANCES, {"accounts": untouched})
                 )
+            paid_at = self.server.config.clock()  # the returns the loss limits and sessions sum (issue 26)
+            for r in results:
+                if r["returned"] > 0:
+                    record(c, r["player_id"], paid_at, "return", r["returned"], round_id)
             c.execute(
                 sql.INSERT_ROUND_PLAYERS,
                 [

@@ -32,6 +32,7 @@ from tablegames.server.db import (
 )
 from tablegames.server.errors import ApiError
 from tablegames.server.outage import database_unreachable
+from tablegames.server.protection import record
 from tablegames.server.push import Pusher, Timers
 from tablegames.server.settle import Settler
 from tablegames.server.state import Live, TableState
@@ -96,6 +97,10 @@ class RoundSteps:
         order = sorted(wagers, key=lambda n: not specs[n].main)
         # The engine validates them together (typed errors, nothing changed): a side bet may come with its main.
         cost = rnd.check_wagers(seat, [(name, wagers[name], options.get(name)) for name in order])
+        # player protection (issue 26): breaks, exclusions, the session limit and the loss limits, before anything
+        # is written (a refused wager changes nothing)
+        server = self.state.server
+        at = server.protection.check_wager(player, cost, server.player_sessions.over_limit(player.player_id))
         first = live.round_id is None
         # the round's first step lists the players' seeds its deck was drawn with, and every committed seat's
         # entry (recovery and the record)
@@ -146,6 +151,7 @@ class RoundSteps:
                         for i, name in enumerate(order)
                     ],
                 )
+                record(c, player.player_id, at, "stake", cost, round_id)  # what the loss limits sum
                 # last: the money (locks the busy in-play account until the commit)
                 _, balances = ledger.post_all(
                     c,

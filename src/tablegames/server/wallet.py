@@ -19,6 +19,7 @@ from tablegames.server.db import (
     LedgerTransaction,
 )
 from tablegames.server.errors import ApiError
+from tablegames.server.protection import ProtectionService, record
 from tablegames.server.transactions import Transactions
 
 
@@ -26,9 +27,12 @@ class WalletService:
     """Wallets over the server's unit of work (``db``); ``system``: the system accounts' ids by kind (the
     cashier's among them), filled when the server starts."""
 
-    def __init__(self, db: Transactions, system: dict[str, int]) -> None:
+    def __init__(
+        self, db: Transactions, system: dict[str, int], protection: ProtectionService | None = None
+    ) -> None:
         self.db = db
         self.system = system
+        self.protection = protection  # deposit limits, breaks and exclusions (issue 26)
 
     def cashier(self, player: PlayerInfo, kind: str, amount: object, request_id: object) -> dict[str, Any]:
         """Buy-in (cashier -> wallet) or cash-out (wallet -> cashier), idempotent by request id."""
@@ -42,8 +46,13 @@ class WalletService:
         cents = check_amount(amount)
         if cents > 10**12:
             raise ApiError("over_limit", "amount too large")
+        at = None
+        if kind == "buy-in" and self.protection is not None:  # a deposit: limits, breaks, exclusions
+            at = self.protection.check_deposit(player, cents)
         try:
             with self.db.tx() as s:
+                if at is not None:
+                    record(s, player.player_id, at, "deposit", cents)
                 src, dst = (
                     (self.system[CASHIER], player.account_id)
                     if kind == "buy-in"

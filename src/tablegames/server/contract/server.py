@@ -214,6 +214,20 @@ class RedirectMessage(Closed):
     table_id: int
 
 
+class RealityCheckMessage(Closed):
+    """At the interval the player chose (issue 26, server/sessions.py): how long this session has lasted and what
+    it has wagered and won; the page offers to stop (``POST /protection/stop``)."""
+
+    type: Literal["reality_check"]
+    interval_minutes: int
+    started_at: float  # the session's start (the server's clock, epoch seconds)
+    played_seconds: int
+    wagered: Cents
+    won: Cents
+    net: int  # won - wagered (cents; negative: a loss)
+    games: int  # rounds wagered on
+
+
 SERVER_MESSAGES: tuple[type[Closed], ...] = (
     WelcomeMessage,
     StateMessage,
@@ -228,6 +242,7 @@ SERVER_MESSAGES: tuple[type[Closed], ...] = (
     ErrorMessage,
     PongMessage,
     RedirectMessage,
+    RealityCheckMessage,
 )
 
 ServerMessage = Annotated[
@@ -238,7 +253,8 @@ ServerMessage = Annotated[
     | AckMessage
     | ErrorMessage
     | PongMessage
-    | RedirectMessage,
+    | RedirectMessage
+    | RealityCheckMessage,
     Field(discriminator="type"),
 ]
 """Any message the server sends."""

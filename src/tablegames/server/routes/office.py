@@ -107,7 +107,18 @@ async def audit_log(
 @router.get(
     "/audit/export",
     response_class=Response,
-    responses={200: {"description": "the trail as a CSV or JSON file, oldest first"}, **errors(401, 403)},
+    responses={
+        200: {
+            "description": "the trail as a CSV or JSON file, oldest first (every column, the hashes too)",
+            "content": {
+                "text/csv": {"schema": {"type": "string"}},
+                "application/json": {
+                    "schema": {"type": "array", "items": {"$ref": "#/components/schemas/AuditEntryOut"}}
+                },
+            },
+        },
+        **errors(401, 403),
+    },
 )
 async def audit_export(
     request: Request,

@@ -14,6 +14,7 @@ from tablegames.server.client import CLOSE_REDIRECT, Connection
 from tablegames.server.cluster import NotOwner
 from tablegames.server.core import SPECTATOR
 from tablegames.server.errors import ApiError
+from tablegames.server.protection import CLOSE_EXCLUDED
 from tablegames.server.routes.deps import RowId, ServerDep, off_loop
 
 router = APIRouter()
@@ -34,6 +35,7 @@ async def play(
             who = SPECTATOR
         else:
             who = await off_loop(websocket, server.players.authenticate, token)
+            await off_loop(websocket, server.protection.check_play, who)  # breaks, exclusions (issue 26)
         for waited in itertools.count():
             try:
                 runner = await off_loop(websocket, server.tables.runner, table_id)
@@ -52,7 +54,8 @@ async def play(
                 return
     except ApiError as exc:
         await websocket.send_text(json.dumps({"type": "error", **exc.to_dict(), "request_id": None}))
-        await websocket.close(code=4401 if exc.code == "unauthorized" else 4404)
+        codes = {"unauthorized": 4401, "excluded": CLOSE_EXCLUDED, "on_break": CLOSE_EXCLUDED}
+        await websocket.close(code=codes.get(exc.code, 4404))
         return
     conn = Connection(who, asyncio.get_running_loop())
 

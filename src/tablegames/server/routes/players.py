@@ -7,6 +7,7 @@ from pydantic import Field
 
 from tablegames.server.contract.base import Closed
 from tablegames.server.routes.deps import COMMON_ERRORS, Auth, Out, ServerDep, errors, off_loop
+from tablegames.server.routes.protection import LimitsBody
 
 router = APIRouter(tags=["players"], responses=COMMON_ERRORS)
 
@@ -14,6 +15,7 @@ router = APIRouter(tags=["players"], responses=COMMON_ERRORS)
 class RegisterBody(Closed):
     name: str = Field(min_length=1, max_length=40)
     password: str | None = Field(default=None, max_length=200)  # to sign in again later (issue 25)
+    limits: LimitsBody | None = None  # deposit, loss, session limits and the reality check (issue 26)
 
 
 class LoginBody(Closed):
@@ -30,6 +32,7 @@ class SignedIn(Out):
     player_id: int
     name: str
     token: str
+    previous_login_at: float | None  # the start of your session before this one (issue 26; None: the first)
 
 
 class Done(Out):
@@ -58,6 +61,10 @@ class MeOut(Out):
 @router.post("/players", status_code=201, response_model=Registered, responses=errors(409))
 async def register(request: Request, server: ServerDep, body: RegisterBody) -> Registered:
     info, token = await off_loop(request, server.players.register, body.name, body.password)
+    if body.limits is not None:  # set at once (there is nothing to cool off from)
+        await off_loop(
+            request, server.protection.set_limits, info, body.limits.model_dump(exclude_unset=True), True
+        )
     return Registered(player_id=info.player_id, name=info.name, token=token, balance=0)
 
 
@@ -69,8 +76,8 @@ async def me(request: Request, server: ServerDep, p: Auth) -> MeOut:
 @router.post("/players/login", response_model=SignedIn, responses=errors(401))
 async def login(request: Request, server: ServerDep, body: LoginBody) -> SignedIn:
     """Sign in with the name and password given at registration: a new token (the old one stops working)."""
-    info, token = await off_loop(request, server.players.login, body.name, body.password)
-    return SignedIn(player_id=info.player_id, name=info.name, token=token)
+    info, token, previous = await off_loop(request, server.players.login, body.name, body.password)
+    return SignedIn(player_id=info.player_id, name=info.name, token=token, previous_login_at=previous)
 
 
 @router.post("/players/password", response_model=Done, responses=errors(401))

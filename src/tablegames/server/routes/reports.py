@@ -18,7 +18,6 @@ from tablegames.server.permissions import REPORTS_READ, Actor
 from tablegames.server.reports import MEDIA_TYPES, Report, ReportError, render, run
 from tablegames.server.reports.common import zone
 from tablegames.server.routes.deps import COMMON_ERRORS, Out, ServerDep, errors, off_loop, staff_may
-from tablegames.server.service import Server
 
 router = APIRouter(tags=["reports"], responses=COMMON_ERRORS)
 
@@ -101,7 +100,7 @@ class MetersOut(ReportOut):
 
 async def _report(
     request: Request,
-    server: Server,
+    server: ServerDep,
     name: str,
     day: str | None,
     tz: str,

@@ -109,7 +109,8 @@ export class TableSocket {
       }
       this.owner = null; // any other close: back through this page's server, which sends us on
       // 4409: replaced by a newer socket of this player (reconnecting would close that one); 4503: table full
-      if (ev.code === 4401 || ev.code === 4404 || ev.code === 4409 || ev.code === 4503) {
+      // 4403: a break or self-exclusion (issue 26); 4440: the player's session ended
+      if ([4401, 4403, 4404, 4409, 4440, 4503].includes(ev.code)) {
         this.onStatus("closed", ev.code);
         return;
       }

@@ -7,6 +7,7 @@ import { getToken, setToken } from "./api.js";
 import { installSprite } from "./cards.js";
 import { onKey } from "./console.js";
 import { enterLobby, refreshLobby, register, signIn, walletOp } from "./lobby.js";
+import { installProtection } from "./protection.js";
 import { downloadHistory, openRuleCard } from "./recall.js";
 import { enterRoom, leaveRoom, setSeed } from "./room.js";
 import { $, S, countdownText, loadGames, showError } from "./state.js";
@@ -24,6 +25,7 @@ function route() {
 
 async function boot() {
   installSprite();
+  installProtection();
   $("register-form").addEventListener("submit", register);
   $("signin-btn").addEventListener("click", signIn);
   $("wallet-form").addEventListener("submit", (e) => {

@@ -4,6 +4,7 @@ import { openRuleCard } from "./recall.js";
 import { api, requestId, setToken } from "./api.js";
 import { cardSVG } from "./cards.js";
 import { escapeHtml, money, parseDollars } from "./format.js";
+import { refreshProtection, registrationLimits } from "./protection.js";
 import { $, S, gameTitle, loadMe, meterTitle, renderWho, setBalance, showError, toast } from "./state.js";
 
 export async function enterLobby() {
@@ -24,7 +25,7 @@ export async function enterLobby() {
   $("welcome-row").hidden = !S.me;
   $("wallet-panel").hidden = !S.me;
   if (S.me) $("welcome-text").innerHTML = `Welcome back, <b>${escapeHtml(S.me.name)}</b>. Pick a table below.`;
-  await refreshLobby();
+  await Promise.all([refreshLobby(), refreshProtection()]);
 }
 
 export async function refreshLobby() {
@@ -116,7 +117,10 @@ export async function register(ev) {
   $("lobby-error").textContent = "";
   try {
     // a password is optional: with one, the player signs in again from any browser (POST /players/login)
-    const res = await api("POST", "/players", password ? { name, password } : { name });
+    const body = password ? { name, password } : { name };
+    const limits = registrationLimits(); // (issue 26) offered at registration, set at once
+    if (Object.keys(limits).length) body.limits = limits;
+    const res = await api("POST", "/players", body);
     setToken(res.token);
     S.me = { player_id: res.player_id, name: res.name, balance: res.balance };
     toast(`Welcome, <b>${escapeHtml(res.name)}</b>! Buy in to get chips.`, "win");

@@ -1,6 +1,7 @@
 // The table room: the socket's messages reduced into the page's state, the live log, announcements, and the
 // scene the felt (table.js) is drawn from. What a round holds comes from the server's view and events.
 
+import { showRealityCheck } from "./protection.js";
 import { TableSocket, api, getToken, requestId, setToken } from "./api.js";
 import { clearConsole, defaultDraft, renderConsole, act, addChip } from "./console.js";
 import { escapeHtml, handName, money } from "./format.js";
@@ -78,6 +79,8 @@ function onStatus(status, code) {
     const why = {
       4401: "Your session is not valid: please register again.",
       4409: "This table is open in newer windows: this one was closed.",
+      4403: "You are on a break or self-excluded: the tables are closed to you until it ends.",
+      4440: "Your session ended.",
       4503: "This table has too many connections right now.",
     };
     toast(why[code] || "No such table.", "error");
@@ -121,6 +124,9 @@ function onMessage(msg) {
     case "round_result":
       onResult(msg);
       break;
+    case "reality_check":
+      showRealityCheck(msg);
+      return;
     case "hint":
       S.hint = S.hintsOn && hintIsCurrent(msg) ? msg : null;
       renderConsole();

@@ -1,0 +1,339 @@
+"""Player protection (issue 26; docs/protection.md): deposit and loss limits with a cooling-off for increases,
+breaks (time-outs) and self-exclusion, on the server's one clock (``Config.clock``).
+
+- Limits (:data:`LIMIT_KINDS`): deposits and net losses over a rolling day (24 h), week (7 days) and month
+  (30 days), in cents, and a session's length in minutes. Every limit that applies is checked, so the lowest
+  wins. A decrease (or a first limit) takes effect at once; an increase or a removal only after
+  :data:`COOLING_OFF` seconds (``pending``), and a decrease meanwhile cancels it.
+- Loss over a window = the stakes placed in it minus the returns paid in it (``player_money``): an open wager
+  counts as lost until its round settles. A wager whose whole cost could take the loss over a limit is refused.
+- Breaks (:data:`BREAKS`) and self-exclusions (:data:`EXCLUSIONS`): no wager, buy-in, seat or table socket until
+  they end; every socket is closed at once; they are never shortened, by anyone (:meth:`ProtectionService.lift`
+  refuses, and says so in the audit trail). Cash-out stays open.
+
+:class:`ProtectionService`'s methods block on the database (REST threads, the tables' worker threads).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Final
+
+from sqlalchemy import Connection, func, insert, select
+from sqlalchemy.orm import Session
+
+from tablegames.server import audit
+from tablegames.server.core import PlayerInfo
+from tablegames.server.db import Exclusion, Player, PlayerLimit, PlayerMoney
+from tablegames.server.errors import ApiError
+from tablegames.server.transactions import Transactions
+
+DAY: Final = 86_400.0
+WINDOWS: Final = {"day": DAY, "week": 7 * DAY, "month": 30 * DAY}
+MONEY_LIMITS: Final = tuple(f"{what}_{w}" for what in ("deposit", "loss") for w in WINDOWS)
+SESSION_LIMIT: Final = "session_minutes"
+REALITY: Final = "reality_minutes"  # the reality-check interval: a choice, not a limit (no cooling-off)
+LIMIT_KINDS: Final = (*MONEY_LIMITS, SESSION_LIMIT)
+KINDS: Final = (*LIMIT_KINDS, REALITY)
+COOLING_OFF: Final = DAY
+MAX_CENTS: Final = 10**12
+MAX_MINUTES: Final = 7 * 24 * 60
+BREAKS: Final = {"1d": DAY, "1w": 7 * DAY, "1m": 30 * DAY, "6w": 42 * DAY}
+EXCLUSIONS: Final = {"6m": 182 * DAY, "1y": 365 * DAY, "5y": 1826 * DAY}
+BREAK, SELF_EXCLUSION = "break", "self_exclusion"
+CLOSE_EXCLUDED: Final = 4403  # the close code of a socket closed by a break or self-exclusion
+
+
+def effective(row: PlayerLimit | None, now: float) -> int | None:
+    """A limit's amount in force at ``now`` (a pending change counts once its time has come)."""
+    if row is None:
+        return None
+    if row.pending and row.effective_at is not None and now >= row.effective_at:
+        return row.pending_amount
+    return row.amount
+
+
+def _check_value(kind: str, value: object) -> int | None:
+    if kind not in KINDS:
+        raise ApiError("bad_limit", f"unknown limit {kind!r}; limits: {', '.join(KINDS)}")
+    if value is None:
+        return None
+    top = MAX_MINUTES if kind in (SESSION_LIMIT, REALITY) else MAX_CENTS
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= top:
+        unit = "minutes" if kind in (SESSION_LIMIT, REALITY) else "cents"
+        raise ApiError("bad_limit", f"{kind} must be a whole number of {unit}, 1-{top}, or null (none)")
+    return value
+
+
+def record(
+    c: Connection | Session, player_id: int, at: float, kind: str, amount: int, round_id: int | None = None
+) -> None:
+    """One deposit, stake or return, in the caller's transaction."""
+    c.execute(
+        insert(PlayerMoney),
+        [{"player_id": player_id, "at": at, "kind": kind, "amount": amount, "round_id": round_id}],
+    )
+
+
+def money_sums(
+    s: Session | Connection, player_id: int, since: float, until: float | None = None
+) -> dict[str, int]:
+    """The player's deposits, stakes and returns from ``since`` (exclusive) to ``until`` (inclusive; None: now)."""
+    q = select(PlayerMoney.kind, func.coalesce(func.sum(PlayerMoney.amount), 0)).where(
+        PlayerMoney.player_id == player_id, PlayerMoney.at > since
+    )
+    if until is not None:
+        q = q.where(PlayerMoney.at <= until)
+    sums = {str(k): int(v) for k, v in s.execute(q.group_by(PlayerMoney.kind))}
+    return {k: sums.get(k, 0) for k in ("deposit", "stake", "return")}
+
+
+class ProtectionService:
+    """Limits and exclusions over the server's unit of work; ``clock``: the server's one clock; ``sockets``: a
+    player's open table sockets (to close them); ``on_excluded``: called with the player id once a break or
+    exclusion is stored (the sessions end theirs)."""
+
+    def __init__(
+        self,
+        db: Transactions,
+        clock: Callable[[], float],
+        sockets: Callable[[int], Iterable[Any]],
+        on_excluded: Callable[[int, str], None] | None = None,
+    ) -> None:
+        self.db = db
+        self.clock = clock
+        self.sockets = sockets
+        self.on_excluded = on_excluded
+        self.on_limits: Callable[[int], None] | None = (
+            None  # the player's limits changed (their session reads them)
+        )
+
+    # --- limits ---------------------------------------------------------------------------------------
+
+    def _rows(self, s: Session, player_id: int) -> dict[str, PlayerLimit]:
+        return {r.kind: r for r in s.scalars(select(PlayerLimit).where(PlayerLimit.player_id == player_id))}
+
+    def set_limits(
+        self, player: PlayerInfo, changes: Mapping[str, object], initial: bool = False
+    ) -> dict[str, Any]:
+        """Set some of the player's limits (``None``: remove). A decrease is at once; an increase or removal
+        waits :data:`COOLING_OFF` seconds (``initial``, at registration: every limit at once)."""
+        checked = {kind: _check_value(kind, value) for kind, value in changes.items()}
+        now = self.clock()
+        with self.db.tx() as s:
+            rows = self._rows(s, player.player_id)
+            for kind, new in checked.items():
+                row = rows.get(kind)
+                if row is None:
+                    row = PlayerLimit(
+                        player_id=player.player_id, kind=kind, amount=None, pending=False, updated_at=now
+                    )
+                    s.add(row)
+                current = effective(row, now)
+                row.amount, row.pending, row.pending_amount, row.effective_at = current, False, None, None
+                tighter = new is not None and (current is None or new <= current)
+                if initial or kind == REALITY or tighter:
+                    row.amount = new
+                elif new != current:  # an increase or a removal: after the cooling-off
+                    row.pending, row.pending_amount, row.effective_at = True, new, now + COOLING_OFF
+                row.updated_at = now
+        if self.on_limits is not None:
+            self.on_limits(player.player_id)
+        return self.status(player)
+
+    def limits(self, s: Session, player_id: int, now: float) -> dict[str, int]:
+        """The limits in force (kind -> amount; kinds without one left out)."""
+        out = {}
+        for kind, row in self._rows(s, player_id).items():
+            value = effective(row, now)
+            if value is not None:
+                out[kind] = value
+        return out
+
+    def status(self, player: PlayerInfo) -> dict[str, Any]:
+        """The player's limits (in force and pending), what each window has used, and their break or exclusion."""
+        now = self.clock()
+        with self.db.sessions() as s:
+            rows = self._rows(s, player.player_id)
+            limits = {}
+            for kind in KINDS:
+                row = rows.get(kind)
+                due = (
+                    row is not None
+                    and row.pending
+                    and row.effective_at is not None
+                    and now < row.effective_at
+                )
+                limits[kind] = {
+                    "amount": effective(row, now),
+                    "pending": bool(due),
+                    "pending_amount": row.pending_amount if due and row is not None else None,
+                    "effective_at": row.effective_at if due and row is not None else None,
+                }
+            used = {}
+            for w, seconds in WINDOWS.items():
+                sums = money_sums(s, player.player_id, now - seconds, now)
+                used[f"deposit_{w}"] = sums["deposit"]
+                used[f"loss_{w}"] = sums["stake"] - sums["return"]
+            ex = self.active(s, player.player_id, now)
+        return {"limits": limits, "used": used, "exclusion": None if ex is None else _exclusion(ex, now)}
+
+    def _refuse_excluded(self, s: Session, player_id: int, now: float, doing: str) -> None:
+        ex = self.active(s, player_id, now)
+        if ex is None:
+            return
+        if ex.kind == BREAK:
+            raise ApiError(
+                "on_break", f"you are taking a break until {_when(ex.ends_at)}: no {doing} until then", 403
+            )
+        raise ApiError(
+            "excluded", f"you excluded yourself until {_when(ex.ends_at)}: no {doing} until then", 403
+        )
+
+    def _refuse_over(self, s: Session, player_id: int, now: float, what: str, cents: int) -> None:
+        """Refuse ``cents`` more of ``what`` (deposit | loss) when any window's limit would be passed."""
+        limits = self.limits(s, player_id, now)
+        for w, seconds in WINDOWS.items():
+            limit = limits.get(f"{what}_{w}")
+            if limit is None:
+                continue
+            sums = money_sums(s, player_id, now - seconds, now)
+            used = sums["deposit"] if what == "deposit" else sums["stake"] - sums["return"]
+            if used + cents > limit:
+                left = max(0, limit - used)
+                noun = "deposits" if what == "deposit" else "losses"
+                raise ApiError(
+                    f"{what}_limit",
+                    f"your {w}'s {noun} limit is {limit} cents and {left} cents of it are left; "
+                    f"{cents} cents is over it (nothing was changed)",
+                    409,
+                )
+
+    def check_deposit(self, player: PlayerInfo, cents: int) -> float:
+        """Refuse a buy-in over a deposit limit, or during a break or exclusion; the clock's time of the check."""
+        now = self.clock()
+        with self.db.sessions() as s:
+            self._refuse_excluded(s, player.player_id, now, "deposits")
+            self._refuse_over(s, player.player_id, now, "deposit", cents)
+        return now
+
+    def check_wager(self, player: PlayerInfo, cost: int, session_over: bool = False) -> float:
+        """Refuse a wager of ``cost`` cents over a loss limit, during a break or exclusion, or past the session
+        limit (``session_over``); the clock's time of the check."""
+        now = self.clock()
+        with self.db.sessions() as s:
+            self._refuse_excluded(s, player.player_id, now, "wagers")
+            if session_over:
+                raise ApiError(
+                    "session_limit", "your session has reached its time limit: sign in again later", 409
+                )
+            self._refuse_over(s, player.player_id, now, "loss", cost)
+        return now
+
+    def check_play(self, player: PlayerInfo) -> None:
+        """Refuse a seat or a table's socket during a break or exclusion."""
+        if player.spectator:
+            return
+        with self.db.sessions() as s:
+            self._refuse_excluded(s, player.player_id, self.clock(), "play")
+
+    # --- breaks and self-exclusion --------------------------------------------------------------------
+
+    def active(self, s: Session, player_id: int, now: float) -> Exclusion | None:
+        """The break or exclusion in force (the one ending last), if any."""
+        return s.scalars(
+            select(Exclusion)
+            .where(Exclusion.player_id == player_id, Exclusion.started_at <= now, Exclusion.ends_at > now)
+            .order_by(Exclusion.ends_at.desc())
+            .limit(1)
+        ).first()
+
+    def exclude(self, player: PlayerInfo, kind: str, period: object) -> dict[str, Any]:
+        """Start a break (``kind`` :data:`BREAK`) or a self-exclusion: stored and audited, then every socket of
+        the player is told and closed and their session ended. One already in force is never shortened."""
+        periods = BREAKS if kind == BREAK else EXCLUSIONS
+        if not isinstance(period, str) or period not in periods:
+            raise ApiError("bad_period", f"the period must be one of {', '.join(periods)}")
+        now = self.clock()
+        with self.db.tx() as s:
+            old = self.active(s, player.player_id, now)
+            ends = now + periods[period]
+            if old is not None and old.ends_at >= ends and (old.kind == SELF_EXCLUSION or kind == BREAK):
+                raise ApiError("already_excluded", f"you are already away until {_when(old.ends_at)}", 409)
+            row = Exclusion(
+                player_id=player.player_id, kind=kind, period=period, started_at=now, ends_at=ends
+            )
+            s.add(row)
+            s.flush()
+            audit.append(s, self.clock, f"player:{player.name}", kind, f"player:{player.name}", None,
+                         {"period": period, "ends_at": ends})  # fmt: skip
+            out = _exclusion(row, now)
+        self.close_sockets(player.player_id, "excluded" if kind == SELF_EXCLUSION else "on_break",
+                           f"{'self-excluded' if kind == SELF_EXCLUSION else 'on a break'} until {_when(ends)}")  # fmt: skip
+        if self.on_excluded is not None:
+            self.on_excluded(player.player_id, kind)
+        return out
+
+    def close_sockets(self, player_id: int, code: str, message: str, close_code: int = CLOSE_EXCLUDED) -> int:
+        """Tell every open table socket of the player why, and close it; how many."""
+        n = 0
+        for conn in list(self.sockets(player_id)):
+            conn.send({"type": "error", "code": code, "message": message, "request_id": None})
+            conn.close(close_code)
+            n += 1
+        return n
+
+    def register(self, active_only: bool = True) -> list[dict[str, Any]]:
+        """The register of breaks and self-exclusions (staff), newest first."""
+        now = self.clock()
+        with self.db.sessions() as s:
+            q = select(Exclusion, Player.name).join(Player, Player.id == Exclusion.player_id)
+            if active_only:
+                q = q.where(Exclusion.ends_at > now)
+            rows = s.execute(q.order_by(Exclusion.started_at.desc(), Exclusion.id.desc())).all()
+            return [{"player": name, "player_id": e.player_id, **_exclusion(e, now)} for e, name in rows]
+
+    def lift(self, actor: str, player_name: str, reason: str = "") -> None:
+        """Staff may not end a break or self-exclusion early: refused (``exclusion_locked``), and the attempt is
+        in the audit trail."""
+        now = self.clock()
+        with self.db.tx() as s:
+            pid = s.scalar(select(Player.id).where(Player.name == player_name))
+            if pid is None:
+                raise ApiError("not_found", f"no player {player_name!r}", 404)
+            ex = self.active(s, pid, now)
+            if ex is None:
+                raise ApiError("not_excluded", f"{player_name} has no break or exclusion in force", 409)
+            audit.append(
+                s,
+                self.clock,
+                actor,
+                "lift_refused",
+                f"player:{player_name}",
+                _exclusion(ex, now),
+                None,
+                reason,
+            )
+            ends = ex.ends_at
+        raise ApiError(
+            "exclusion_locked",
+            f"{player_name}'s {'break' if ex.kind == BREAK else 'self-exclusion'} ends {_when(ends)}; "
+            "nobody can end it early",
+            403,
+        )
+
+
+def _when(ts: float) -> str:
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _exclusion(e: Exclusion, now: float) -> dict[str, Any]:
+    return {
+        "kind": e.kind,
+        "period": e.period,
+        "started_at": e.started_at,
+        "ends_at": e.ends_at,
+        "active": e.started_at <= now < e.ends_at,
+    }
