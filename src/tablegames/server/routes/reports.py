@@ -2,14 +2,17 @@
 ``/reports/meters``, ``?day=YYYY-MM-DD&tz=UTC&format=json|csv|pdf`` (``day`` defaults to today in ``tz``). For
 a staff member whose role may read reports (``reports.read``: supervisor, operator, auditor; server/permissions.py)
 or the admin token; reading changes nothing, so nothing is written to the audit trail. "Today" is the server's
-clock's. JSON is the
-report's model; CSV and PDF are downloads."""
+clock's. JSON is the report's model (its rows' fields those of the report's row dataclasses); CSV and PDF are
+downloads."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
-from typing import Annotated, Literal
+import typing
+from typing import Annotated, Any, Literal
 
+import pydantic
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
@@ -17,58 +20,20 @@ from tablegames.server.errors import ApiError
 from tablegames.server.permissions import REPORTS_READ, Actor
 from tablegames.server.reports import MEDIA_TYPES, Report, ReportError, render, run
 from tablegames.server.reports.common import zone
+from tablegames.server.reports.meters import MeterRow
+from tablegames.server.reports.patron import PatronRow
+from tablegames.server.reports.table_win import TableWinRow
 from tablegames.server.routes.deps import COMMON_ERRORS, Out, ServerDep, errors, off_loop, staff_may
 
 router = APIRouter(tags=["reports"], responses=COMMON_ERRORS)
 
 
-class PatronRowOut(Out):
-    player: str
-    beginning_balance: int
-    deposits: int
-    withdrawals: int
-    transfers_to_games: int
-    transfers_from_games: int
-    funds_on_game_start: int
-    funds_on_game_end: int
-    win_loss: int
-    adjustments: int
-    ending_balance: int
-    bonus_beginning: int
-    bonus_issued: int
-    bonus_used: int
-    bonus_ending: int
-
-
-class TableWinRowOut(Out):
-    period: str
-    table: str
-    game: str
-    rule_set: str
-    wager: str
-    placed: int
-    handle: int
-    paid: int
-    win: int
-    hold_pct: float | None
-    theoretical_hold_pct: float | None
-    low_95_pct: float | None
-    high_95_pct: float | None
-    flag: str
-
-
-class MeterRowOut(Out):
-    game: str
-    meter: str
-    reset: int
-    start: int
-    contributions: int
-    hits: int
-    hit_count: int
-    resets: int
-    other: int
-    end: int
-    liability_above_reset: int
+def row_model(row: type) -> type[Out]:
+    """The closed response model of a report's row, made from its dataclass: every field named and typed as
+    there (written once)."""
+    hints = typing.get_type_hints(row)
+    fields: dict[str, Any] = {f.name: (hints[f.name], ...) for f in dataclasses.fields(row)}
+    return pydantic.create_model(f"{row.__name__}Out", __base__=Out, __module__=__name__, **fields)
 
 
 class ReportOut(Out):
@@ -86,16 +51,14 @@ class ReportOut(Out):
     notes: list[str]
 
 
-class PatronSummaryOut(ReportOut):
-    rows: list[PatronRowOut]
+def report_model(name: str, row: type) -> type[ReportOut]:
+    rows = row_model(row)
+    return pydantic.create_model(name, __base__=ReportOut, __module__=__name__, rows=(list[rows], ...))  # type: ignore[valid-type]
 
 
-class TableWinOut(ReportOut):
-    rows: list[TableWinRowOut]
-
-
-class MetersOut(ReportOut):
-    rows: list[MeterRowOut]
+PatronSummaryOut = report_model("PatronSummaryOut", PatronRow)
+TableWinOut = report_model("TableWinOut", TableWinRow)
+MetersOut = report_model("MetersOut", MeterRow)
 
 
 async def _report(
@@ -137,46 +100,40 @@ Tz = Annotated[str, Query(max_length=60, description="IANA time zone of the day'
 Fmt = Literal["json", "csv", "pdf"]
 
 
-@router.get("/reports/patron-summary", response_model=PatronSummaryOut, responses=_FILES)
-async def patron_summary(
-    request: Request,
-    server: ServerDep,
-    _reader: Annotated[Actor, staff_may(REPORTS_READ)],
-    day: Day = None,
-    tz: Tz = "UTC",
-    format: Fmt = "json",
-) -> PatronSummaryOut | Response:
-    """Per player: beginning balance, deposits, withdrawals, transfers to and from games, funds on game, win/loss,
-    adjustments, ending balance (N.J.A.C. 13:69O-1.9)."""
-    got = await _report(request, server, "patron-summary", day, tz, format)
-    return got if isinstance(got, Response) else PatronSummaryOut.model_validate(got.to_json())
+def _route(name: str, model: type[ReportOut], doc: str) -> None:
+    """``GET /reports/<name>``: the report of a day as ``model`` (JSON), or its CSV or PDF file."""
+
+    async def report(
+        request: Request,
+        server: ServerDep,
+        _reader: Annotated[Actor, staff_may(REPORTS_READ)],
+        day: Day = None,
+        tz: Tz = "UTC",
+        format: Fmt = "json",
+    ) -> Any:
+        got = await _report(request, server, name, day, tz, format)
+        return got if isinstance(got, Response) else model.model_validate(got.to_json())
+
+    report.__doc__ = doc
+    report.__name__ = name.replace("-", "_")
+    router.get(f"/reports/{name}", response_model=model, responses=_FILES)(report)
 
 
-@router.get("/reports/table-win", response_model=TableWinOut, responses=_FILES)
-async def table_win(
-    request: Request,
-    server: ServerDep,
-    _reader: Annotated[Actor, staff_may(REPORTS_READ)],
-    day: Day = None,
-    tz: Tz = "UTC",
-    format: Fmt = "json",
-) -> TableWinOut | Response:
-    """Per table and wager: handle, win, hold against the theoretical hold and its 95% interval; day, month and
-    year to date (COMAR 36.05.03.25)."""
-    got = await _report(request, server, "table-win", day, tz, format)
-    return got if isinstance(got, Response) else TableWinOut.model_validate(got.to_json())
-
-
-@router.get("/reports/meters", response_model=MetersOut, responses=_FILES)
-async def meters(
-    request: Request,
-    server: ServerDep,
-    _reader: Annotated[Actor, staff_may(REPORTS_READ)],
-    day: Day = None,
-    tz: Tz = "UTC",
-    format: Fmt = "json",
-) -> MetersOut | Response:
-    """Per linked meter: start, contributions, hits, resets, end, reconciled to the ledger; liability above
-    reset (GLI-19)."""
-    got = await _report(request, server, "meters", day, tz, format)
-    return got if isinstance(got, Response) else MetersOut.model_validate(got.to_json())
+_route(
+    "patron-summary",
+    PatronSummaryOut,
+    "Per player: beginning balance, deposits, withdrawals, transfers to and from games, funds on game, win/loss, "
+    "adjustments, ending balance (N.J.A.C. 13:69O-1.9).",
+)
+_route(
+    "table-win",
+    TableWinOut,
+    "Per table and wager: handle, win, hold against the theoretical hold and its 95% interval; day, month and "
+    "year to date (COMAR 36.05.03.25).",
+)
+_route(
+    "meters",
+    MetersOut,
+    "Per linked meter: start, contributions, hits, resets, end, reconciled to the ledger; liability above reset "
+    "(GLI-19).",
+)
