@@ -158,6 +158,30 @@ def test_a_wager_over_the_loss_limit_is_refused_and_changes_nothing(
     h.check_ledger()
 
 
+def test_the_loss_limit_holds_when_two_wagers_race_past_the_first_check(
+    make_server: Callable[..., Harness], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two wagers of one player at two tables at once: both may pass the check made before their transactions
+    (it reads without a lock). Simulated by switching that check off: the check inside the wager's
+    transaction, made once the wallet is locked, still refuses the one that passes the limit, and nothing of it
+    is written."""
+    clock = Clock()
+    h = make_server(clock=clock)
+    t1, t2 = h.table("final-count"), h.table("final-count")
+    token = h.client.post("/players", json={"name": "ann", "limits": {"loss_day": 1_000}}).json()["token"]
+    ann = {"Authorization": f"Bearer {token}"}
+    assert buy_in(h, ann, 10_000, "in").status_code == 200
+    a, b = h.seated(token, t1), h.seated(token, t2)
+    assert a.request(type="wager", wagers={"main": 600})["type"] == "ack"
+    monkeypatch.setattr(h.server.protection, "check_wager", lambda player, cost, over=False: clock.now)
+    before = h.balance(ann)
+    refused = b.request(type="wager", wagers={"main": 600})
+    assert refused["type"] == "error" and refused["code"] == "loss_limit", refused
+    assert h.balance(ann) == before and protection(h, ann)["used"]["loss_day"] == 600  # its stake not kept
+    assert b.request(type="wager", wagers={"main": 400})["type"] == "ack"
+    h.check_ledger()
+
+
 def test_reality_checks_the_session_limit_and_the_inactivity_time_out(
     make_server: Callable[..., Harness],
 ) -> None:

@@ -230,6 +230,14 @@ class ProtectionService:
             self._refuse_over(s, player.player_id, now, "loss", cost)
         return now
 
+    def recheck_loss(self, c: Connection, player_id: int, now: float) -> None:
+        """(In the wager's transaction, its stake recorded and the player's wallet locked by its posting.) The
+        loss limits again, over what is committed now: two wagers of one player at two tables at once are
+        serialized by the wallet's lock, so the second sees the first and is refused if the two pass a limit
+        (the check before the transaction read without the lock)."""
+        with Session(bind=c) as s:  # (joins the caller's transaction: nothing is committed here)
+            self._refuse_over(s, player_id, now, "loss", 0)
+
     def check_play(self, player: PlayerInfo) -> None:
         """Refuse a seat or a table's socket during a break or exclusion."""
         if player.spectator:

@@ -177,6 +177,7 @@ class RoundSteps:
                     "wagers": {n: wagers[n] for n in order},
                     "balance": balances[player.account_id],
                 }
+                server.protection.recheck_loss(c, player.player_id, at)  # the wallet locked: no race
                 c.execute(
                     sql.INSERT_KEY,
                     {
