@@ -220,3 +220,40 @@ def test_tables_opened_and_limits_changed_are_in_the_trail(
         {"min_bet": 200, "max_bet": 8000},
     )
     assert console.actor.startswith("console:") and console.after["name"] == "From the console"
+
+
+def test_an_admin_changes_a_role_the_sessions_end_and_the_trail_has_it(
+    make_server: Callable[..., Harness], db_url: str
+) -> None:
+    h = make_server()
+    c = h.client
+    _, ada_pw = h.server.staff.add("console:test", "Ada", "admin")
+    ada = {"Authorization": f"Bearer {h.server.staff.login('Ada', ada_pw).token}"}
+    _, otto_pw = h.server.staff.add("console:test", "Otto", "operator")
+    otto = {"Authorization": f"Bearer {h.server.staff.login('Otto', otto_pw).token}"}
+    assert (
+        c.post("/staff/Otto/role", json={"role": "auditor"}, headers=otto).status_code == 403
+    )  # not an admin
+    assert (
+        c.post("/staff/Ada/role", json={"role": "auditor"}, headers=ada).status_code == 403
+    )  # not one's own
+    assert c.post("/staff/Otto/role", json={"role": "boss"}, headers=ada).status_code == 422
+    r = c.post("/staff/Otto/role", json={"role": "auditor", "reason": "moved to audit"}, headers=ada)
+    assert r.status_code == 200, r.text
+    assert c.get("/staff/me", headers=otto).status_code == 401  # the old session carried the old powers
+    assert c.post("/staff/Otto/role", json={"role": "auditor"}, headers=ada).status_code == 409
+    again = {"Authorization": f"Bearer {h.server.staff.login('Otto', otto_pw).token}"}
+    me = c.get("/staff/me", headers=again).json()
+    assert me["role"] == "auditor" and "player.adjust" not in me["may"] and "audit.read" in me["may"]
+    code, out = _cli(db_url, "staff", "role", "Otto", "--role", "supervisor", "--reason", "promoted")
+    assert code == 0 and "now supervisor" in out, out
+    with h.server.sessions() as s:
+        rows = s.execute(
+            sa.select(AuditEntry.actor, AuditEntry.before, AuditEntry.after, AuditEntry.reason)
+            .where(AuditEntry.action == "staff.role")
+            .order_by(AuditEntry.id)
+        ).all()
+    assert [(a, b["role"], x["role"], why) for a, b, x, why in rows] == [
+        ("staff:Ada", "operator", "auditor", "moved to audit"),
+        (rows[1][0], "auditor", "supervisor", "promoted"),
+    ] and rows[1][0].startswith("console:")

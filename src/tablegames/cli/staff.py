@@ -121,6 +121,24 @@ for _kind in ("disable", "enable", "unlock"):
     staff_app.command(_kind)(_change(_kind))
 
 
+@staff_app.command("role")
+def role_cmd(
+    name: Annotated[str, typer.Argument(help="the staff member's name")],
+    role: Annotated[str, typer.Option("--role", help="the new role: supervisor, operator, auditor or admin")],
+    reason: Annotated[str, typer.Option("--reason", help="why (kept in the audit trail)")] = "",
+    database: DatabaseOpt = None,
+    data_dir: DataDirOpt = Path(DEFAULT_DATA_DIR),
+) -> None:
+    """Give a staff member another role (their sessions end; in the audit trail as staff.role)."""
+    _with(
+        database,
+        data_dir,
+        "staff role",
+        lambda db: _service(db).set_role(console_actor(), name, role, reason),
+    )
+    typer.echo(f"{name}: now {role} (their sessions ended)")
+
+
 @audit_app.command("verify")
 def verify(
     seal_first: Annotated[

@@ -152,6 +152,23 @@ class StaffService:
                 reason,
             )
 
+    def set_role(self, actor: str, name: str, role: object, reason: str = "") -> None:
+        """Give a staff member another role (an admin; never their own): their sessions end, so the next login
+        carries the new role's powers. In the trail as ``staff.role`` with the role before and after."""
+        if role not in ROLES:
+            raise ApiError("bad_role", f"role must be one of {', '.join(ROLES)}", 400)
+        with self.db.tx() as s:
+            a = self._account(s, name)
+            if actor == f"staff:{a.name}":
+                raise ApiError("forbidden", "nobody changes their own role", 403)
+            if a.role == role:
+                raise ApiError("conflict", f"{a.name} is a {role} already", 409)
+            before = _state(a)
+            a.role = str(role)
+            for sess in s.scalars(select(StaffSession).where(StaffSession.staff_id == a.id)):
+                sess.ended = True
+            audit.append(s, self.clock, actor, "staff.role", f"staff:{a.name}", before, _state(a), reason)
+
     def unlock(self, actor: str, name: str, reason: str = "") -> None:
         with self.db.tx() as s:
             a = self._account(s, name)

@@ -91,6 +91,7 @@ class PasswordBody(Closed):
 
 class ReasonBody(Closed):
     reason: str = Field(default="", max_length=500)
+    role: Literal["supervisor", "operator", "auditor", "admin"] | None = None  # (``role``: the new one)
 
 
 class Done(Out):
@@ -154,11 +155,14 @@ async def change_staff(
     server: ServerDep,
     who: AdminStaff,
     name: Annotated[str, Field(min_length=1, max_length=40)],
-    change: Literal["disable", "enable", "unlock"],
+    change: Literal["disable", "enable", "unlock", "role"],
     body: ReasonBody,
 ) -> Done:
-    """Disable (their sessions end), enable or unlock a staff member; never one's own account."""
-    if change == "unlock":
+    """Disable (their sessions end), enable or unlock a staff member, or give them another ``role`` (their
+    sessions end); never one's own account."""
+    if change == "role":
+        await off_loop(request, server.staff.set_role, who.actor, name, body.role, body.reason)
+    elif change == "unlock":
         await off_loop(request, server.staff.unlock, who.actor, name, body.reason)
     else:
         await off_loop(request, server.staff.set_disabled, who.actor, name, change == "disable", body.reason)
