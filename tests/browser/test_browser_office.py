@@ -109,6 +109,11 @@ def test_each_role_does_its_part_in_the_back_office(browser: Any, office: str, t
         otto.fill("[data-testid=players-search]", "Pia")
         otto.click("#players-form button")
         otto.wait_for_selector("[data-testid='player-balance-Pia']:has-text('$2,500')")
+        otto.click("[data-testid='history-Pia']")  # her rounds (none yet)
+        otto.wait_for_selector("#players-list :text('No rounds.')")
+        otto.fill("[data-testid='suspend-reason-Pia']", "chargeback under review")
+        otto.click("[data-testid='suspend-Pia']")
+        otto.wait_for_selector("[data-testid='suspended-Pia']")
     finally:
         ctx.close()
 
@@ -124,6 +129,10 @@ def test_each_role_does_its_part_in_the_back_office(browser: Any, office: str, t
         aud.click("[data-testid=audit-filter]")
         aud.wait_for_selector("[data-testid='audit-adjust.apply']")
         assert aud.locator("[data-testid='audit-adjust.request']").count() == 1
+        aud.fill("[data-testid=players-search]", "Pia")
+        aud.click("#players-form button")
+        aud.wait_for_selector("[data-testid='suspended-Pia']")  # she sees it, and may not change it
+        assert aud.locator("[data-testid^=suspend-], [data-testid^=adjust-]").count() == 0
         assert aud.locator("[data-testid='audit-table.pause']").count() == 0  # filtered
         with aud.expect_download() as got:
             aud.click("[data-testid=audit-csv]")

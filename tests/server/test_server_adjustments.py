@@ -162,3 +162,41 @@ def test_the_threshold_is_the_servers(make_server: Callable[..., Harness]) -> No
         "/players/Pia/adjustments", json={"amount": 1, "reason": "x", "request_id": "1"}, headers=olga
     )
     assert r.json()["status"] == "pending"
+
+
+def test_a_suspended_account_is_refused_everywhere_until_reinstated(h: Harness) -> None:
+    """Issue 25: an operator suspends a player's account: their socket is closed, every request refused
+    (``suspended``), the change audited with its reason; reinstated, they play again. Others may not."""
+    olga, sue = staff(h, "Olga", "operator"), staff(h, "Sue", "supervisor")
+    table = h.table("final-count")
+    token, pia = h.player("Pia", buy_in=1_000)
+    ws = h.seated(token, table)
+    body = {"suspended": True, "reason": "chargeback under review"}
+    assert h.client.put("/players/Pia/suspension", json=body, headers=sue).status_code == 403
+    assert h.client.put("/players/Pia/suspension", json={"suspended": True}, headers=olga).status_code == 422
+    r = h.client.put("/players/Pia/suspension", json=body, headers=olga)
+    assert r.status_code == 200 and r.json() == {"name": "Pia", "suspended": True}, r.text
+    closed = ws.until(lambda m: m["type"] == "error" and m["code"] == "suspended")
+    assert "suspended" in closed["message"]
+    for method, path in (("GET", "/me"), ("GET", "/wallet"), ("GET", "/protection")):
+        refused = h.client.request(method, path, headers=pia)
+        assert refused.status_code == 403 and refused.json()["error"]["code"] == "suspended", (
+            path,
+            refused.text,
+        )
+    assert h.client.put("/players/Pia/suspension", json=body, headers=olga).status_code == 409
+    listed = h.client.get("/players", params={"search": "Pia"}, headers=olga).json()
+    assert [(p["name"], p["suspended"]) for p in listed] == [("Pia", True)]
+    back = {"suspended": False, "reason": "cleared"}
+    assert h.client.put("/players/Pia/suspension", json=back, headers=olga).json()["suspended"] is False
+    assert h.client.get("/me", headers=pia).status_code == 200
+    with h.server.sessions() as s:
+        rows = s.execute(
+            sa.select(AuditEntry.actor, AuditEntry.action, AuditEntry.reason)
+            .where(AuditEntry.subject == "player:Pia")
+            .order_by(AuditEntry.id)
+        ).all()
+    assert [tuple(r) for r in rows] == [
+        ("staff:Olga", "player.suspend", "chargeback under review"),
+        ("staff:Olga", "player.reinstate", "cleared"),
+    ]

@@ -67,6 +67,7 @@ def make_old_database(engine: sa.Engine) -> None:
         c.execute(sa.text("ALTER TABLE tables DROP COLUMN edge_confirmation"))
         c.execute(sa.text("ALTER TABLE players DROP COLUMN password_hash"))  # revision 0004
         c.execute(sa.text("ALTER TABLE tables DROP COLUMN status"))  # revision 0006
+        c.execute(sa.text("ALTER TABLE players DROP COLUMN suspended"))  # revision 0008
         c.execute(
             sa.text("INSERT INTO accounts (id, name, kind, balance) VALUES (:i, :n, 'wallet', :b)"),
             [{"i": pid, "n": f"wallet:{name}", "b": 1000 * pid} for pid, name in OLD_PLAYERS],

@@ -25,6 +25,7 @@ from sqlalchemy import (
     UniqueConstraint,
     create_engine,
     event,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -78,6 +79,8 @@ class Player(Base):
     # argon2 (issue 25): a player with a password signs in again from any browser (POST /players/login);
     # None: a demo player known by their token alone
     password_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    # staff suspended the account (issue 25: PUT /players/{name}/suspension): every request refused, sockets closed
+    suspended: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class LedgerTransaction(Base):

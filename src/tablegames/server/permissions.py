@@ -28,6 +28,7 @@ TABLE_BOTS: Final = "table.bots"  # seat or remove practice bots (POST/DELETE /t
 TABLE_STATUS: Final = "table.status"  # pause, resume or close a table (POST /tables/{id}/pause|resume|close)
 PLAY_VIEW: Final = "play.view"  # every player's rounds, balances and hand histories
 STAFF_MANAGE: Final = "staff.manage"  # staff accounts: add, list, disable, enable, unlock
+PLAYER_SUSPEND: Final = "player.suspend"  # suspend or reinstate a player's account
 PLAYER_ADJUST: Final = "player.adjust"  # adjust a player's balance (above the threshold: waits for approval)
 ADJUST_DECIDE: Final = "adjust.decide"  # approve or reject another's pending adjustment (dual control)
 ADJUST_VIEW: Final = "adjust.view"  # the adjustments and those waiting
@@ -44,6 +45,7 @@ ALLOWED: Final[dict[str, frozenset[str]]] = {
     PLAY_VIEW: frozenset({"supervisor", "operator", "auditor"}),
     STAFF_MANAGE: frozenset({"admin"}),
     PLAYER_ADJUST: frozenset({"operator"}),
+    PLAYER_SUSPEND: frozenset({"operator"}),
     ADJUST_DECIDE: frozenset({"supervisor", "operator"}),
     ADJUST_VIEW: frozenset({"supervisor", "operator", "auditor"}),
     REPORTS_READ: frozenset({"supervisor", "operator", "auditor"}),
@@ -110,6 +112,7 @@ ROUTES: Final[dict[tuple[str, str], str]] = {
     ("POST", "/staff"): STAFF_MANAGE,
     ("POST", "/staff/{name}/{change}"): STAFF_MANAGE,
     ("POST", "/players/{name}/adjustments"): PLAYER_ADJUST,
+    ("PUT", "/players/{name}/suspension"): PLAYER_SUSPEND,
     ("GET", "/adjustments"): ADJUST_VIEW,
     ("POST", "/adjustments/{adjustment_id}/{decision}"): ADJUST_DECIDE,
     ("GET", "/reports/patron-summary"): REPORTS_READ,

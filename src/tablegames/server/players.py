@@ -110,6 +110,8 @@ class PlayerService:
             p = s.scalar(select(Player).where(Player.token_hash == hash_token(token)))
             if p is None:
                 raise ApiError("unauthorized", "unknown token", 401)
+            if p.suspended:  # by staff (issue 25): nothing more until they reinstate it
+                raise ApiError("suspended", "this account is suspended by the casino: contact its staff", 403)
             self.known_tokens.add(token)
             info = PlayerInfo(p.id, p.name, p.account_id)
         if self.sessions is not None:

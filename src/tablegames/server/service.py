@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from tablegames.rules import registry
 from tablegames.server import ledger
+from tablegames.server.accounts import AccountService
 from tablegames.server.adjustments import AdjustmentService
 from tablegames.server.cluster import Cluster
 from tablegames.server.core import Config, PlayerInfo
@@ -76,6 +77,7 @@ class Server:
         self.tables = TableService(self.db, self.config, self.node, self.open_runner)
         self.staff = StaffService(self.db, self.config.clock)
         self.adjustments = AdjustmentService(self.db, self.system, self.config)
+        self.accounts = AccountService(self.db, self.config.clock, self._protection.close_sockets)
         self.workers = self._table_workers()
         # The event loop the server runs on (set by start() when it runs inside one): the tables' worker
         # threads hand messages and timers to it. None when driven synchronously (tests, tools).

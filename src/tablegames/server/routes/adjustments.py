@@ -1,6 +1,7 @@
 """Adjustments of players' balances with dual control (issue 25; server/adjustments.py): an operator's ``POST
 /players/{name}/adjustments``, the list ``GET /adjustments`` and a second staff member's ``POST
-/adjustments/{id}/approve|reject``. Each checks its action's roles (server/permissions.py) before the body is
+/adjustments/{id}/approve|reject``; and an operator's ``PUT /players/{name}/suspension`` (server/accounts.py).
+Each checks its action's roles (server/permissions.py) before the body is
 read; every change is in the audit trail in its own transaction."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pydantic import Field, StrictInt
 
 from tablegames.server.adjustments import MAX_ADJUSTMENT, REASON_MAX
 from tablegames.server.contract.base import Closed
-from tablegames.server.permissions import ADJUST_DECIDE, ADJUST_VIEW, PLAYER_ADJUST, Actor
+from tablegames.server.permissions import ADJUST_DECIDE, ADJUST_VIEW, PLAYER_ADJUST, PLAYER_SUSPEND, Actor
 from tablegames.server.routes.deps import (
     COMMON_ERRORS,
     Out,
@@ -74,6 +75,33 @@ async def adjust(
         functools.partial(server.adjustments.request, actor, name, body.amount, body.reason, body.request_id),
     )
     return AdjustmentOut.model_validate(got)
+
+
+class SuspensionBody(Closed):
+    suspended: bool
+    reason: str = Field(min_length=1, max_length=REASON_MAX)
+
+
+class SuspensionOut(Out):
+    name: str
+    suspended: bool
+
+
+@router.put("/players/{name}/suspension", response_model=SuspensionOut, responses=errors(401, 403, 404, 409))
+async def suspension(
+    request: Request,
+    server: ServerDep,
+    actor: Annotated[Actor, staff_may(PLAYER_SUSPEND)],
+    name: str,
+    body: SuspensionBody,
+) -> SuspensionOut:
+    """Suspend a player's account (every request of theirs refused, their table sockets closed) or reinstate
+    it, with a reason (server/accounts.py; audited)."""
+    got = await off_loop(
+        request,
+        functools.partial(server.accounts.set_suspended, actor.name, name, body.suspended, body.reason),
+    )
+    return SuspensionOut.model_validate(got)
 
 
 @router.get("/adjustments", response_model=list[AdjustmentOut], responses=errors(401, 403))

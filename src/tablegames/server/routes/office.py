@@ -60,6 +60,7 @@ class PlayerRow(Out):
     name: str
     balance: int  # cents
     created_at: float
+    suspended: bool
 
 
 @router.get("/office", include_in_schema=False)
@@ -189,7 +190,12 @@ async def players(
                     return []
                 q = q.where(Player.name_key.like(name_key(shown).replace("%", "") + "%"))
             return [
-                PlayerRow(name=p.name, balance=ledger.balance(s, p.account_id), created_at=p.created_at)
+                PlayerRow(
+                    name=p.name,
+                    balance=ledger.balance(s, p.account_id),
+                    created_at=p.created_at,
+                    suspended=bool(p.suspended),
+                )
                 for p in s.scalars(q)
             ]
 

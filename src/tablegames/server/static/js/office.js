@@ -211,6 +211,10 @@ async function openTable(ev) {
 }
 
 async function loadJackpots() {
+  const hits = (await call("GET", "/jackpots/history?last=200")).filter((e) => e.kind === "hit").slice(0, 10);
+  $("jackpots-hits").replaceChildren(
+    ...hits.map((e) => row(`Hit #${e.hit_seq} · ${escapeHtml(e.game)} ${escapeHtml(e.meter)} · ${money(e.amount)} to ${escapeHtml(e.player || "?")} · round ${e.round_id}`)),
+  );
   const meters = await call("GET", "/jackpots");
   rows($("jackpots-list"), meters, (m) => row(`${escapeHtml(m.game)} · <b>${escapeHtml(m.meter)}</b> · ${money(m.value)} (reset ${money(m.reset)}, above reset ${money(m.value - m.reset)})`), "No linked meters.");
 }
@@ -227,7 +231,19 @@ async function searchPlayers(ev) {
 }
 
 function playerRow(p) {
-  const div = row(`<b>${escapeHtml(p.name)}</b> · balance <span data-testid="player-balance-${escapeHtml(p.name)}">${money(p.balance)}</span>`);
+  const flag = p.suspended ? ` · <b class="status-paused" data-testid="suspended-${escapeHtml(p.name)}">suspended</b>` : "";
+  const div = row(`<b>${escapeHtml(p.name)}</b> · balance <span data-testid="player-balance-${escapeHtml(p.name)}">${money(p.balance)}</span>${flag}`);
+  const history = document.createElement("div");
+  history.className = "rows";
+  history.style.flexBasis = "100%";
+  div.appendChild(button("History", `history-${p.name}`, async () => {
+    const rounds = await call("GET", `/history?player=${encodeURIComponent(p.name)}&last=10`);
+    history.replaceChildren(...rounds.map((r) => {
+      const me = r.players.find((x) => x.player === p.name) || {};
+      return row(`round ${r.round_id} · ${escapeHtml(r.table)} · ${escapeHtml(r.settled_at || r.status)} · net ${money(me.net, { sign: true })}`);
+    }));
+    if (!rounds.length) history.replaceChildren(row("No rounds."));
+  }, "btn small ghost"));
   if (may("player.adjust")) {
     const amount = input("Amount $ (−$ to debit)", `adjust-amount-${p.name}`);
     const reason = input("Reason", `adjust-reason-${p.name}`, "wide");
@@ -245,6 +261,16 @@ function playerRow(p) {
       if (may("adjust.view")) await loadApprovals();
     }));
   }
+  if (may("player.suspend")) {
+    const why = input("Reason to suspend or reinstate", `suspend-reason-${p.name}`, "wide");
+    div.append(why, button(p.suspended ? "Reinstate" : "Suspend", `suspend-${p.name}`, async () => {
+      await call("PUT", `/players/${encodeURIComponent(p.name)}/suspension`, { suspended: !p.suspended, reason: why.value });
+      say(`${p.name}: ${p.suspended ? "reinstated" : "suspended"}.`);
+      $("players-search").value = p.name;
+      $("players-form").requestSubmit();
+    }, "btn small ghost"));
+  }
+  div.appendChild(history);
   return div;
 }
 
