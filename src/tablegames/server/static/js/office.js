@@ -216,7 +216,7 @@ async function loadJackpots() {
     ...hits.map((e) => row(`Hit #${e.hit_seq} · ${escapeHtml(e.game)} ${escapeHtml(e.meter)} · ${money(e.amount)} to ${escapeHtml(e.player || "?")} · round ${e.round_id}`)),
   );
   const meters = await call("GET", "/jackpots");
-  rows($("jackpots-list"), meters, (m) => row(`${escapeHtml(m.game)} · <b>${escapeHtml(m.meter)}</b> · ${money(m.value)} (reset ${money(m.reset)}, above reset ${money(m.value - m.reset)})`), "No linked meters.");
+  rows($("jackpots-list"), meters, (m) => row(`${escapeHtml(m.game)} · <b>${escapeHtml(m.meter)}</b> · ${money(m.value)} (reset ${money(m.reset)}, ${escapeHtml(m.share)} of each feeding wager, above reset ${money(m.value - m.reset)})`), "No linked meters.");
 }
 
 // --- players and adjustments --------------------------------------------------------------------------------
