@@ -41,7 +41,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Protocol
@@ -121,6 +121,19 @@ class Scorer(Protocol):
         they need no exposure)."""
         ...
 
+    def mistake_key(
+        self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
+    ) -> Hashable:
+        """A key of what :meth:`mistake_dealt` reads: equal keys, equal answers (the offline path caches by it;
+        the same for every scenario of the game)."""
+        ...
+
+    def score_key(
+        self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
+    ) -> Hashable:
+        """A key of what :meth:`score_dealt` reads under this scenario: equal keys, equal scores."""
+        ...
+
 
 @dataclass
 class SequentialTest:
@@ -185,10 +198,14 @@ class SequentialTest:
         hand updates the test, later ones in the same hand do not (a hand's decisions may share the hidden
         cards, and an earlier supported mistake tells about them: the step would not be Bernoulli(p) given the
         past). ``hand`` None: every decision is its own hand."""
+        self.observe_values(score.mistake, score.p, score.supported, hand)
+
+    def observe_values(self, mistake: bool, p: Fraction | float, supported: bool, hand: Any = None) -> None:
+        """:meth:`observe` from a score's ``mistake``, ``p`` and ``supported`` (the offline path caches them)."""
         self.enter(hand)
-        if score.mistake and not self._updated:
+        if mistake and not self._updated:
             self._updated = hand is not None
-            self.update(score.p, score.supported, hand)
+            self.update(p, supported, hand)
 
 
 def _scorer_module(key: str) -> str:

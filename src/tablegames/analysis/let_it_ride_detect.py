@@ -17,7 +17,7 @@ informed choice is the legal one and a mistake carries no information (``p`` 0).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations
@@ -84,6 +84,25 @@ class LetItRideScorer:
         stage, up1 = self._stage(prior)
         legal = self._legal(list(dealt[f"seat {seat}"]), int(dealt["dealer"][1]), stage, up1)
         return legal[action] < max(legal.values())
+
+    def mistake_key(
+        self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
+    ) -> Hashable:
+        """The player's cards (a set), the stage and wager 1's state, the first community card at decision 2,
+        the action: all :meth:`mistake_dealt` reads."""
+        stage, up1 = self._stage(prior)
+        c1 = int(dealt["dealer"][1])  # (read at decision 1 too, as mistake_dealt does)
+        if stage == 1:
+            c1 = -1
+        return (tuple(sorted(dealt[f"seat {seat}"])), c1, stage, up1, action)
+
+    def score_key(
+        self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
+    ) -> Hashable:
+        """The player's cards (a set), both community cards, the stage, wager 1's state and the action."""
+        stage, up1 = self._stage(prior)
+        d = dealt["dealer"]
+        return (tuple(sorted(dealt[f"seat {seat}"])), int(d[1]), int(d[2]), stage, up1, action)
 
     def _legal(self, mine: list[int], c1: int, stage: int, up1: bool) -> dict[Action, Fraction]:
         if stage == 1:

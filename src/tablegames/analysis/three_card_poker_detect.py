@@ -18,7 +18,7 @@ tie (the cautious tie-break, as ``protect`` and the exact advisor).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -143,6 +143,18 @@ class ThreeCardPokerScorer:
     ) -> bool:
         value = int(self.strategy.play_sum[colex_of(dealt[f"seat {seat}"])])
         return value < -tcpa.DEALER_HANDS if action == PLAY else value > -tcpa.DEALER_HANDS
+
+    def mistake_key(
+        self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
+    ) -> Hashable:
+        """The player's cards (a set) and the action: all :meth:`mistake_dealt` reads."""
+        return (tuple(sorted(dealt[f"seat {seat}"])), action)
+
+    def score_key(
+        self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
+    ) -> Hashable:
+        """The player's cards, the seen dealer cards (sets) and the action: all :meth:`score_dealt` reads."""
+        return (tuple(sorted(dealt[f"seat {seat}"])), tuple(sorted(dealt["dealer"][: self.k])), action)
 
     def score_cards(
         self,
