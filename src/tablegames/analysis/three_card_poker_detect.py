@@ -51,8 +51,11 @@ class Exposure:
     plays: npt.NDArray[np.bool_]
 
     def find(self, seen: Sequence[int]) -> int:
-        j = int(np.searchsorted(self.keys, seen_key(seen)))
-        assert self.keys[j] == seen_key(seen), "the seen cards are not among the hand's dealer cards"
+        key = seen_key(seen)
+        j = int(np.searchsorted(self.keys, key))
+        assert j < len(self.keys) and int(self.keys[j]) == key, (
+            "the seen cards are not among the hand's dealer cards"
+        )
         return j
 
     def support(self) -> dict[Action, Fraction]:
@@ -123,6 +126,11 @@ class ThreeCardPokerScorer:
         self.k = SEEN[scenario]
         self.strategy = tcpa.optimal_strategy(rules)
         self._exposures: dict[int, Exposure] = {}
+        self._supports: dict[int, dict[Action, Fraction]] = {}
+        self._legal: dict[int, tuple[dict[Action, Fraction | float], Action]] = {}
+        hands = tcpa._hands()
+        self._rep_of: list[int] = hands.rep[hands.cls].tolist()
+        self._perm_of: list[list[int]] = PERMS[hand_perm()].tolist()
 
     def score(self, rnd: Round, seat: int, action: Action) -> DecisionScore:
         context = rnd.decision_context(seat)
@@ -141,7 +149,8 @@ class ThreeCardPokerScorer:
     def mistake_dealt(
         self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
     ) -> bool:
-        value = int(self.strategy.play_sum[colex_of(dealt[f"seat {seat}"])])
+        a, b, c = sorted(int(x) for x in dealt[f"seat {seat}"])
+        value = int(self.strategy.play_sum[a + b * (b - 1) // 2 + c * (c - 1) * (c - 2) // 6])  # colex_of
         return value < -tcpa.DEALER_HANDS if action == PLAY else value > -tcpa.DEALER_HANDS
 
     def mistake_key(
@@ -165,18 +174,25 @@ class ThreeCardPokerScorer:
         legal_best: Action | None = None,
     ) -> DecisionScore:
         """The score from the cards alone (the player's three, the dealer's seen K)."""
-        if legal is None:
-            legal = {Action(a): v for a, v in self.strategy.options(mine).items()}
-        if legal_best is None:
-            legal_best = PLAY if self.strategy.plays[colex_of(mine)] else FOLD
-        rep, relabelled = canonical(mine, seen)
+        a, b, c = sorted(int(x) for x in mine)
+        i = a + b * (b - 1) // 2 + c * (c - 1) * (c - 2) // 6  # colex_of(mine), three cards
+        if legal is None or legal_best is None:
+            known = self._legal.get(i)
+            if known is None:  # a hand's legal values and best action, once (a function of the hand)
+                options = {Action(a): v for a, v in self.strategy.options(mine).items()}
+                known = self._legal[i] = (options, PLAY if self.strategy.plays[i] else FOLD)
+            legal = known[0] if legal is None else legal
+            legal_best = known[1] if legal_best is None else legal_best
+        rep, perm = self._rep_of[i], self._perm_of[i]  # canonical(mine, seen), from lists
+        relabelled = [(int(c) >> 2) * 4 + perm[int(c) & 3] for c in seen]
         t = self._exposures.get(rep)
         if t is None:  # (a dict of its own: hashing the rules for the shared cache costs more than a lookup)
             t = self._exposures[rep] = exposure(self.rules, rep, self.k)
+            self._supports[rep] = t.support()
         j = t.find(relabelled)
         informed = PLAY if bool(t.plays[j]) else FOLD
         exposed: dict[Action, Fraction | float] = {PLAY: Fraction(int(t.sums[j]), t.n), FOLD: Fraction(-1)}
-        return DecisionScore(action, legal, exposed, legal_best, informed, t.support())
+        return DecisionScore(action, legal, exposed, legal_best, informed, self._supports[rep])
 
 
 @lru_cache(maxsize=4)
