@@ -1,6 +1,7 @@
 """``tablegames detect --database`` over stored rounds: a SQLite database of ``ROUNDS`` Three Card Poker rounds at
 full seven-seat tables (the engine's events and deck, as the server stores them; seat 1 reads the dealer's first
-card), then the offline scoring timed (docs/detection.md).
+card), then the offline scoring timed: the fast path (``detect_database``) against the first one kept as the
+reference (``detect_database_reference``), in one process, the reports compared (docs/detection.md).
 
 ``python -m benchmarks detect`` (``BENCH_DETECT_ROUNDS``, default 20,000; ``BENCH_DETECT_DB``: a file to keep the
 database in, reused when it exists)."""
@@ -67,7 +68,7 @@ def build(path: Path, rounds: int) -> str:
 
 
 def main() -> None:
-    from tablegames.analysis.detect_db import detect_database
+    from tablegames.analysis.detect_db import detect_database, detect_database_reference
 
     rounds = int(os.environ.get("BENCH_DETECT_ROUNDS", "20000"))
     keep = os.environ.get("BENCH_DETECT_DB")
@@ -76,13 +77,25 @@ def main() -> None:
         t0 = time.perf_counter()
         url = f"sqlite:///{path}" if path.exists() else build(path, rounds)
         built = time.perf_counter() - t0
+        # in one process: the fast path cold (its tables built), the reference, the fast path again (both warm)
+        cold = detect_database(url)
+        reference = detect_database_reference(url)
         report = detect_database(url)
+        same = {**cold.to_dict(), "seconds": 0} == {**reference.to_dict(), "seconds": 0}
+        same = same and {**report.to_dict(), "seconds": 0} == {**reference.to_dict(), "seconds": 0}
         rate = report.rounds / report.seconds
         print(
-            f"detect --database: {report.rounds:,} rounds, {report.decisions:,} decisions, {report.tests} tests "
-            f"in {report.seconds:.2f} s ({rate:,.0f} rounds/s; 10^6 rounds ~ {1e6 / rate:.0f} s); "
+            f"detect --database: {report.rounds:,} rounds, {report.decisions:,} decisions, {report.tests} tests; "
             f"flagged {[(f.name, f.scenario, f.flagged_at_hand) for f in report.flagged]} (built in {built:.0f} s)"
         )
+        for name, r in (("reference", reference), ("fast, cold", cold), ("fast, warm", report)):
+            print(
+                f"  {name:10s}: {r.seconds:6.2f} s, {r.rounds / r.seconds:8,.0f} rounds/s "
+                f"-> {reference.seconds / r.seconds:5.2f}x the reference"
+            )
+        print(f"  10^6 rounds ~ {1e6 / rate:.0f} s at the fast path's rate; same report: {same}")
+        if not same:
+            raise SystemExit("the fast path's report differs from the reference's")
 
 
 if __name__ == "__main__":

@@ -179,7 +179,9 @@ class ThreeCardPokerScorer:
         if legal is None or legal_best is None:
             known = self._legal.get(i)
             if known is None:  # a hand's legal values and best action, once (a function of the hand)
-                options = {Action(a): v for a, v in self.strategy.options(mine).items()}
+                options: dict[Action, Fraction | float] = {
+                    Action(name): v for name, v in self.strategy.options(mine).items()
+                }
                 known = self._legal[i] = (options, PLAY if self.strategy.plays[i] else FOLD)
             legal = known[0] if legal is None else legal
             legal_best = known[1] if legal_best is None else legal_best

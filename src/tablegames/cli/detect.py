@@ -60,7 +60,7 @@ def detect(
         return
     import os
 
-    from tablegames.analysis.detect_db import detect_database
+    from tablegames.analysis.detect_db import count_rounds, detect_database
     from tablegames.rules import RuleError
 
     url = database or os.environ.get("TABLEGAMES_DATABASE_URL")
@@ -71,8 +71,17 @@ def detect(
     from tablegames.cli.extras import require_database
 
     require_database("detect", url)
+    when = _since(since)
     try:
-        report = detect_database(url, since=_since(since), alpha=alpha)
+        total = count_rounds(url, when)
+        report = _with_progress(
+            lambda progress: detect_database(
+                url, since=when, alpha=alpha, progress=lambda n: progress(n, total)
+            ),
+            quiet=fmt == Format.json or total < 20_000,
+            label="rounds",
+            advance=True,
+        )
     except RuleError as exc:
         fail(str(exc))
     if fmt == Format.json:
@@ -166,12 +175,14 @@ def simulate(
     Console().print(table)
 
 
-def _with_progress(work: Any, quiet: bool) -> Any:
+def _with_progress(work: Any, quiet: bool, label: str = "player-hands", advance: bool = False) -> Any:
+    """``work(progress)`` under a progress bar on stderr; ``progress(done, total)``: ``done`` so far, or (with
+    ``advance``) ``done`` more."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     with Progress(
-        TextColumn("[bold]player-hands"),
+        TextColumn(f"[bold]{label}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
@@ -182,7 +193,10 @@ def _with_progress(work: Any, quiet: bool) -> Any:
         task = bar.add_task("detect", total=None)
 
         def progress(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+            if advance:
+                bar.update(task, advance=done, total=total)
+            else:
+                bar.update(task, completed=done, total=total)
 
         return work(progress)
 
