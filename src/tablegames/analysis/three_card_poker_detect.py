@@ -52,7 +52,7 @@ class Exposure:
 
     def find(self, seen: Sequence[int]) -> int:
         key = seen_key(seen)
-        j = int(np.searchsorted(self.keys, key))
+        j = int(self.keys.searchsorted(key))
         assert j < len(self.keys) and int(self.keys[j]) == key, (
             "the seen cards are not among the hand's dealer cards"
         )
@@ -91,7 +91,10 @@ def canonical(mine: Sequence[int], seen: Sequence[int]) -> tuple[int, list[int]]
 
 
 def seen_key(seen: Sequence[int]) -> int:
-    return sum(int(c) * 52**t for t, c in enumerate(sorted(int(c) for c in seen)))
+    key = 0
+    for c in sorted(int(c) for c in seen)[::-1]:  # sum of card * 52**t, t the card's rank in the sorted set
+        key = key * 52 + c
+    return key
 
 
 @lru_cache(maxsize=30_000)
