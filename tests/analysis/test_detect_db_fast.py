@@ -117,6 +117,9 @@ def test_the_fast_path_reports_exactly_what_the_reference_does(url: str) -> None
     assert {(g, "p1") for g in COVERED} <= flagged and all(name in ("p1", "p2") for _, name in flagged)
     assert fast["decisions"] > ROUNDS * len(COVERED) * 2 and fast["tests"] == 3 * 4 * len(COVERED)
     assert all(f["evidence_rounds"] and f["log10_evidence"] > 6 for f in fast["flagged"])
+    # in ranges of round ids (several hands of a player apart), in one process or two: the same
+    assert _report(detect_database(url, chunk=97)) == reference
+    assert _report(detect_database(url, chunk=211, workers=2)) == reference
     # --since and alpha: the same too
     cut = time.time() + 3600
     assert _report(detect_database(url, since=cut)) == _report(detect_database_reference(url, since=cut))
@@ -126,7 +129,7 @@ def test_the_fast_path_reports_exactly_what_the_reference_does(url: str) -> None
 def test_the_events_pattern_reads_what_json_does(url: str) -> None:
     from sqlalchemy import create_engine, text
 
-    from tablegames.analysis.detect_db import _parse_events_json, parse_events
+    from tablegames.analysis.detect_scan import parse_events, parse_events_json
 
     engine = create_engine(url)
     with engine.connect() as conn:
@@ -134,7 +137,7 @@ def test_the_events_pattern_reads_what_json_does(url: str) -> None:
     engine.dispose()
     patterned = 0
     for i, events in rows:
-        assert parse_events(events) == _parse_events_json(events), i
+        assert parse_events(events) == parse_events_json(events), i
         patterned += '"type": "action"' in events
     assert patterned == len(rows) - len(rows) // 10  # the engine's layout read by the patterns
     timeouts = sum(not by for i, e in rows for _, _, by in parse_events(e)[1])

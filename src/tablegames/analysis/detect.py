@@ -193,6 +193,13 @@ class SequentialTest:
             self.count_hand()
             self._hand, self._updated = hand, False
 
+    def enter_many(self, n: int, hand: Any) -> None:
+        """``n`` new hands entered with no mistake (as many :meth:`enter` calls, each of a hand other than the
+        one before), the last of them ``hand``."""
+        if n:
+            self.hands += n
+            self._hand, self._updated = hand, False
+
     def observe(self, score: DecisionScore, hand: Any = None) -> None:
         """One decision of the player in ``hand`` (a round id): a new hand is counted; the first mistake of a
         hand updates the test, later ones in the same hand do not (a hand's decisions may share the hidden

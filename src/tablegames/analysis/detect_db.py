@@ -11,14 +11,13 @@ per scenario of the game, flagged at ``scenarios / alpha`` (Bonferroni over the 
 
 from __future__ import annotations
 
-import json
-import re
+import os
 import time
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablegames.analysis import detect
+from tablegames.analysis import detect, detect_scan
 from tablegames.engine import Action
 from tablegames.rules import GameRules, make_rules
 from tablegames.rules.common import RuleError
@@ -211,110 +210,13 @@ def _names(url: str, ids: list[int]) -> dict[int, str]:
         engine.dispose()
 
 
-# The fast path: the rows' JSON as text, only the deal and action events read, each decision's answers cached.
-
-_DEALT = re.compile(
-    r'\{"type": "card_dealt", "to": "([^"\\]*)", "position": (\d+), "card": "[^"\\]*", "visible_to": "[^"\\]*"\}'
-)
-_ACTION = re.compile(r'\{"type": "action", "seat": (\d+), "action": "([^"\\]*)", "by": "([^"\\]*)"\}')
-_CACHE_LIMIT = 500_000
-"""Cached answers per game and scenario before the cache starts afresh (bounds the memory)."""
-
-
-def parse_events(text: str | None) -> tuple[list[tuple[str, int]], list[tuple[str, str, bool]]]:
-    """A round's stored events (their JSON text) -> its deals ``(to, position)`` and decisions ``(seat, action,
-    by the player)``, in order. The events as the engine writes them (``Event.to_dict``, the standard encoder)
-    are read by two patterns, without decoding the rest; a text they do not account for whole (every
-    ``"card_dealt"`` and ``"action"`` in it) is decoded as JSON (the same answer, slower)."""
-    if not text:
-        return [], []
-    dealt = _DEALT.findall(text)
-    acts = _ACTION.findall(text)
-    if text.count('"card_dealt"') == len(dealt) and text.count('"action"') == 2 * len(acts):
-        return [(to, int(pos)) for to, pos in dealt], [(seat, a, by == "player") for seat, a, by in acts]
-    return _parse_events_json(text)
-
-
-def _parse_events_json(text: str) -> tuple[list[tuple[str, int]], list[tuple[str, str, bool]]]:
-    events = json.loads(text)
-    dealt = [(e["to"], e["position"]) for e in events or [] if e["type"] == "card_dealt"]
-    acts = [
-        (str(e["seat"]), e["action"], e.get("by", "player") == "player")
-        for e in events or []
-        if e["type"] == "action"
-    ]
-    return dealt, acts
-
-
-def _raw_rounds(url: str, since: float | None, batch: int = 5_000) -> Iterator[Any]:
-    """The settled rounds of the covered games, oldest first: id, game and the JSON columns as text."""
-    from sqlalchemy import Text, cast, select
-
-    from tablegames.server.db import SETTLED, RoundRow
-
-    engine = _engine(url)
-    query = select(
-        RoundRow.id,
-        RoundRow.game,
-        cast(RoundRow.rules, Text),
-        cast(RoundRow.deck, Text),
-        cast(RoundRow.seat_players, Text),
-        cast(RoundRow.events, Text),
-    ).where(RoundRow.status == SETTLED, RoundRow.game.in_(list(detect.COVERED)))
-    if since is not None:
-        query = query.where(RoundRow.settled_at >= since)
-    try:
-        with engine.connect() as conn:
-            result = conn.execution_options(stream_results=True, yield_per=batch).execute(
-                query.order_by(RoundRow.id)
-            )
-            for part in result.partitions():
-                yield from part
-    finally:
-        engine.dispose()
-
-
-def _engine(url: str) -> Any:
-    from sqlalchemy import create_engine
-
-    from tablegames.server.db import normalize_url
-
-    url = normalize_url(url)
-    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
-        from pathlib import Path
-
-        if not Path(url.split(":///", 1)[1]).exists():
-            raise RuleError(f"no database at {url}")
-    return create_engine(url)
-
-
 def count_rounds(url: str, since: float | None = None) -> int:
     """How many rounds :func:`detect_database` reads (a progress bar's total)."""
-    from sqlalchemy import func, select
-
-    from tablegames.server.db import SETTLED, RoundRow
-
-    engine = _engine(url)
-    query = select(func.count(RoundRow.id)).where(
-        RoundRow.status == SETTLED, RoundRow.game.in_(list(detect.COVERED))
-    )
-    if since is not None:
-        query = query.where(RoundRow.settled_at >= since)
-    try:
-        with engine.connect() as conn:
-            return int(conn.execute(query).scalar_one())
-    finally:
-        engine.dispose()
+    return detect_scan.id_range(url, since)[0]
 
 
-@dataclass
-class _Game:
-    """One game under one rule set: its scorers (one per scenario) and their cached answers."""
-
-    game: str
-    scorers: list[Any]
-    mistakes: dict[Hashable, bool] = field(default_factory=dict)
-    scores: list[dict[Hashable, tuple[bool, Any, bool]]] = field(default_factory=list)
+PARALLEL_FROM = 100_000
+"""Rounds from which :func:`detect_database` scans in several processes when ``workers`` is 0 (auto)."""
 
 
 def detect_database(
@@ -323,102 +225,42 @@ def detect_database(
     since: float | None = None,
     alpha: float = detect.DEFAULT_ALPHA,
     progress: Callable[[int], None] | None = None,
+    workers: int = 1,
+    chunk: int = 50_000,
 ) -> DetectReport:
     """Score every stored decision and test every player under every scenario (see the module); ``progress``
     is told how many more rounds are done. The same report as :func:`detect_database_reference` (tested),
-    faster: the events' deals and decisions read from their text, and a decision's answers (mistake, and each
-    scenario's ``p`` and support) cached by the game's key of what they depend on."""
+    faster (:mod:`tablegames.analysis.detect_scan`): ranges of ``chunk`` round ids scanned, in ``workers``
+    processes (0: one per core from :data:`PARALLEL_FROM` rounds), their logs replayed in order."""
     started = time.perf_counter()
     report = DetectReport(alpha=alpha)
-    games: dict[tuple[str, str | None], _Game] = {}
-    by_rules: dict[tuple[str, str], _Game] = {}
-    seat_maps: dict[str | None, dict[str, Any]] = {}
     tests: dict[tuple[int, str, str], detect.SequentialTest] = {}
-    player_tests: dict[tuple[int, str], list[detect.SequentialTest]] = {}
-    actions: dict[str, Action] = {}
-    done = 0
-    for rid, game, rule_text, deck_text, seats_text, events_text in _raw_rounds(url, since):
-        g = games.get((game, rule_text))
-        if g is None:
-            g = games[(game, rule_text)] = _game(game, rule_text, by_rules)
-        seats = seat_maps.get(seats_text)
-        if seats is None:
-            seats = seat_maps[seats_text] = (json.loads(seats_text) if seats_text else None) or {}
-        deals, decisions = parse_events(events_text)
-        dealt: dict[str, list[int]] = {}
-        if deals:
-            deck = json.loads(deck_text)
-            for to, position in deals:
-                dealt.setdefault(to, []).append(int(deck[position]))
-        report.rounds += 1
-        prior: dict[int, list[Action]] = {}
-        for seat_text, name, by_player in decisions:
-            seat = int(seat_text)
-            before = prior.setdefault(seat, [])
-            action = actions.get(name)
-            if action is None:
-                action = actions[name] = Action.parse(name)
-            player = seats.get(seat_text)
-            if player is not None and by_player:
-                found = player_tests.get((int(player), game))
-                if found is None:
-                    found = player_tests[(int(player), game)] = [
-                        tests.setdefault(
-                            (int(player), game, sc.scenario),
-                            detect.SequentialTest(alpha=alpha, scenarios=len(g.scorers)),
-                        )
-                        for sc in g.scorers
-                    ]
-                _observe_cached(g, found, dealt, seat, action, before, rid)
-                report.decisions += 1
-            before.append(action)
-        done += 1
-        if progress is not None and done == 1_000:
-            progress(done)
-            done = 0
-    if progress is not None and done:
-        progress(done)
+    total, lo, hi = detect_scan.id_range(url, since)
+    if workers == 0:
+        workers = (os.cpu_count() or 1) if total >= PARALLEL_FROM else 1
+    bounds = [(a, min(a + chunk, hi + 1)) for a in range(lo, hi + 1, chunk)] if total else []
+    if workers <= 1 or len(bounds) <= 1:
+        parts: Iterator[detect_scan.Partial] = (detect_scan.scan(url, since, a, b) for a, b in bounds)
+        _fold(parts, report, tests, alpha, progress)
+    else:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(detect_scan.scan, url, since, a, b) for a, b in bounds]
+            _fold((f.result() for f in futures), report, tests, alpha, progress)
     return _finish(report, tests, url, started)
 
 
-def _game(game: str, rule_text: str | None, by_rules: dict[tuple[str, str], _Game]) -> _Game:
-    rule_map = (json.loads(rule_text) if rule_text else None) or {}
-    key = (game, repr(sorted(rule_map.items())))
-    g = by_rules.get(key)
-    if g is None:
-        rules = make_rules(game, dict(rule_map))
-        scorers = [detect.scorer(rules, s) for s in detect.scenarios(rules)]
-        g = by_rules[key] = _Game(game, scorers, scores=[{} for _ in scorers])
-    return g
-
-
-def _observe_cached(
-    g: _Game,
-    found: list[detect.SequentialTest],
-    dealt: dict[str, list[int]],
-    seat: int,
-    action: Action,
-    before: list[Action],
-    rid: int,
+def _fold(
+    parts: Iterator[detect_scan.Partial],
+    report: DetectReport,
+    tests: dict[tuple[int, str, str], detect.SequentialTest],
+    alpha: float,
+    progress: Callable[[int], None] | None,
 ) -> None:
-    """:func:`_observe` with the answers cached (the same calls on the tests, in the same order)."""
-    first = g.scorers[0]
-    key = first.mistake_key(dealt, seat, action, before)
-    mistake = g.mistakes.get(key)
-    if mistake is None:
-        if len(g.mistakes) >= _CACHE_LIMIT:
-            g.mistakes.clear()
-        mistake = g.mistakes[key] = bool(first.mistake_dealt(dealt, seat, action, before))
-    if not mistake:
-        for t in found:
-            t.enter(rid)
-        return
-    for sc, cache, t in zip(g.scorers, g.scores, found, strict=True):
-        skey = sc.score_key(dealt, seat, action, before)
-        answer = cache.get(skey)
-        if answer is None:
-            if len(cache) >= _CACHE_LIMIT:
-                cache.clear()
-            score = sc.score_dealt(dealt, seat, action, before)
-            answer = cache[skey] = (score.mistake, score.p, score.supported)
-        t.observe_values(*answer, hand=rid)
+    for part in parts:
+        detect_scan.replay(part, tests, alpha)
+        report.rounds += part.rounds
+        report.decisions += part.decisions
+        if progress is not None and part.rounds:
+            progress(part.rounds)

@@ -54,6 +54,10 @@ def detect(
     ] = None,
     alpha: AlphaOpt = 1e-6,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="output format")] = Format.table,
+    workers: Annotated[
+        int,
+        typer.Option("--workers", help="processes scoring the rounds (0: one per core from 100,000 rounds)"),
+    ] = 0,
 ) -> None:
     """Score every stored decision against the hidden cards and report the flagged players."""
     if ctx.invoked_subcommand is not None:
@@ -68,6 +72,8 @@ def detect(
         fail("name the server's database: --database URL (or set TABLEGAMES_DATABASE_URL)")
     if not 0.0 < alpha < 1.0:
         fail("--alpha must be between 0 and 1")
+    if workers < 0:
+        fail("--workers must be 0 (one per core) or more")
     from tablegames.cli.extras import require_database
 
     require_database("detect", url)
@@ -76,7 +82,7 @@ def detect(
         total = count_rounds(url, when)
         report = _with_progress(
             lambda progress: detect_database(
-                url, since=when, alpha=alpha, progress=lambda n: progress(n, total)
+                url, since=when, alpha=alpha, progress=lambda n: progress(n, total), workers=workers
             ),
             quiet=fmt == Format.json or total < 20_000,
             label="rounds",
