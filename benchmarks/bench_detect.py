@@ -68,6 +68,7 @@ def build(path: Path, rounds: int) -> str:
 
 
 def main() -> None:
+    from tablegames.analysis import detect_scan
     from tablegames.analysis.detect_db import detect_database, detect_database_reference
 
     rounds = int(os.environ.get("BENCH_DETECT_ROUNDS", "20000"))
@@ -77,20 +78,24 @@ def main() -> None:
         t0 = time.perf_counter()
         url = f"sqlite:///{path}" if path.exists() else build(path, rounds)
         built = time.perf_counter() - t0
-        # in one process: the fast path cold (its tables built), the reference, the fast path again (both warm)
+        # in one process: the fast path cold (its tables built), the reference, the fast path again (the tables
+        # built, the decisions' answers cached afresh), and in two processes (forked: the same state)
         cold = detect_database(url)
         reference = detect_database_reference(url)
+        detect_scan.forget()
         report = detect_database(url)
-        same = {**cold.to_dict(), "seconds": 0} == {**reference.to_dict(), "seconds": 0}
-        same = same and {**report.to_dict(), "seconds": 0} == {**reference.to_dict(), "seconds": 0}
+        detect_scan.forget()
+        two = detect_database(url, workers=2, chunk=max(report.rounds // 8, 1))
+        runs = (("reference", reference), ("fast, cold", cold), ("fast, warm", report), ("2 processes", two))
+        same = all({**r.to_dict(), "seconds": 0} == {**reference.to_dict(), "seconds": 0} for _, r in runs)
         rate = report.rounds / report.seconds
         print(
             f"detect --database: {report.rounds:,} rounds, {report.decisions:,} decisions, {report.tests} tests; "
             f"flagged {[(f.name, f.scenario, f.flagged_at_hand) for f in report.flagged]} (built in {built:.0f} s)"
         )
-        for name, r in (("reference", reference), ("fast, cold", cold), ("fast, warm", report)):
+        for name, r in runs:
             print(
-                f"  {name:10s}: {r.seconds:6.2f} s, {r.rounds / r.seconds:8,.0f} rounds/s "
+                f"  {name:11s}: {r.seconds:6.2f} s, {r.rounds / r.seconds:8,.0f} rounds/s "
                 f"-> {reference.seconds / r.seconds:5.2f}x the reference"
             )
         print(f"  10^6 rounds ~ {1e6 / rate:.0f} s at the fast path's rate; same report: {same}")

@@ -37,28 +37,27 @@ Entry = tuple[int, int, int, list[Answer] | None]
 has no mistake (``answers`` None)."""
 
 
-def parse_events(text: str | None) -> tuple[list[tuple[str, int]], list[tuple[str, str, bool]]]:
+def parse_events(text: str | None) -> tuple[list[tuple[str, Any]], list[tuple[str, str, Any]]]:
     """A round's stored events (their JSON text) -> its deals ``(to, position)`` and decisions ``(seat, action,
-    by the player)``, in order. The events as the engine writes them (``Event.to_dict``, the standard encoder)
+    by)``, in order (a position as its digits or a number: ``int`` of it is the position; ``by`` the player's
+    when it is ``"player"``). The events as the engine writes them (``Event.to_dict``, the standard encoder)
     are read by two patterns, without decoding the rest; a text they do not account for whole (every
     ``"card_dealt"`` and ``"action"`` in it) is decoded as JSON (the same answer, slower)."""
     if not text:
         return [], []
-    dealt = _DEALT.findall(text)
-    acts = _ACTION.findall(text)
+    dealt: list[tuple[str, Any]] = _DEALT.findall(text)
+    acts: list[tuple[str, str, Any]] = _ACTION.findall(text)
     if text.count('"card_dealt"') == len(dealt) and text.count('"action"') == 2 * len(acts):
-        return [(to, int(pos)) for to, pos in dealt], [(seat, a, by == "player") for seat, a, by in acts]
+        return dealt, acts
     return parse_events_json(text)
 
 
-def parse_events_json(text: str) -> tuple[list[tuple[str, int]], list[tuple[str, str, bool]]]:
+def parse_events_json(text: str) -> tuple[list[tuple[str, Any]], list[tuple[str, str, Any]]]:
     """:func:`parse_events` by decoding the whole JSON (as the reference reads the events)."""
     events = json.loads(text)
     dealt = [(e["to"], e["position"]) for e in events or [] if e["type"] == "card_dealt"]
     acts = [
-        (str(e["seat"]), e["action"], e.get("by", "player") == "player")
-        for e in events or []
-        if e["type"] == "action"
+        (str(e["seat"]), e["action"], e.get("by", "player")) for e in events or [] if e["type"] == "action"
     ]
     return dealt, acts
 
@@ -195,6 +194,11 @@ _GAMES: dict[tuple[str, str], _Game] = {}
 """The process' scorers and their caches, by game and rule set (kept from one scan to the next)."""
 
 
+def forget() -> None:
+    """Drop the process' scorers and cached answers (the game's tables stay: a benchmark's fair second run)."""
+    _GAMES.clear()
+
+
 def scan(url: str, since: float | None = None, lo: int | None = None, hi: int | None = None) -> Partial:
     """Score the decisions of the rounds with ids in [lo, hi) (see the module)."""
     part = Partial()
@@ -214,17 +218,17 @@ def scan(url: str, since: float | None = None, lo: int | None = None, hi: int | 
         if deals:
             deck = json.loads(deck_text)
             for to, position in deals:
-                dealt.setdefault(to, []).append(int(deck[position]))
+                dealt.setdefault(to, []).append(int(deck[int(position)]))
         part.rounds += 1
         prior: dict[int, list[Action]] = {}
-        for seat_text, name, by_player in decisions:
+        for seat_text, name, by in decisions:
             seat = int(seat_text)
             before = prior.setdefault(seat, [])
             action = actions.get(name)
             if action is None:
                 action = actions[name] = Action.parse(name)
             player = seats.get(seat_text)
-            if player is not None and by_player:
+            if player is not None and by == "player":
                 s = state.get((int(player), game))
                 if s is None:
                     s = state[(int(player), game)] = [None, 0, []]
