@@ -119,6 +119,11 @@ def test_detect_over_a_database_flags_the_reader_only(tmp_path: Path) -> None:
     assert later.exit_code == 0 and json.loads(later.output)["rounds"] == 0
     table = runner.invoke(app, ["detect", "--database", url])
     assert table.exit_code == 0 and "ann" in table.output and "dealer-1" in table.output
+    # in two processes: the same report
+    two = runner.invoke(app, ["detect", "--database", url, "--workers", "2", "--format", "json"])
+    assert two.exit_code == 0, two.output
+    assert {**json.loads(two.output), "seconds": 0} == {**out, "seconds": 0}
+    assert runner.invoke(app, ["detect", "--database", url, "--workers", "-1"]).exit_code == 2
 
 
 def test_detect_without_a_database_says_how_to_name_one(monkeypatch: pytest.MonkeyPatch) -> None:
