@@ -193,6 +193,12 @@ def test_equal_keys_mean_equal_answers(game: str) -> None:
                         assert sc.mistake_dealt(other, seat, action, prior) == sc.mistake_dealt(
                             dealt, seat, action, prior
                         )
+                # the whole deal with its suits relabelled (a hand of the same class, the same exposure)
+                perm = rng.sample(range(4), 4)
+                relabel = {k: [(c >> 2) * 4 + perm[c & 3] for c in v] for k, v in dealt.items()}
+                score = sc.score_dealt(relabel, seat, action, prior)
+                if sc.score_key(relabel, seat, action, prior) == sc.score_key(dealt, seat, action, prior):
+                    assert (score.mistake, score.p, score.supported) == (base.mistake, base.p, base.supported)
                 reordered = dict(dealt, **{f"seat {seat}": mine[::-1]})
                 assert sc.score_key(reordered, seat, action, prior) == sc.score_key(
                     dealt, seat, action, prior

@@ -226,7 +226,7 @@ def detect_database(
     alpha: float = detect.DEFAULT_ALPHA,
     progress: Callable[[int], None] | None = None,
     workers: int = 1,
-    chunk: int = 50_000,
+    chunk: int = 20_000,
 ) -> DetectReport:
     """Score every stored decision and test every player under every scenario (see the module); ``progress``
     is told how many more rounds are done. The same report as :func:`detect_database_reference` (tested),

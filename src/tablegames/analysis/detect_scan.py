@@ -206,6 +206,7 @@ def scan(url: str, since: float | None = None, lo: int | None = None, hi: int | 
     seat_maps: dict[str | None, dict[str, Any]] = {}
     actions: dict[str, Action] = {}
     state: dict[tuple[int, str], list[Any]] = {}  # per player and game: [the last hand, new hands, the log]
+    scored = 0
     for rid, game, rule_text, deck_text, seats_text, events_text in _rows(url, since, lo, hi):
         g = games.get((game, rule_text))
         if g is None:
@@ -229,10 +230,11 @@ def scan(url: str, since: float | None = None, lo: int | None = None, hi: int | 
                 action = actions[name] = Action.parse(name)
             player = seats.get(seat_text)
             if player is not None and by == "player":
-                s = state.get((int(player), game))
+                who = (int(player), game)
+                s = state.get(who)
                 if s is None:
-                    s = state[(int(player), game)] = [None, 0, []]
-                    part.logs[(int(player), game)] = ([sc.scenario for sc in g.scorers], s[2])
+                    s = state[who] = [None, 0, []]
+                    part.logs[who] = ([sc.scenario for sc in g.scorers], s[2])
                 if s[0] != rid:  # a new hand (SequentialTest.enter)
                     s[0] = rid
                     s[1] += 1
@@ -240,8 +242,9 @@ def scan(url: str, since: float | None = None, lo: int | None = None, hi: int | 
                 if answers is not None:
                     s[2].append((s[1], rid, rid, answers))
                     s[1] = 0
-                part.decisions += 1
+                scored += 1
             before.append(action)
+    part.decisions = scored
     for last, new, log in state.values():
         if new:
             log.append((new, last, last, None))

@@ -120,6 +120,13 @@ def exposure(rules: ThreeCardPokerRules, i: int, k: int) -> Exposure:
     return Exposure(uniq, sums, n, sums > -n)
 
 
+@lru_cache(maxsize=4)
+def _legal_values(rules: ThreeCardPokerRules) -> dict[int, tuple[dict[Action, Fraction | float], Action]]:
+    """A hand's legal values and best action by its colex index, filled as hands are met; one per rule set,
+    shared by the scenarios' scorers (the legal information is every scenario's)."""
+    return {}
+
+
 class ThreeCardPokerScorer:
     """Scores play-or-fold decisions under ``dealer-K`` (the seen cards: the dealer's first K)."""
 
@@ -130,7 +137,7 @@ class ThreeCardPokerScorer:
         self.strategy = tcpa.optimal_strategy(rules)
         self._exposures: dict[int, Exposure] = {}
         self._supports: dict[int, dict[Action, Fraction]] = {}
-        self._legal: dict[int, tuple[dict[Action, Fraction | float], Action]] = {}
+        self._legal = _legal_values(rules)
         hands = tcpa._hands()
         self._rep_of: list[int] = hands.rep[hands.cls].tolist()
         self._perm_of: list[list[int]] = PERMS[hand_perm()].tolist()
@@ -165,8 +172,14 @@ class ThreeCardPokerScorer:
     def score_key(
         self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
     ) -> Hashable:
-        """The player's cards, the seen dealer cards (sets) and the action: all :meth:`score_dealt` reads."""
-        return (tuple(sorted(dealt[f"seat {seat}"])), tuple(sorted(dealt["dealer"][: self.k])), action)
+        """The player's hand class (its representative), the seen dealer cards relabelled alike (a set) and the
+        action: the score is the representative's (suits never matter: the legal values are a class's, the
+        exposure is the representative's, :meth:`score_cards`), so hands of a class share the cache."""
+        a, b, c = sorted(int(x) for x in dealt[f"seat {seat}"])
+        i = a + b * (b - 1) // 2 + c * (c - 1) * (c - 2) // 6  # colex_of
+        perm = self._perm_of[i]
+        seen = sorted((int(x) >> 2) * 4 + perm[int(x) & 3] for x in dealt["dealer"][: self.k])
+        return (self._rep_of[i], tuple(seen), action)
 
     def score_cards(
         self,
