@@ -7,6 +7,9 @@ than ``player``: the timeout default, R-TCP-2) are not the player's and are not 
 ``seat_players`` entry of the seat; each player has one :class:`~tablegames.analysis.detect.SequentialTest`
 per scenario of the game, flagged at ``scenarios / alpha`` (Bonferroni over the scenarios, the module
 :mod:`tablegames.analysis.detect` states the false-positive bound).
+
+:func:`detect_database` scans by ranges of round ids (:mod:`tablegames.analysis.detect_scan`, in one process or
+several) and gives exactly the report of :func:`detect_database_reference`, the first path, kept to test it.
 """
 
 from __future__ import annotations
