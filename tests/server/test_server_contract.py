@@ -284,20 +284,22 @@ def test_a_recorded_session_follows_the_contract(
     sent = [m for ws in sockets for m in ws.sent]
     kinds = {m["type"] + (f".{m['for']}" if m["type"] == "ack" else "") for m in received}
     assert {"welcome", "state", "round_result", "error", "pong", "ack.wager"} <= kinds
-    decided = any(
-        m["type"] == "state" and (m.get("round") or {}).get("phase") == "deciding" for m in received
+    # (provably fair decks cannot be stacked: a Final Count round may end at its deal, and when both rounds do,
+    # nobody acts; CI saw it at stop 31. Whether anybody acted is read from the recalls.)
+    decisions = sum(
+        1 for r in rounds for e in h.client.get(f"/rounds/{r}").json()["events"] if e["type"] == "action"
     )
-    if decided:  # (a Final Count round may end at its deal: then nobody decides)
-        assert (
-            "ack.act" in kinds
-        )  # (a hint comes from another thread: validated whenever it came, not awaited)
+    acted = any(m["type"] == "act" for m in sent)
+    assert acted == (decisions > 0)
+    if acted:  # (a hint comes from another thread: validated whenever it came, not awaited)
+        assert "ack.act" in kinds
     assert {m["type"] for m in sent} == {
         "sit",
         "hints",
         "ping",
         "client_seed",
         "wager",
-        "act",
+        *(["act"] if acted else []),
         "state",
         "leave",
     }
