@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from tablegames.server.db import LedgerTransaction
+from tablegames.server.db import Account, Entry, LedgerTransaction
 
 NO_ACTIVITY = "No Activity"
 WAGER = "wager"  # the ledger kind of a wager's cost (wallet -> the table's in-play account)
@@ -173,3 +173,17 @@ def build(
         reconciles=all(ok for _, ok in checks),
         notes=tuple(notes),
     )
+
+
+def round_money(session: Session, kinds: tuple[str, ...], round_ids: list[int]) -> int:
+    """What the accounts of ``kinds`` gained (negative: lost) over the rounds ``round_ids``, from their ledger
+    entries."""
+    if not round_ids:
+        return 0
+    got = session.scalar(
+        select(func.sum(Entry.amount))
+        .join(LedgerTransaction, LedgerTransaction.id == Entry.transaction_id)
+        .join(Account, Account.id == Entry.account_id)
+        .where(Account.kind.in_(kinds), LedgerTransaction.round_id.in_(round_ids))
+    )
+    return int(got or 0)

@@ -19,7 +19,15 @@ from sqlalchemy.orm import Session
 
 from tablegames.server.db import WALLET, Account, Entry, LedgerTransaction, Player, RoundPlayer
 from tablegames.server.queries import player_id_of
-from tablegames.server.reports.common import WAGER, Report, build, check, day_window, settlement_times
+from tablegames.server.reports.common import (
+    WAGER,
+    Report,
+    build,
+    check,
+    day_window,
+    round_money,
+    settlement_times,
+)
 
 DEPOSIT, WITHDRAWAL = "buy-in", "cash-out"
 FROM_GAMES = ("payout", "hit", "envy")  # a round's money into a wallet (payout, meter hit, neighbour bonus)
@@ -160,7 +168,7 @@ def patron_summary(session: Session, day: dt.date, tz: str = "UTC", player: str 
         checks.append(check(f"{row.player} win/loss", row.win_loss, nets.get(players.get(acc, -1), 0)))
     totals = {k: sum(getattr(r, k) for r in rows) for k in MONEY}
     if pid is None:
-        round_wallets = _round_wallet_net(session, in_day)
+        round_wallets = round_money(session, (WALLET,), in_day)
         checks.append(
             check("total win/loss (the rounds settled, wallet entries)", totals["win_loss"], round_wallets)
         )
@@ -176,16 +184,3 @@ def patron_summary(session: Session, day: dt.date, tz: str = "UTC", player: str 
         checks,
         ("Bonus columns are zero: the system gives no bonuses or promotional credits.",),
     )
-
-
-def _round_wallet_net(session: Session, round_ids: list[int]) -> int:
-    """What the wallets gained (negative: lost) over the rounds ``round_ids``, from their ledger entries."""
-    if not round_ids:
-        return 0
-    got = session.scalar(
-        select(func.sum(Entry.amount))
-        .join(LedgerTransaction, LedgerTransaction.id == Entry.transaction_id)
-        .join(Account, Account.id == Entry.account_id)
-        .where(Account.kind == WALLET, LedgerTransaction.round_id.in_(round_ids))
-    )
-    return int(got or 0)

@@ -27,13 +27,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from tablegames.rules import registry
 from tablegames.rules.common import RuleError
-from tablegames.server.db import JACKPOT, WALLET, Account, Entry, GameTable, LedgerTransaction, RoundRow
-from tablegames.server.reports.common import Report, build, check, periods, settlement_times
+from tablegames.server.db import JACKPOT, WALLET, GameTable, RoundRow
+from tablegames.server.reports.common import Report, build, check, periods, round_money, settlement_times
 
 Z95 = 1.96
 NEIGHBOUR = "neighbour bonus"  # the row of neighbour bonuses (paid with no wager of the seat's own)
@@ -149,18 +149,6 @@ def _row(period: str, t: GameTable, wager: str, acc: _Acc, th: Theory | None) ->
     )
 
 
-def _round_money(session: Session, kinds: tuple[str, ...], round_ids: list[int]) -> int:
-    if not round_ids:
-        return 0
-    got = session.scalar(
-        select(func.sum(Entry.amount))
-        .join(LedgerTransaction, LedgerTransaction.id == Entry.transaction_id)
-        .join(Account, Account.id == Entry.account_id)
-        .where(Account.kind.in_(kinds), LedgerTransaction.round_id.in_(round_ids))
-    )
-    return int(got or 0)
-
-
 def table_win(session: Session, day: dt.date, tz: str = "UTC", table_id: int | None = None) -> Report:
     """The table win report of ``day`` (in ``tz``): every table with a round settled in the period."""
     windows = periods(day, tz)
@@ -196,8 +184,8 @@ def table_win(session: Session, day: dt.date, tz: str = "UTC", table_id: int | N
                 total.paid += acc.paid
             rows.append(_row(w.label, t, ALL, total, None))
             if w.label == "day":
-                wallets = _round_money(session, (WALLET,), rounds_of[tid])
-                house_meters = _round_money(session, ("house", JACKPOT), rounds_of[tid])
+                wallets = round_money(session, (WALLET,), rounds_of[tid])
+                house_meters = round_money(session, ("house", JACKPOT), rounds_of[tid])
                 checks.append(
                     check(f"{t.name}: win = -(wallet entries)", total.handle - total.paid, -wallets)
                 )
