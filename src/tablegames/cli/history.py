@@ -19,7 +19,7 @@ history_app = typer.Typer(
 )
 
 
-def _read(database: str | None, data_dir: Path, command: str, fn: Any) -> Any:
+def read_database(database: str | None, data_dir: Path, command: str, fn: Any) -> Any:
     """``fn(session)`` on the database, a clear error (nothing changed) when it cannot be read."""
     url = database_url(database, data_dir)
     require_database(command, url)
@@ -57,7 +57,7 @@ def history_cmd(
 
     if last < 1:
         fail("--last must be at least 1")
-    rows = _read(database, data_dir, "history", lambda s: history(s, player, last))
+    rows = read_database(database, data_dir, "history", lambda s: history(s, player, last))
     # 80 columns hold it (issue 24: every cell was an ellipsis): the table and its game in one cell, the
     # time to the minute, amounts never cut, words folded rather than cut
     out = Table(
@@ -115,7 +115,7 @@ def export_cmd(
         fail(f"--last must be 1 to {EXPORT_MAX}")
     if out is not None and out.is_dir():
         fail(f"--out {out} is a directory")
-    records = _read(
+    records = read_database(
         database, data_dir, "history export", lambda s: export(s, player_id_of(s, player), last, before)
     )
     text = render(records, fmt)

@@ -5,13 +5,13 @@ a report added there (``player-sessions``) gets its subcommand here from :func:`
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from tablegames.cli.common import fail
-from tablegames.cli.extras import require_database
-from tablegames.cli.serve import DEFAULT_DATA_DIR, DatabaseOpt, DataDirOpt, database_url
+from tablegames.cli.history import read_database
+from tablegames.cli.serve import DEFAULT_DATA_DIR, DatabaseOpt, DataDirOpt
 
 NAMES = ("patron-summary", "table-win", "meters")
 """The subcommands (the names of ``server.reports.REPORTS``; listed here so that ``--help`` needs no server
@@ -42,23 +42,15 @@ def write_report(
         fail(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     if fmt == "pdf" and out is None:
         fail("a PDF needs --out FILE")
-    url = database_url(database, data_dir)
-    require_database(f"reports {name}", url)
     from tablegames.server.errors import ApiError
-    from tablegames.server.transactions import Transactions
 
-    db = Transactions(url)
-    try:
-        with db.sessions() as s:
-            data = render(run(s, name, day, tz, player), fmt)
-    except ReportError as exc:
-        fail(str(exc))
-    except ApiError as exc:
-        fail(exc.message)
-    except Exception as exc:
-        fail(f"cannot read the database: {exc}")
-    finally:
-        db.dispose()
+    def make(s: Any) -> bytes:
+        try:
+            return render(run(s, name, day, tz, player), fmt)
+        except ReportError as exc:  # (a bad day, time zone or player: said as such, exit 2)
+            raise ApiError("bad_request", str(exc)) from None
+
+    data: bytes = read_database(database, data_dir, f"reports {name}", make)
     if out is None:
         typer.echo(data.decode(), nl=False)
         return

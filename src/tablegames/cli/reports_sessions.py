@@ -18,7 +18,7 @@ from typing import Annotated, Any
 import typer
 
 from tablegames.cli.common import fail
-from tablegames.cli.history import _read
+from tablegames.cli.history import read_database
 from tablegames.cli.serve import DEFAULT_DATA_DIR, DatabaseOpt, DataDirOpt
 
 NO_ACTIVITY = "No Activity"
@@ -75,5 +75,7 @@ def player_sessions(
     from tablegames.server.sessions import session_report
 
     since, until = start.timestamp(), (start + timedelta(days=1)).timestamp()
-    rows = _read(database, data_dir, "reports player-sessions", lambda s: session_report(s, since, until))
+    rows = read_database(
+        database, data_dir, "reports player-sessions", lambda s: session_report(s, since, until)
+    )
     typer.echo(render(rows, fmt))
