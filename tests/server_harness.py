@@ -168,6 +168,13 @@ class Harness:
             assert r.status_code == 200, r.text
         return token, headers
 
+    def staff(self, name: str, role: str) -> dict[str, str]:
+        """A new staff member of ``role``, logged in: the headers of their session."""
+        _, password = self.server.staff.add("console:test", name, role)
+        r = self.client.post("/staff/login", json={"name": name, "password": password})
+        assert r.status_code == 200, r.text
+        return {"Authorization": f"Bearer {r.json()['token']}"}
+
     def table(self, game: str, seats: int = 5, **kw: Any) -> int:
         body = {"game": game, "name": f"{game} {secrets.token_hex(2)}", "seats": seats, **kw}
         r = self.client.post("/tables", json=body, headers={"X-Admin-Token": ADMIN})

@@ -20,13 +20,6 @@ from tablegames.server.permissions import Actor
 pytestmark = pytest.mark.timeout(300)
 
 
-def staff(h: Harness, name: str, role: str) -> dict[str, str]:
-    _, password = h.server.staff.add("console:test", name, role)
-    r = h.client.post("/staff/login", json={"name": name, "password": password})
-    assert r.status_code == 200, r.text
-    return {"Authorization": f"Bearer {r.json()['token']}"}
-
-
 def balance(h: Harness, headers: dict[str, str]) -> int:
     return int(h.client.get("/me", headers=headers).json()["balance"])
 
@@ -47,7 +40,7 @@ def h(make_server: Callable[..., Harness]) -> Harness:
 
 
 def test_up_to_the_threshold_applied_at_once_and_idempotent(h: Harness) -> None:
-    olga = staff(h, "Olga", "operator")
+    olga = h.staff("Olga", "operator")
     _, pia = h.player("Pia", buy_in=10_000)
     body = {"amount": 200_000, "reason": "goodwill: table fault on round 7", "request_id": "adj-1"}
     r = h.client.post("/players/Pia/adjustments", json=body, headers=olga)
@@ -73,8 +66,8 @@ def test_up_to_the_threshold_applied_at_once_and_idempotent(h: Harness) -> None:
 
 
 def test_above_the_threshold_it_waits_for_a_second_staff_member(h: Harness) -> None:
-    olga, otto = staff(h, "Olga", "operator"), staff(h, "Otto", "operator")
-    sue, aud = staff(h, "Sue", "supervisor"), staff(h, "Aud", "auditor")
+    olga, otto = h.staff("Olga", "operator"), h.staff("Otto", "operator")
+    sue, aud = h.staff("Sue", "supervisor"), h.staff("Aud", "auditor")
     _, pia = h.player("Pia", buy_in=0)
     body = {"amount": 250_000, "reason": "jackpot paid short", "request_id": "big"}
     pending = h.client.post("/players/Pia/adjustments", json=body, headers=olga).json()
@@ -104,7 +97,7 @@ def test_above_the_threshold_it_waits_for_a_second_staff_member(h: Harness) -> N
 
 
 def test_a_rejection_needs_a_reason_and_moves_nothing(h: Harness) -> None:
-    olga, otto = staff(h, "Olga", "operator"), staff(h, "Otto", "operator")
+    olga, otto = h.staff("Olga", "operator"), h.staff("Otto", "operator")
     _, pia = h.player("Pia", buy_in=500_000)
     body = {"amount": -300_000, "reason": "chargeback", "request_id": "cb"}
     pending = h.client.post("/players/Pia/adjustments", json=body, headers=olga).json()
@@ -117,7 +110,7 @@ def test_a_rejection_needs_a_reason_and_moves_nothing(h: Harness) -> None:
 
 
 def test_bad_requests_change_nothing(h: Harness) -> None:
-    olga = staff(h, "Olga", "operator")
+    olga = h.staff("Olga", "operator")
     _, pia = h.player("Pia", buy_in=1_000)
     cases = [
         ("Pia", {"amount": 0, "reason": "x", "request_id": "a"}, 422),
@@ -156,7 +149,7 @@ def test_an_adjustment_whose_audit_entry_cannot_be_written_does_not_happen(
 
 def test_the_threshold_is_the_servers(make_server: Callable[..., Harness]) -> None:
     h = make_server(dual_control_cents=0)
-    olga = staff(h, "Olga", "operator")
+    olga = h.staff("Olga", "operator")
     h.player("Pia", buy_in=0)
     r = h.client.post(
         "/players/Pia/adjustments", json={"amount": 1, "reason": "x", "request_id": "1"}, headers=olga
@@ -167,7 +160,7 @@ def test_the_threshold_is_the_servers(make_server: Callable[..., Harness]) -> No
 def test_a_suspended_account_is_refused_everywhere_until_reinstated(h: Harness) -> None:
     """Issue 25: an operator suspends a player's account: their socket is closed, every request refused
     (``suspended``), the change audited with its reason; reinstated, they play again. Others may not."""
-    olga, sue = staff(h, "Olga", "operator"), staff(h, "Sue", "supervisor")
+    olga, sue = h.staff("Olga", "operator"), h.staff("Sue", "supervisor")
     table = h.table("final-count")
     token, pia = h.player("Pia", buy_in=1_000)
     ws = h.seated(token, table)

@@ -62,6 +62,13 @@ def declared_actions(route: APIRoute) -> set[str]:
     return found
 
 
+def may(who: str, action: str) -> bool:
+    """Whether a caller of :func:`callers` may do ``action``: the table of server/permissions.py."""
+    if who == "token":
+        return action in permissions.TOKEN_ACTIONS
+    return who in ROLES and permissions.may(who, action)
+
+
 @pytest.fixture
 def h(make_server: Callable[..., Harness]) -> Harness:
     return make_server()
@@ -72,10 +79,7 @@ def callers(h: Harness) -> Iterator[dict[str, dict[str, str]]]:
     """Request headers of each kind of caller: a live session of each role, the admin token, a player, nobody."""
     out: dict[str, dict[str, str]] = {"nobody": {}, "token": {"X-Admin-Token": ADMIN}}
     for role in ROLES:
-        _, password = h.server.staff.add("console:test", f"{role} one", role)
-        r = h.client.post("/staff/login", json={"name": f"{role} one", "password": password})
-        assert r.status_code == 200, r.text
-        out[role] = {"Authorization": f"Bearer {r.json()['token']}"}
+        out[role] = h.staff(f"{role} one", role)
     out["player"] = h.player("Pia", buy_in=0)[1]
     yield out
 
@@ -113,10 +117,7 @@ def test_a_staff_route_is_allowed_to_exactly_its_roles(
 ) -> None:
     action = ROUTES[(method, path)]
     for who, headers in callers.items():
-        if who == "token":
-            allowed = action in permissions.TOKEN_ACTIONS
-        else:
-            allowed = who in ROLES and permissions.may(who, action)
+        allowed = may(who, action)
         r = h.client.request(method, url(path), json={}, headers=headers)
         if allowed:
             assert r.status_code not in (401, 403), (who, r.status_code, r.text)
@@ -200,12 +201,7 @@ def test_practice_routes_are_refused_before_the_body_is_read(
     action = ROUTES[(method, path)].removeprefix(PRACTICE_OR)
     for who, headers in callers.items():
         r = h.client.request(method, url(path).replace("{seat}", "99"), json={"seat": "x"}, headers=headers)
-        may = (
-            action in permissions.TOKEN_ACTIONS
-            if who == "token"
-            else who in ROLES and permissions.may(who, action)
-        )
-        if may:
+        if may(who, action):
             assert r.status_code not in (401, 403), (who, r.text)
         else:
             assert r.status_code in (401, 403), (who, r.text)

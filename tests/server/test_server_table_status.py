@@ -17,15 +17,9 @@ from tablegames.server.ledger import check_ledger
 pytestmark = pytest.mark.timeout(300)
 
 
-def staff(h: Harness, name: str, role: str) -> dict[str, str]:
-    _, password = h.server.staff.add("console:test", name, role)
-    r = h.client.post("/staff/login", json={"name": name, "password": password})
-    return {"Authorization": f"Bearer {r.json()['token']}"}
-
-
 def test_a_paused_table_finishes_its_round_and_starts_no_other(make_server: Callable[..., Harness]) -> None:
     h = make_server(turn_seconds=60)
-    sue = staff(h, "Sue", "supervisor")
+    sue = h.staff("Sue", "supervisor")
     table = h.table("final-count", seats=2)
     token, _ = h.player("Pia")
     ws = h.ws(token, table)
@@ -65,7 +59,7 @@ def test_a_closed_table_stays_closed_and_only_staff_who_may_change_it(
     make_server: Callable[..., Harness],
 ) -> None:
     h = make_server()
-    aud = staff(h, "Aud", "auditor")
+    aud = h.staff("Aud", "auditor")
     table = h.table("three-card-poker")
     assert h.client.post(f"/tables/{table}/close", json={}, headers=aud).status_code == 403
     _, pia = h.player("Pia", buy_in=0)

@@ -181,11 +181,12 @@ async def play(
         await asyncio.gather(soak, return_exceptions=True)
     elapsed = time.monotonic() - t0
     await asyncio.sleep(0.2)
-    if cluster is not None:  # a process was killed: its recovered rounds settle on fresh clocks (see below)
+    if cluster is not None:
+        # a process was killed: its recovered rounds settle on fresh clocks; once they are, a player who missed
+        # a round's result (a kill, a fault) finds it in their history
         stats.rounds_left_open = await wait_rounds_closed(
             cluster.database, cfg.grace + cfg.betting_seconds + 4 * cfg.turn_seconds
         )
-    if cluster is not None:  # a player may have missed a round's result (a kill, a fault): its history has it
         sem = asyncio.Semaphore(10)
 
         async def reconcile(c: Client) -> None:

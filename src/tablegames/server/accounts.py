@@ -16,13 +16,10 @@ from tablegames.server.errors import ApiError
 from tablegames.server.queries import player_id_of
 from tablegames.server.transactions import Transactions
 
-CLOSE_SUSPENDED = (
-    4403  # the close code of a table socket closed by a suspension (as one closed by an exclusion)
-)
-
 
 class AccountService:
-    """``close_sockets(player_id, code, message)``: tell and close every table socket of a player."""
+    """``close_sockets(player_id, code, message)``: tell and close every table socket of a player (with the
+    exclusions' close code, 4403)."""
 
     def __init__(
         self, db: Transactions, clock: Callable[[], float], close_sockets: Callable[[int, str, str], Any]

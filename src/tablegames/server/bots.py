@@ -215,7 +215,7 @@ class Bots:
             self.unwatched = 0
         if fresh and not state.conns and self.unwatched >= state.server.config.bot_unwatched_rounds:
             return None  # the bound: nobody watches; a socket attaching starts them again
-        if (state.row.status or "open") != "open":
+        if state.status != "open":
             return None  # staff paused or closed the table (issue 25): no new wager
         waiting = [s for s in bots if s not in self.leaving and not self._in_play(s)]
         return "wager" if waiting else None

@@ -250,9 +250,9 @@ class Pusher:
             ),
             "occupants": {str(k): p.name for k, p in sorted(state.occupants.items())},
             # (a table staff paused or closed takes no wager: issue 25)
-            "betting_open": (self.state.row.status or "open") == "open"
+            "betting_open": self.state.status == "open"
             and (live is None or live.rnd.is_over or live.rnd.phase == Phase.BETTING),
-            "table_status": self.state.row.status or "open",
+            "table_status": self.state.status,
             "deadline": deadline,
             "seconds_left": None if deadline is None else max(0.0, round(deadline - time.time(), 3)),
             "meters": dict(self._meters_shown if self._meters_shown is not None else self.live_meters()),

@@ -16,7 +16,7 @@ from tablegames.randomness.client_seeds import SeedEntry, SeedRound
 from tablegames.rules import make_rules
 from tablegames.server.core import PlayerInfo
 from tablegames.server.db import GameTable
-from tablegames.server.tables import table_info
+from tablegames.server.tables import OPEN, table_info
 from tablegames.server.threads import on_any, on_worker
 
 if TYPE_CHECKING:
@@ -85,6 +85,11 @@ class TableState:
     @on_any
     def info(self) -> dict[str, Any]:
         return table_info(self.row, {k: p.name for k, p in self.occupants.items()})
+
+    @property
+    def status(self) -> str:
+        """``open``, or ``paused`` / ``closed`` by staff (issue 25): then no wager is taken."""
+        return self.row.status or OPEN
 
     @on_any
     def seat_of(self, player_id: int) -> int | None:

@@ -71,9 +71,8 @@ class RoundSteps:
     ) -> None:
         player = conn.player
         rnd = live.rnd
-        status = self.state.row.status or "open"
-        if status != "open":  # staff paused or closed the table (issue 25): no new round starts
-            raise ApiError("table_paused", f"this table is {status} by the casino: no new wagers")
+        if self.state.status != "open":  # staff paused or closed the table (issue 25): no new round starts
+            raise ApiError("table_paused", f"this table is {self.state.status} by the casino: no new wagers")
         if rnd.phase != Phase.BETTING:
             raise ApiError("betting_closed", "the cards are being played; wager in the next round")
         specs = {w.name: w for w in rnd.wager_specs()}

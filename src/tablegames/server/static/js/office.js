@@ -8,6 +8,7 @@ import { escapeHtml, money, parseDollars } from "./format.js";
 const TOKEN_KEY = "tablegames.staff";
 const $ = (id) => document.getElementById(id);
 let me = null; // {name, role, may}
+let oneTime = ""; // a one-time password just used to log in: the old one of the password it is replaced by
 
 function token() {
   return sessionStorage.getItem(TOKEN_KEY);
@@ -94,13 +95,13 @@ async function login(ev) {
   await guarded(async () => {
     const got = await call("POST", "/staff/login", { name: $("login-name").value.trim(), password: $("login-password").value });
     sessionStorage.setItem(TOKEN_KEY, got.token);
+    oneTime = got.must_change ? $("login-password").value : "";
     const last = got.previous_login_at ? new Date(got.previous_login_at * 1000).toLocaleString() : "never";
     say(`Logged in as ${got.name} (${got.role}). Previous login: ${last}.`);
     $("login-password").value = "";
     if (got.must_change) {
       $("login-form").hidden = true;
       $("password-form").hidden = false;
-      $("password-form").dataset.old = $("login-password").dataset.typed || "";
       return;
     }
     await start();
@@ -110,8 +111,9 @@ async function login(ev) {
 async function setPassword(ev) {
   ev.preventDefault();
   await guarded(async () => {
-    await call("POST", "/staff/password", { old: $("password-form").dataset.old, new: $("password-new").value });
+    await call("POST", "/staff/password", { old: oneTime, new: $("password-new").value });
     $("password-form").hidden = true;
+    oneTime = "";
     say("Password set.");
     await start();
   });
@@ -358,7 +360,6 @@ async function report(ev) {
 // --- wiring ---------------------------------------------------------------------------------------------------
 
 $("login-form").addEventListener("submit", login);
-$("login-password").addEventListener("input", (e) => ($("login-password").dataset.typed = e.target.value));
 $("password-form").addEventListener("submit", setPassword);
 $("office-logout").addEventListener("click", logout);
 $("open-form").addEventListener("submit", openTable);
