@@ -309,7 +309,7 @@ def test_the_pdf_renders_with_its_figures(built: tuple[Any, Submission, Path], t
 
 def test_report_cli_writes_every_file_and_rejects_bad_options(tmp_path: Path) -> None:
     res = runner.invoke(
-        app, ["report", "final-count", "--out", str(tmp_path), "--verify-rounds", "5000", "-q"]
+        app, ["report", "final-count", "--out", str(tmp_path), "--verify-rounds", "5000", "-q", "--no-detect"]
     )
     assert res.exit_code == 0, res.output
     for name in ("report.md", "report.html", "report.pdf", "analysis.json", "report.json", "hold.png"):
@@ -500,13 +500,13 @@ def test_a_wrong_exact_figure_fails_the_verification_and_the_command(
             return [replace(targets[0], exact=targets[0].exact + Fraction(1, 20)), *targets[1:]]
 
     args = ["report", "final-count", "--out", str(tmp_path / "ok"), "--verify-rounds", "20000", "-q"]
-    args += ["--no-protect"]
+    args += ["--no-protect", "--no-detect"]
     res = runner.invoke(app, args)
     assert res.exit_code == 0, res.output
     assert json.loads((tmp_path / "ok" / "report.json").read_text())["verification"]["verdict"] == "PASS"
     monkeypatch.setattr(submission, "analyzer", lambda rules: Wrong(real(rules)))
     bad = ["report", "final-count", "--out", str(tmp_path / "bad"), "--verify-rounds", "20000", "-q"]
-    res = runner.invoke(app, [*bad, "--no-protect"])
+    res = runner.invoke(app, [*bad, "--no-protect", "--no-detect"])
     assert res.exit_code == 1, res.output
     data = json.loads((tmp_path / "bad" / "report.json").read_text())["verification"]
     assert data["verdict"] == "FAIL" and data["criterion"] == "|z| < 4"
@@ -521,7 +521,7 @@ def test_a_wrong_exact_figure_fails_the_verification_and_the_command(
     first = " ".join(_pdftotext(tmp_path / "bad" / "report.pdf", 1).split())
     assert "verification FAIL" in first
     # a limit wide enough passes the same wrong figure; a non-positive limit is refused
-    wide = runner.invoke(app, [*bad, "--no-protect", "--z-limit", "1000"])
+    wide = runner.invoke(app, [*bad, "--no-protect", "--no-detect", "--z-limit", "1000"])
     assert wide.exit_code == 0, wide.output
     res = runner.invoke(app, [*bad, "--z-limit", "0"])
     assert res.exit_code == 2 and "--z-limit" in res.output
@@ -594,7 +594,7 @@ def test_compare_puts_every_figure_beside_the_other_rule_set(tmp_path: Path) -> 
     mine, standard = games / "final-count" / "three-percent.toml", games / "final-count" / "default.toml"
     out = tmp_path / "cmp"
     args = ["report", "--game-file", str(mine), "--compare", str(standard), "--out", str(out)]
-    res = runner.invoke(app, [*args, "--verify-rounds", "0", "--no-protect", "-q"])
+    res = runner.invoke(app, [*args, "--verify-rounds", "0", "--no-protect", "--no-detect", "-q"])
     assert res.exit_code == 0, res.output
     data = json.loads((out / "report.json").read_text())["comparison"]
     exact = {}

@@ -125,7 +125,16 @@ def test_simulate_protect_and_play_from_a_file(here: Path) -> None:
 @pytest.mark.slow
 def test_report_from_a_file(here: Path) -> None:
     code, out = run(
-        "report", "--game-file", "fc.toml", "--out", "r", "--verify-rounds", "0", "--no-protect", "-q"
+        "report",
+        "--game-file",
+        "fc.toml",
+        "--out",
+        "r",
+        "--verify-rounds",
+        "0",
+        "--no-protect",
+        "--no-detect",
+        "-q",
     )
     assert code == 0, out
     assert f"rule set: {NAME}" in out and "house edge 4.5015%" in out

@@ -23,6 +23,7 @@ from tablegames.analysis.examples import WorkedExample
 from tablegames.analysis.hold import SIMULATED_DRAWS, SKEW_LIMIT, normal_from, skewness
 from tablegames.analysis.pdf import PAGE_BREAK
 from tablegames.analysis.render import _md_table, order_columns, to_html, to_markdown
+from tablegames.analysis.report_detection import detection_markdown
 from tablegames.analysis.report_parts import (
     DEFINITIONS,
     METER_NOTE,
@@ -491,6 +492,7 @@ def to_report_markdown(sub: Submission, images: dict[str, str], command: str | N
         ]
     if sub.protection_note:
         p += [sub.protection_note[0].upper() + sub.protection_note[1:] + ".", ""]
+    p += detection_markdown(sub.detection, sub.detection_note, _md_table)
     p += ["## 11. Strategy", "", "```", *a.strategy_summary, "```", ""]
     p += strategy_table(a)
     if "strategy" in images:

@@ -37,6 +37,7 @@ from tablegames.analysis.common import (
 )
 from tablegames.analysis.examples import WorkedExample, worked_examples
 from tablegames.analysis.hold import HoldRange, hold_range, normal_from
+from tablegames.analysis.report_detection import DetectionPlan, detection_rows
 from tablegames.identity import software
 from tablegames.rules import GameRules, registry
 from tablegames.rules.common import RuleError
@@ -246,6 +247,8 @@ class Submission:
     revision: str = "1"
     date: str = ""  # ISO date the report was made (UTC)
     comparison: Any = None  # an ``analysis.compare.Comparison`` (report --compare), or None
+    detection: list[dict[str, Any]] = field(default_factory=list)  # analysis.report_detection's rows
+    detection_note: str = ""
     _holds: dict[str, list[HoldRange]] = field(default_factory=dict, repr=False)
 
     @property
@@ -343,6 +346,7 @@ class Submission:
             "examples": [e.to_dict() for e in self.examples],
             "comparison": None if self.comparison is None else self.comparison.to_dict(),
             "protection": self.protection,
+            "detection": {"rows": self.detection, "note": self.detection_note},
             "verification": {
                 "rounds": self.verify_rounds,
                 "seed": self.verify_seed,
@@ -389,6 +393,7 @@ def build(
     average_bet_cents: int = 1_000,
     progress: ProgressStart | None = None,
     protection: bool = True,
+    detection: DetectionPlan | None = None,
     z_limit: float = DEFAULT_Z_LIMIT,
     game_file: str | None = None,
     rule_set_name: str = "",
@@ -428,6 +433,11 @@ def build(
         if protection
         else ([], "not computed (--no-protect)")
     )
+    det, det_note = (
+        detection_rows(rules, detection, progress)
+        if detection is not None
+        else ([], "not computed (report --no-detect)")
+    )
     verification: list[VerifyRow] = []
     note = ""
     # every category of the main wager (the engine's settlement outcomes), then the game's own figures
@@ -460,6 +470,8 @@ def build(
         sweep_rows=sweep_rows,
         protection=prot,
         protection_note=prot_note,
+        detection=det,
+        detection_note=det_note,
         verify_rounds=verify_rounds if verification else 0,
         verify_seed=seed,
         verification=verification,

@@ -113,6 +113,19 @@ def report(
     protect: Annotated[
         bool, typer.Option("--protect/--no-protect", help="include the game-protection scenarios")
     ] = True,
+    detect: Annotated[
+        bool,
+        typer.Option(
+            "--detect/--no-detect", help="include the detection table (simulated: see --detect-players)"
+        ),
+    ] = True,
+    detect_players: Annotated[
+        int,
+        typer.Option("--detect-players", help="cheaters, and as many honest players, per detection scenario"),
+    ] = 50,
+    detect_hands: Annotated[
+        int, typer.Option("--detect-hands", help="hands each player of the detection runs plays")
+    ] = 400,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
     z_limit: Annotated[
         float,
@@ -131,7 +144,7 @@ def report(
 ) -> None:
     """Write the math report for a test lab: report.md, report.html, report.pdf, analysis.json, report.json
     and PNGs (rules with engine-played examples, every wager's statistics, hold, pace, seats, meters,
-    game protection, and a verification simulation of --verify-rounds rounds, with a PASS/FAIL verdict:
+    game protection and how fast `detect` flags a player who sees the cards, and a verification simulation of --verify-rounds rounds, with a PASS/FAIL verdict:
     exit status 1 when it fails)."""
     from rich.console import Console
 
@@ -141,6 +154,7 @@ def report(
 
     from tablegames.analysis.api import analyze_game, parse_meters
     from tablegames.analysis.report import write_report
+    from tablegames.analysis.report_detection import DetectionPlan
     from tablegames.analysis.submission import FAIL, build
     from tablegames.rules import RuleError
     from tablegames.simulation.verify import simulate_summary
@@ -158,6 +172,8 @@ def report(
         fail(f"--z-limit must be > 0, got {z_limit}")
     if not revision.strip():
         fail("--revision must not be empty")
+    if detect_players < 1 or detect_hands < 1:
+        fail(f"--detect-players and --detect-hands must be >= 1, got {detect_players} and {detect_hands}")
     other, other_name = rules_and_name(None, None, None, compare) if compare else (None, None)
     if other is not None and other.game != rules.game:
         fail(f"--compare {compare} is a {other.game} game file; the report is of {rules.game}")
@@ -176,6 +192,13 @@ def report(
                 average_bet_cents=average_bet,
                 progress=start,
                 protection=protect,
+                detection=(
+                    DetectionPlan(
+                        cheaters=detect_players, honest=detect_players, hands=detect_hands, seed=seed + 1
+                    )
+                    if detect
+                    else None
+                ),
                 z_limit=z_limit,
                 game_file=game_file,
                 rule_set_name=name or "",
