@@ -2,8 +2,10 @@
 
 Cheaters see the scenario's hidden cards (every hand, or a fraction ``read_rate`` of hands, decided per hand)
 and then play the informed choice; otherwise the legal optimum. Honest players play the legal optimum (the
-exact advisor), and with probability ``honest_noise`` per decision another legal action chosen at random:
-mistakes uncorrelated with the hidden cards.
+exact advisor) or, with ``honest_strategy="rule-of-thumb"``, the rule of thumb a table's bot plays
+(:class:`~tablegames.engine.Bot` without an advisor: systematic mistakes that read the legal information only),
+and with probability ``honest_noise`` per decision another legal action chosen at random: mistakes
+uncorrelated with the hidden cards.
 
 Two ways to play them, giving the same decisions:
 
@@ -26,12 +28,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from tablegames.analysis import detect
-from tablegames.engine import MAX_SEATS, Table
+from tablegames.engine import MAX_SEATS, Bot, Table
 from tablegames.randomness import SeededRandom
 from tablegames.rules import GameRules, registry
 from tablegames.rules.common import RuleError
 
 Progress = Callable[[int, int], None]
+OPTIMAL, RULE_OF_THUMB = "optimal", "rule-of-thumb"
+HONEST_STRATEGIES = (OPTIMAL, RULE_OF_THUMB)
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,7 @@ class SimulationResult:
     scenarios_tested: int
     seed: int
     cheater_hands_to_flag: list[int | None]  # per cheater, None: not flagged within ``hands``
+    honest_strategy: str = OPTIMAL
 
     def percentile(self, q: float) -> int | None:
         """Hands to flag at the q-th percentile over *all* cheaters (an unflagged one counts as never): None
@@ -72,6 +77,7 @@ class SimulationResult:
             "hands": self.hands,
             "read_rate": self.read_rate,
             "honest_noise": self.honest_noise,
+            "honest_strategy": self.honest_strategy,
             "median_hands_to_flag": self.percentile(50),
             "p95_hands_to_flag": self.percentile(95),
             "p99_hands_to_flag": self.percentile(99),
@@ -95,6 +101,7 @@ def simulate(
     alpha: float = detect.DEFAULT_ALPHA,
     method: str = "auto",
     progress: Progress | None = None,
+    honest_strategy: str = OPTIMAL,
 ) -> SimulationResult:
     """Play ``cheaters`` and ``honest`` players ``hands`` hands each and test every one (see the module)."""
     if cheaters < 0 or honest < 0 or hands <= 0:
@@ -103,19 +110,38 @@ def simulate(
         raise RuleError("--read-rate and --honest-noise are fractions from 0 to 1")
     if not 0.0 < alpha < 1.0:
         raise RuleError("alpha must be between 0 and 1")
+    if honest_strategy not in HONEST_STRATEGIES:
+        raise RuleError(f"unknown honest strategy {honest_strategy!r}: {' or '.join(HONEST_STRATEGIES)}")
     detect.scorer(rules, scenario)  # RuleError for an unknown game or scenario
     m = len(detect.scenarios(rules))
-    kernel = kernel_of(rules, scenario)
+    kernel = kernel_of(rules, scenario) if honest_strategy == OPTIMAL else None  # kernels: the optimum only
     if method == "auto":
         method = "kernel" if kernel is not None else "engine"
     if method == "kernel" and kernel is None:
-        raise RuleError(f"no simulation kernel for {rules.game} {scenario}; use --method engine")
+        raise RuleError(
+            f"no simulation kernel for {rules.game} {scenario}"
+            + ("" if honest_strategy == OPTIMAL else f" with {honest_strategy} honest players")
+            + "; use --method engine"
+        )
     if method not in ("kernel", "engine"):
         raise RuleError(f"unknown method {method!r}: auto, kernel or engine")
-    run = kernel if method == "kernel" and kernel is not None else _engine
-    flags = run(
-        rules, scenario, cheaters + honest, cheaters, hands, read_rate, honest_noise, seed, alpha, m, progress
+    args = (
+        rules,
+        scenario,
+        cheaters + honest,
+        cheaters,
+        hands,
+        read_rate,
+        honest_noise,
+        seed,
+        alpha,
+        m,
+        progress,
     )
+    if method == "kernel" and kernel is not None:
+        flags = kernel(*args)
+    else:
+        flags = _engine(*args, rule_of_thumb=honest_strategy == RULE_OF_THUMB)
     return SimulationResult(
         game=rules.game,
         scenario=scenario,
@@ -131,6 +157,7 @@ def simulate(
         scenarios_tested=m,
         seed=seed,
         cheater_hands_to_flag=flags[:cheaters],
+        honest_strategy=honest_strategy,
     )
 
 
@@ -146,9 +173,12 @@ def _engine(
     alpha: float,
     m: int,
     progress: Progress | None,
+    rule_of_thumb: bool = False,
 ) -> list[int | None]:
-    """Players ``0 .. players-1`` (the first ``cheaters`` cheat), seven to an engine table."""
+    """Players ``0 .. players-1`` (the first ``cheaters`` cheat), seven to an engine table; honest ones by the
+    rule of thumb when ``rule_of_thumb``."""
     score = detect.scorer(rules, scenario)
+    thumb = Bot()
     tests = [detect.SequentialTest(alpha=alpha, scenarios=m) for _ in range(players)]
     rngs = [random.Random(f"{seed}/{p}") for p in range(players)]
     done = 0
@@ -169,8 +199,10 @@ def _engine(
                 if p < cheaters:
                     if rngs[p].random() < read_rate:
                         action = s.informed_best
-                elif noise and rngs[p].random() < noise:
-                    others = [a for a in rnd.legal_actions(seat) if a != s.legal_best]
+                elif rule_of_thumb:
+                    action = thumb.choose(rnd, seat)
+                if p >= cheaters and noise and rngs[p].random() < noise:
+                    others = [a for a in rnd.legal_actions(seat) if a != action]
                     action = rngs[p].choice(others) if others else action
                 tests[p].observe(s.chose(action), hand=table.round_no)
                 rnd.act(seat, action)

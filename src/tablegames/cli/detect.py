@@ -128,6 +128,13 @@ def simulate(
     honest_noise: Annotated[
         float, typer.Option("--honest-noise", help="an honest player's rate of random mistakes")
     ] = 0.0,
+    honest_strategy: Annotated[
+        str,
+        typer.Option(
+            "--honest-strategy",
+            help="how honest players play: optimal, or rule-of-thumb (the table bot's rule)",
+        ),
+    ] = "optimal",
     seed: Annotated[int, typer.Option("--seed", help="the simulation's seed")] = 1,
     alpha: AlphaOpt = 1e-6,
     method: Annotated[
@@ -157,6 +164,7 @@ def simulate(
                 alpha=alpha,
                 method=method,
                 progress=progress,
+                honest_strategy=honest_strategy,
             ),
             quiet=fmt == Format.json or (cheaters + honest) * hands < 20_000,
         )
