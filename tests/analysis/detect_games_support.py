@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,15 +36,17 @@ def dealt_of(rnd: Round) -> dict[str, list[int]]:
     return dealt
 
 
-def played(rules: Any, scorers: list[Scorer], seed: int, seats: int = 3, rounds: int = 1) -> Iterator[Recorded]:
+def played(
+    rules: Any, scorers: Sequence[Scorer], seed: int, seats: int = 3, rounds: int = 1
+) -> Iterator[Recorded]:
     """Rounds at an engine table, each seat acting at random; every decision scored under every scenario as it
     is taken, then given with the finished round's record."""
     rng = random.Random(seed)
     table = Table(rules, seats=seats, source=SeededRandom(seed))
     for _ in range(rounds):
         rnd = table.new_round()
-        for seat in range(1, seats + 1):
-            rnd.place_wager(seat, rnd.main_wager(), 100)
+        for s_no in range(1, seats + 1):
+            rnd.place_wager(s_no, rnd.main_wager(), 100)
         rnd.deal()
         taken: list[tuple[int, Action, list[DecisionScore], list[Action]]] = []
         prior: dict[int, list[Action]] = {}

@@ -6,6 +6,7 @@ harness and in a stored database."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
 
@@ -75,7 +76,9 @@ def test_the_informed_choice_is_protects(scenario: str) -> None:
     assert min(seen.values()) > 0
 
 
-def _brute_p(rules: FinalCountRules, scenario: str, cards: list[int], dealer: list[int], action: object) -> Fraction:
+def _brute_p(
+    rules: FinalCountRules, scenario: str, cards: Sequence[int], dealer: Sequence[int], action: object
+) -> Fraction:
     """Over each of the 48 cards that could be the hidden third card: the informed choice by the payouts of
     every ordered pair (seen card, other third card), R-FC-4/5 from the rules' own functions."""
     v = rules.value
@@ -110,7 +113,9 @@ def test_p_is_the_count_over_the_hidden_cards(scenario: str, hand: str) -> None:
 
 def test_readers_are_flagged_and_honest_players_with_mistakes_are_not() -> None:
     for scenario in SCENARIOS:
-        r = simulate(FC, scenario, cheaters=5, honest=5, hands=250, honest_noise=0.05, seed=3, method="engine")
+        r = simulate(
+            FC, scenario, cheaters=5, honest=5, hands=250, honest_noise=0.05, seed=3, method="engine"
+        )
         assert r.cheaters_flagged == 5 and r.honest_flagged == 0, scenario
 
 

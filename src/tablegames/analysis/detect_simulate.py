@@ -172,8 +172,8 @@ def _engine(
                 elif noise and rngs[p].random() < noise:
                     others = [a for a in rnd.legal_actions(seat) if a != s.legal_best]
                     action = rngs[p].choice(others) if others else action
-                if action not in (s.action, s.legal_best, s.informed_best):  # (One Eyed Flush: another card of a
-                    s = score.score(rnd, seat, action)  # class may be the informed option: scored afresh)
+                if action not in (s.action, s.legal_best, s.informed_best):
+                    s = score.score(rnd, seat, action)  # (One Eyed Flush: a discard of the informed class)
                 tests[p].observe(s.chose(action), hand=table.round_no)
                 rnd.act(seat, action)
             done += len(group)

@@ -140,4 +140,3 @@ class FinalCountScorer:
 def scorer(rules: FinalCountRules, scenario: str) -> FinalCountScorer:
     """The scorer of ``peek-own`` or ``dealer-hole``."""
     return FinalCountScorer(rules, scenario)
-

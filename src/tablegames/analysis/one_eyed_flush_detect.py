@@ -152,7 +152,9 @@ class OneEyedFlushScorer:
         draw; the dealer's first, Flip Card, third, then its draw): the same score as :meth:`score` (tested;
         ``next-card`` with the card never dealt: ``p`` 0, see the module)."""
         mine = dealt[f"seat {seat}"]
-        return self.score_cards(mine[:3], int(dealt["dealer"][1]), self._hidden_dealt(dealt, seat, action), action)
+        return self.score_cards(
+            mine[:3], int(dealt["dealer"][1]), self._hidden_dealt(dealt, seat, action), action
+        )
 
     def mistake_dealt(
         self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
