@@ -68,7 +68,11 @@ class _Exposure:
         mode = scorer.mode
         options, choose = scorer.kernels["options"], scorer.kernels["choose"]
         args = (*kern.table_args(scorer.tables), scorer.pay)
-        self.seen: dict[tuple[int, ...], tuple[int, tuple[int, ...], int]] = {}
+        nc = len(rem)
+        size = nc * nc if mode == 1 else nc  # row of the seen classes: g * nc + h, or g
+        self.best = np.full(size, -1, dtype=np.int8)  # (arrays: a state's rows, compact in memory)
+        self.ev = np.zeros((size, 4), dtype=np.int64)
+        self.n = np.zeros(size, dtype=np.int64)
         weights = [0, 0, 0, 0]
         for g in range(len(rem)):
             wg = int(rem[g])  # the ways the seen cards fall (ordered pairs for two cards)
@@ -85,7 +89,8 @@ class _Exposure:
                 gh = (g, h) if mode == 1 else (g, -1) if mode == 0 else (-1, -1)
                 n = int(options(mode, a, b, c, f, *gh, g if mode == 2 else -1, rem, *args, ev))
                 best = int(choose(ev, a, b, c, scorer.prefer))  # cautious, then, as protect's bot
-                self.seen[(g, h) if mode == 1 else (g,)] = (best, tuple(int(v) for v in ev), n)
+                row = g * nc + h if mode == 1 else g
+                self.best[row], self.ev[row], self.n[row] = best, ev, n
                 weights[best] += wg * wh
                 if h >= 0:
                     rem[h] += 1
@@ -189,6 +194,8 @@ class OneEyedFlushScorer:
         key = (*(int(c) for c in mine[:3]), flip)
         found = self._legal.get(key)
         if found is None:
+            if len(self._legal) >= 200_000:  # (bounds the memory: a hand and Flip Card rarely repeat)
+                self._legal.clear()
             legal: dict[Action, Fraction | float] = dict(self.strategy.options(list(key[:3]), flip))
             ctx = OefDecision(key[:3], flip, self.rules.wild_cards, self.rules.bust_limit)
             found = self._legal[key] = (legal, best_action(legal, ctx))
@@ -210,7 +217,11 @@ class OneEyedFlushScorer:
             return DecisionScore(action, legal, legal, legal_best, legal_best, {})
         state, option = self._state(mine, flip, action)
         e = self.exposure(state)
-        best, ev, n = e.seen[tuple(self.class_of[int(c)] for c in hidden)]
+        seen = [self.class_of[int(c)] for c in hidden]
+        row = seen[0] * len(self.counts) + seen[1] if len(seen) == 2 else seen[0]
+        best, n = int(e.best[row]), int(e.n[row])
+        ev = e.ev[row].tolist()
+        assert best >= 0, "the hidden cards are among the player's or the Flip Card"
         classes = [self.class_of[int(c)] for c in mine[:3]]
         key = state[:3]
 
