@@ -175,11 +175,16 @@ def test_evidence_is_a_mistake_right_under_the_exposure() -> None:
     assert exposure(TCP, 0, 1).plays.all()  # trips: play whatever the dealer shows
 
 
-def test_unknown_scenarios_and_games_are_refused() -> None:
+def test_unknown_scenarios_and_games_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     assert scenarios(TCP) == ["dealer-1", "dealer-2", "dealer-3"]
     with pytest.raises(RuleError, match="unknown scenario"):
         scorer(TCP, "community-2")
-    with pytest.raises(RuleError, match="no detection scorer"):
+    with pytest.raises(RuleError, match="unknown scenario"):
         scorer(make_rules("final-count"), "dealer-1")
+    from tablegames.analysis import detect
+
+    monkeypatch.delitem(detect._SCORERS, "final-count")  # (every game has its scorer: one taken away)
+    with pytest.raises(RuleError, match="no detection scorer"):
+        scorer(make_rules("final-count"), "peek-own")
     with pytest.raises(RuleError, match="no simulation kernel"):
         simulate(TCP, "dealer-2", cheaters=1, honest=0, hands=1, method="kernel")

@@ -115,7 +115,9 @@ def test_the_fast_path_reports_exactly_what_the_reference_does(url: str) -> None
     # not a vacuous equality: both games' readers flagged, with evidence; the random erring seat is not
     flagged = {(f["game"], f["name"]) for f in fast["flagged"]}
     assert {(g, "p1") for g in COVERED} <= flagged and all(name in ("p1", "p2") for _, name in flagged)
-    assert fast["decisions"] > ROUNDS * len(COVERED) * 2 and fast["tests"] == 3 * 4 * len(COVERED)
+    assert fast["decisions"] > ROUNDS * len(COVERED) * 2 and fast["tests"] == 4 * sum(
+        len(scenarios(make_rules(g))) for g in COVERED
+    )
     assert all(f["evidence_rounds"] and f["log10_evidence"] > 6 for f in fast["flagged"])
     # in ranges of round ids (several hands of a player apart), in one process or two: the same
     assert _report(detect_database(url, chunk=97)) == reference
@@ -138,7 +140,7 @@ def test_the_events_pattern_reads_what_json_does(url: str) -> None:
     patterned = 0
     for i, events in rows:
         assert _plain(parse_events(events)) == _plain(parse_events_json(events)), i
-        patterned += '"type": "action"' in events
+        patterned += '"type": "' in events  # (a Final Count round may have no decision)
     assert patterned == len(rows) - len(rows) // 10  # the engine's layout read by the patterns
     timeouts = sum(by != "player" for i, e in rows for _, _, by in parse_events(e)[1])
     assert timeouts > 0
@@ -156,7 +158,8 @@ def _plain(parsed: Any) -> Any:
 @pytest.mark.parametrize("game", sorted(COVERED))
 def test_equal_keys_mean_equal_answers(game: str) -> None:
     """The cache's soundness, decision by decision: the same decision with the hidden cards changed gets another
-    key whenever an answer changes (and the player's cards reordered, the same key)."""
+    key whenever an answer changes (and the player's first two cards swapped, the same key: Final Count's third
+    card is hidden)."""
     from detect_support import live_decisions
 
     from tablegames.engine import Action
@@ -181,7 +184,7 @@ def test_equal_keys_mean_equal_answers(game: str) -> None:
                 for j in range(len(dealer)):
                     free = [c for c in range(52) if c not in mine and c not in dealer]
                     other = dict(dealt, dealer=[*dealer[:j], rng.choice(free), *dealer[j + 1 :]])
-                    other[f"seat {seat}"] = mine[::-1]
+                    other[f"seat {seat}"] = [mine[1], mine[0], *mine[2:]]
                     score = sc.score_dealt(other, seat, action, prior)
                     same = (score.mistake, score.p, score.supported) == (base.mistake, base.p, base.supported)
                     changed += not same
@@ -199,7 +202,9 @@ def test_equal_keys_mean_equal_answers(game: str) -> None:
                 score = sc.score_dealt(relabel, seat, action, prior)
                 if sc.score_key(relabel, seat, action, prior) == sc.score_key(dealt, seat, action, prior):
                     assert (score.mistake, score.p, score.supported) == (base.mistake, base.p, base.supported)
-                reordered = dict(dealt, **{f"seat {seat}": mine[::-1]})
+                if action.index is not None:  # (a One Eyed Flush discard names its card by position)
+                    continue
+                reordered = dict(dealt, **{f"seat {seat}": [mine[1], mine[0], *mine[2:]]})
                 assert sc.score_key(reordered, seat, action, prior) == sc.score_key(
                     dealt, seat, action, prior
                 )

@@ -204,6 +204,8 @@ def _engine(
                 if p >= cheaters and noise and rngs[p].random() < noise:
                     others = [a for a in rnd.legal_actions(seat) if a != action]
                     action = rngs[p].choice(others) if others else action
+                if action not in (s.action, s.legal_best, s.informed_best):
+                    s = score.score(rnd, seat, action)  # (One Eyed Flush: a discard of the informed class)
                 tests[p].observe(s.chose(action), hand=table.round_no)
                 rnd.act(seat, action)
             done += len(group)
