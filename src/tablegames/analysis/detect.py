@@ -303,6 +303,8 @@ def pair_scorer(rules: GameRules, scenario: str) -> PairScorer:
     """The pair scorer of a game's collusion scenario (RuleError when it has none)."""
     names = pair_scenarios(rules)
     if scenario not in names:
-        raise RuleError(f"no collusion scorer {scenario!r} for {rules.game} (has: {', '.join(names) or 'none'})")
+        raise RuleError(
+            f"no collusion scorer {scenario!r} for {rules.game} (has: {', '.join(names) or 'none'})"
+        )
     found: PairScorer = _module(rules).pair_scorer(rules, scenario)
     return found

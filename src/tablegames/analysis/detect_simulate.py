@@ -103,6 +103,21 @@ def simulate(
         raise RuleError("--read-rate and --honest-noise are fractions from 0 to 1")
     if not 0.0 < alpha < 1.0:
         raise RuleError("alpha must be between 0 and 1")
+    if scenario in detect.pair_scenarios(rules) and method in ("auto", "engine"):  # collusion: pairs
+        from tablegames.analysis.detect_pairs_simulate import simulate_pairs
+
+        return simulate_pairs(
+            rules,
+            scenario,
+            cheaters=cheaters,
+            honest=honest,
+            hands=hands,
+            read_rate=read_rate,
+            honest_noise=honest_noise,
+            seed=seed,
+            alpha=alpha,
+            progress=progress,
+        )
     detect.scorer(rules, scenario)  # RuleError for an unknown game or scenario
     m = len(detect.scenarios(rules))
     kernel = kernel_of(rules, scenario)
