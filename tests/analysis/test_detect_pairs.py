@@ -129,7 +129,11 @@ def _ride_share(mine: tuple[int, ...]) -> np.ndarray[Any, Any]:
 def test_let_it_ride_decision_1_is_protects_share_decision_for_every_partner_hand() -> None:
     """``ride_table`` (p's count) against ``protect``'s ``_share_batch`` over all 18,424 partner hands of a
     hand whose informed decision depends on them (a three-card straight flush draw), and a class shares it."""
-    mine = (20, 24, 32)  # 7c 8c Tc: the fair strategy rides; with some partner hands out the draw does not pay
+    mine = (
+        20,
+        24,
+        32,
+    )  # 7c 8c Tc: the fair strategy rides; with some partner hands out the draw does not pay
     table = ride_table(LIR, mine)
     assert 0 < table.sum() < len(table)
     assert (table == _ride_share(mine)).all()

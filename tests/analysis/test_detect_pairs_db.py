@@ -36,18 +36,24 @@ def test_pairs_are_seated_together_at_tables_of_seven() -> None:
         assert t.index(c + 1) == t.index(c) + 1
 
 
-@pytest.mark.parametrize(
-    ("rules", "hands"), [(TCP, 1500), (LIR, 1200)], ids=["three-card-poker", "let-it-ride"]
-)
-def test_the_harness_flags_colluders_and_no_noisy_honest_player(rules: Any, hands: int) -> None:
-    r = simulate(rules, "share=2", cheaters=2, honest=5, hands=hands, honest_noise=0.1, seed=4)
+def test_the_harness_flags_colluders_and_no_noisy_honest_player() -> None:
+    """Three Card Poker at a loose alpha (1e-3 a pair-test: the figures at 1e-6 are in docs/detection.md, minutes
+    of play)."""
+    r = simulate(TCP, "share=2", cheaters=2, honest=3, hands=1000, honest_noise=0.1, seed=4, alpha=1e-3)
     assert r.method == "engine" and r.scenarios_tested == 1
     assert r.cheaters_flagged == 2 and r.honest_flagged == 0
     assert r.cheater_hands_to_flag[0] == r.cheater_hands_to_flag[1]  # the pair is flagged, once
-    quiet = simulate(
-        rules, "share=2", cheaters=2, honest=5, hands=300, read_rate=0.0, honest_noise=0.1, seed=4
-    )
-    assert quiet.cheaters_flagged == 0  # "cheaters" who never look play fair
+    quiet = simulate(TCP, "share=2", cheaters=2, honest=3, hands=200, read_rate=0.0, honest_noise=0.1, seed=4)
+    assert quiet.cheaters_flagged == quiet.honest_flagged == 0  # "cheaters" who never look play fair
+
+
+def test_let_it_ride_colluders_build_evidence_and_noisy_honest_players_do_not() -> None:
+    """Let It Ride's pair evidence is slow (decision 1 only: docs/detection.md): a pair flagged at alpha 0.05 in
+    800 hands; five noisy honest players not flagged at 1e-3."""
+    r = simulate(LIR, "share=2", cheaters=2, honest=0, hands=800, seed=1, alpha=0.05)
+    assert r.cheaters_flagged == 2
+    honest = simulate(LIR, "share=2", cheaters=0, honest=5, hands=250, honest_noise=0.1, seed=2, alpha=1e-3)
+    assert honest.honest_flagged == 0
 
 
 def test_cheaters_come_in_pairs() -> None:
