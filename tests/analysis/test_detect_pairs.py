@@ -29,9 +29,20 @@ from tablegames.rules.common import RuleError
 from tablegames.rules.let_it_ride import LetItRideRules
 from tablegames.rules.three_card_poker import FOLD, PLAY, ThreeCardPokerRules
 
-TCP = make_rules("three-card-poker")
-LIR = make_rules("let-it-ride")
-assert isinstance(TCP, ThreeCardPokerRules) and isinstance(LIR, LetItRideRules)
+
+def _tcp() -> ThreeCardPokerRules:
+    rules = make_rules("three-card-poker")
+    assert isinstance(rules, ThreeCardPokerRules)
+    return rules
+
+
+def _lir() -> LetItRideRules:
+    rules = make_rules("let-it-ride")
+    assert isinstance(rules, LetItRideRules)
+    return rules
+
+
+TCP, LIR = _tcp(), _lir()
 
 
 def _dealt(rnd: Any) -> dict[str, list[int]]:
@@ -108,7 +119,7 @@ def test_three_card_poker_p_is_a_brute_force_count_over_the_partners_hands() -> 
         plays += int((sums > -DEALER_LEFT).sum())
     t = pair_table(TCP, i)
     assert 0 < plays < len(rows)
-    sc = pair_scorer(TCP, "share=2")
+    sc: Any = pair_scorer(TCP, "share=2")
     partner = [int(c) for c in tcpa._hands().cards[rows[0]]]
     s = sc.score_cards(mine, partner, PLAY)
     assert s.support[PLAY] == Fraction(plays, len(rows)) == t.support()[PLAY]
@@ -146,6 +157,7 @@ def test_let_it_ride_decision_1_is_protects_share_decision_for_every_partner_han
 def test_let_it_ride_scores_as_protects_informed_player_and_counts_p_at_decision_2() -> None:
     sc: Any = pair_scorer(LIR, "share=2")
     sol = lir._solve(LIR, None)
+    win = np.asarray(sol.win, dtype=np.int64)
     h5 = hand5(LIR.qualifier_rank)
     rng = random.Random(2)
     for _ in range(15):
@@ -159,13 +171,15 @@ def test_let_it_ride_scores_as_protects_informed_player_and_counts_p_at_decision
         s2 = sc.score_cards(mine, theirs, c1, 2, up1, PULL)
         k = 1 + int(up1)
         rest = [c for c in range(52) if c not in (*mine, c1)]
-        gain = {
-            x: int(sol.win[k + 1, LIR.hand([*mine, c1, x])] - sol.win[k, LIR.hand([*mine, c1, x])])
-            for x in rest
-        }
+        gain = {x: _gain(win, k, [*mine, c1, x]) for x in rest}
         assert (s2.informed_best == RIDE) == (sum(g for x, g in gain.items() if x not in theirs) > 0)
         rides = sum(sum(g for x, g in gain.items() if x not in b) > 0 for b in combinations(rest, 3))
         assert s2.support[RIDE] == Fraction(rides, len(list(combinations(rest, 3))))
+
+
+def _gain(win: Any, k: int, five: list[int]) -> int:
+    hand = int(LIR.hand(five))
+    return int(win[k + 1, hand]) - int(win[k, hand])
 
 
 @pytest.mark.parametrize("rules", [TCP, LIR], ids=["three-card-poker", "let-it-ride"])

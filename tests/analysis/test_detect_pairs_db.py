@@ -7,7 +7,6 @@ import json
 import random
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -83,8 +82,8 @@ def _store(path: Path) -> str:
         table = Table(TCP, seats=SEATS, source=SeededRandom(21))
         for rid in range(1, ROUNDS + 1):
             rnd = table.new_round()
-            for seat in range(1, SEATS + 1):
-                rnd.place_wager(seat, rnd.main_wager(), 100)
+            for s_no in range(1, SEATS + 1):
+                rnd.place_wager(s_no, rnd.main_wager(), 100)
             rnd.deal()
             while not rnd.is_over:
                 seat = rnd.to_act

@@ -113,12 +113,13 @@ class ThreeCardPokerPairScorer:
     def mistake_dealt(
         self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
     ) -> bool:
-        return self.legal.mistake_dealt(dealt, seat, action, prior)
+        return bool(self.legal.mistake_dealt(dealt, seat, action, prior))
 
     def mistake_key(
         self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
     ) -> Hashable:
-        return self.legal.mistake_key(dealt, seat, action, prior)
+        key: Hashable = self.legal.mistake_key(dealt, seat, action, prior)
+        return key
 
     def score_key(
         self,
