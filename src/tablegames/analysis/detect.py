@@ -135,6 +135,45 @@ class Scorer(Protocol):
         ...
 
 
+class PairScorer(Protocol):
+    """Collusion (``share=K``): :class:`Scorer`'s methods with the seat whose cards the player is suspected to
+    see (``partner``): the exposure is the partner's cards, ``p`` is over the partner's possible hands given
+    the player's own information. A caller scores only decisions taken before the partner's first decision of
+    the round (a public decision tells about the partner's cards: ``p`` would not be the null's)."""
+
+    scenario: str
+
+    def score(self, rnd: Round, seat: int, action: Action, *, partner: int) -> DecisionScore: ...
+
+    def score_dealt(
+        self,
+        dealt: Mapping[str, Sequence[int]],
+        seat: int,
+        action: Action,
+        prior: Sequence[Action] = (),
+        *,
+        partner: int,
+    ) -> DecisionScore: ...
+
+    def score_key(
+        self,
+        dealt: Mapping[str, Sequence[int]],
+        seat: int,
+        action: Action,
+        prior: Sequence[Action] = (),
+        *,
+        partner: int,
+    ) -> Hashable: ...
+
+    def mistake_dealt(
+        self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
+    ) -> bool: ...
+
+    def mistake_key(
+        self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
+    ) -> Hashable: ...
+
+
 @dataclass
 class SequentialTest:
     """The test of one player under one scenario (see the module): a mixture of likelihood-ratio martingales,
@@ -250,4 +289,22 @@ def scorer(rules: GameRules, scenario: str) -> Scorer:
             f"unknown scenario {scenario!r} for {rules.game}; choose {', '.join(module.SCENARIOS)}"
         )
     found: Scorer = module.scorer(rules, scenario)
+    return found
+
+
+def pair_scenarios(rules: GameRules) -> list[str]:
+    """The collusion scenarios (``share=K``) this game's decisions can be scored under (its detect module's
+    ``PAIR_SCENARIOS``)."""
+    module = _module(rules)
+    return [] if module is None else list(getattr(module, "PAIR_SCENARIOS", ()))
+
+
+def pair_scorer(rules: GameRules, scenario: str) -> PairScorer:
+    """The pair scorer of a game's collusion scenario (RuleError when it has none)."""
+    names = pair_scenarios(rules)
+    if scenario not in names:
+        raise RuleError(
+            f"no collusion scorer {scenario!r} for {rules.game} (has: {', '.join(names) or 'none'})"
+        )
+    found: PairScorer = _module(rules).pair_scorer(rules, scenario)
     return found

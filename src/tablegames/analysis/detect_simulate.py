@@ -112,6 +112,23 @@ def simulate(
         raise RuleError("alpha must be between 0 and 1")
     if honest_strategy not in HONEST_STRATEGIES:
         raise RuleError(f"unknown honest strategy {honest_strategy!r}: {' or '.join(HONEST_STRATEGIES)}")
+    if scenario in detect.pair_scenarios(rules):  # collusion: pairs at engine tables
+        if method not in ("auto", "engine") or honest_strategy != OPTIMAL:
+            raise RuleError(f"{scenario} is played at engine tables by optimal honest players only")
+        from tablegames.analysis.detect_pairs_simulate import simulate_pairs
+
+        return simulate_pairs(
+            rules,
+            scenario,
+            cheaters=cheaters,
+            honest=honest,
+            hands=hands,
+            read_rate=read_rate,
+            honest_noise=honest_noise,
+            seed=seed,
+            alpha=alpha,
+            progress=progress,
+        )
     detect.scorer(rules, scenario)  # RuleError for an unknown game or scenario
     m = len(detect.scenarios(rules))
     kernel = kernel_of(rules, scenario) if honest_strategy == OPTIMAL else None  # kernels: the optimum only

@@ -157,3 +157,6 @@ class LetItRideScorer:
 
 def scorer(rules: LetItRideRules, scenario: str) -> LetItRideScorer:
     return LetItRideScorer(rules, scenario)
+
+
+from tablegames.analysis.let_it_ride_detect_pairs import PAIR_SCENARIOS, pair_scorer  # noqa: E402, F401

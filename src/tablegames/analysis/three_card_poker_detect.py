@@ -229,3 +229,6 @@ def class_table(rules: ThreeCardPokerRules) -> tuple[npt.NDArray[np.bool_], npt.
 
 def scorer(rules: ThreeCardPokerRules, scenario: str) -> ThreeCardPokerScorer:
     return ThreeCardPokerScorer(rules, scenario)
+
+
+from tablegames.analysis.three_card_poker_detect_pairs import PAIR_SCENARIOS, pair_scorer  # noqa: E402, F401

@@ -65,6 +65,7 @@ def detect(
     import os
 
     from tablegames.analysis.detect_db import count_rounds, detect_database
+    from tablegames.analysis.detect_pairs_db import detect_pairs_database
     from tablegames.rules import RuleError
 
     url = database or os.environ.get("TABLEGAMES_DATABASE_URL")
@@ -88,10 +89,18 @@ def detect(
             label="rounds",
             advance=True,
         )
+        pairs = _with_progress(  # collusion: the pair tests (analysis/detect_pairs_db.py)
+            lambda progress: detect_pairs_database(
+                url, since=when, alpha=alpha, progress=lambda n: progress(n, total)
+            ),
+            quiet=fmt == Format.json or total < 20_000,
+            label="pairs",
+            advance=True,
+        ).pairs
     except RuleError as exc:
         fail(str(exc))
     if fmt == Format.json:
-        sys.stdout.write(json.dumps(report.to_dict()) + "\n")
+        sys.stdout.write(json.dumps(report.to_dict() | {"pairs": [f.to_dict() for f in pairs]}) + "\n")
         return
     from rich.console import Console
 
@@ -100,8 +109,15 @@ def detect(
         f"{report.rounds:,} rounds, {report.decisions:,} decisions, {report.players:,} players, "
         f"{report.tests:,} tests at alpha {alpha:g} ({report.seconds:.1f} s)"
     )
+    for c in pairs:
+        console.print(
+            f"[bold red]COLLUSION[/] {c.player or '?'} (player #{c.player_id}) with {c.partner or '?'} (player "
+            f"#{c.partner_id}), {c.game} {c.scenario}: at hand {c.flagged_at_hand} of {c.hands}; {c.supported} of "
+            f"{c.mistakes} mistakes agree with the partner's cards; evidence rounds "
+            + ", ".join(str(r) for r in c.evidence_rounds[:10])
+        )
     if not report.flagged:
-        console.print("No player flagged.")
+        console.print("No player flagged." if not pairs else "No player flagged alone.")
         return
     for f in report.flagged:
         rounds = ", ".join(str(r) for r in f.evidence_rounds[:10])
