@@ -112,7 +112,7 @@ def acknowledge(db: Transactions, clock: Callable[[], float], actor: str, alert_
         alert.acknowledged_by, alert.acknowledged_at = actor, now
         audit.append(
             s,
-            clock,
+            lambda: now,  # (the entry's time is the acknowledgement's)
             actor,
             "detect.ack",
             f"player:{name}",

@@ -132,7 +132,7 @@ def _detection(
             server.db, server.config.clock, alpha=alpha, interval=seconds, on_alert=hub.from_thread
         )
         detector.start()
-    app.state.detector = detector
+    app.state.detector, app.state.alert_feed = detector, feed
     return feed, detector
 
 
@@ -293,7 +293,7 @@ def create_app(
     )
     app.state.server = server
     app.state.alerts = AlertHub()
-    app.state.detector = None
+    app.state.detector = app.state.alert_feed = None
     app.add_middleware(  # body/message sizes, JSON depth, rate limits, slow clients (limits.py)
         HardeningMiddleware, limits=limits or Limits(), known_tokens=server.known_tokens
     )

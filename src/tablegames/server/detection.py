@@ -107,6 +107,7 @@ class Detector:
         self.scored = 0  # rounds this detector scored (tests, health)
         self._stop = threading.Event()
         self._wake = threading.Event()
+        self._one = threading.Lock()  # one pass at a time in this process (the thread's, a test's)
         self._thread: threading.Thread | None = None
         self._scorers: dict[tuple[str, str], list[detect.Scorer]] = {}
         self._actions: dict[str, Action] = {}
@@ -146,7 +147,7 @@ class Detector:
     def run_pass(self) -> int:
         """Score at most ``batch`` settled rounds not scored yet; how many were scored (0: none, or another
         process is in its pass)."""
-        with self._pass_lock() as mine:
+        with self._one, self._pass_lock() as mine:
             if not mine:
                 return 0
             work = self._read()
