@@ -96,7 +96,9 @@ def live_tests(h: Harness) -> dict[tuple[str, str], Any]:
     }
 
 
-def test_a_reader_of_the_dealers_card_is_flagged_pushed_and_listed_an_honest_player_is_not(h: Harness) -> None:
+def test_a_reader_of_the_dealers_card_is_flagged_pushed_and_listed_an_honest_player_is_not(
+    h: Harness,
+) -> None:
     sup = h.staff("sup", "supervisor")
     feed = h.client.app.state.alert_feed  # type: ignore[attr-defined]
     if feed is not None:  # PostgreSQL: the alert reaches this process by NOTIFY
@@ -130,7 +132,9 @@ def test_a_reader_of_the_dealers_card_is_flagged_pushed_and_listed_an_honest_pla
     assert all(settled[r] == "settled" for r in first["evidence_rounds"])
     assert h.client.get(f"/rounds/{first['evidence_rounds'][0]}", headers=sup).status_code == 200
     tests = live_tests(h)
-    assert tests[("fair", "dealer-1")][3] is None and tests[("fair", "dealer-1")][1] > 0  # mistakes, unflagged
+    assert (
+        tests[("fair", "dealer-1")][3] is None and tests[("fair", "dealer-1")][1] > 0
+    )  # mistakes, unflagged
     assert tests[("cheat", "dealer-1")][0] == HANDS
 
 
@@ -150,12 +154,21 @@ def test_each_round_is_scored_once_across_a_restart_and_as_offline(h: Harness, d
     offline = detect_database(db_url, alpha=ALPHA)
     live = live_tests(h)
     assert offline.tests == len(live) == 6
-    assert [(f.name, f.scenario) for f in offline.flagged if f.scenario == "dealer-1"] == [("cheat", "dealer-1")]
+    assert [(f.name, f.scenario) for f in offline.flagged if f.scenario == "dealer-1"] == [
+        ("cheat", "dealer-1")
+    ]
     for f in offline.flagged:
         hands, mistakes, supported, flagged_at, evidence = live[(str(f.name), f.scenario)]
-        assert (hands, mistakes, supported, flagged_at) == (f.hands, f.mistakes, f.supported, f.flagged_at_hand)
+        assert (hands, mistakes, supported, flagged_at) == (
+            f.hands,
+            f.mistakes,
+            f.supported,
+            f.flagged_at_hand,
+        )
         assert evidence[:20] == f.evidence_rounds
-    assert {(str(f.name), f.scenario) for f in offline.flagged} == {k for k, v in live.items() if v[3] is not None}
+    assert {(str(f.name), f.scenario) for f in offline.flagged} == {
+        k for k, v in live.items() if v[3] is not None
+    }
 
 
 def test_the_acknowledgement_is_audited_and_refused_without_detect_ack(h: Harness) -> None:
@@ -200,7 +213,9 @@ def test_decisions_the_server_took_are_not_scored(h: Harness) -> None:
     play(h, 3)
     with h.server.tx() as s:  # the cheater's first decision as a timeout default (R-TCP-2)
         row = s.scalars(sa.select(RoundRow).order_by(RoundRow.id).limit(1)).one()
-        row.events = [dict(e, by="timeout") if e["type"] == "action" and e["seat"] == 1 else e for e in row.events]
+        row.events = [
+            dict(e, by="timeout") if e["type"] == "action" and e["seat"] == 1 else e for e in row.events
+        ]
     while detector(h).run_pass():
         pass
     assert live_tests(h)[("cheat", "dealer-1")][0] == 2 and live_tests(h)[("fair", "dealer-1")][0] == 3
