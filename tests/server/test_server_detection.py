@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from test_server_support import play_round
 
 from server_harness import Harness
 from tablegames.analysis import detect
@@ -25,7 +26,6 @@ from tablegames.analysis.detect_db import detect_database
 from tablegames.server.db import AuditEntry, DetectAlert, DetectRound, DetectTest, RoundRow
 from tablegames.server.detection import Detector
 from tablegames.server.transactions import Transactions
-from test_server_support import play_round
 
 pytestmark = pytest.mark.timeout(600)
 
