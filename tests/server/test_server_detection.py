@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import random
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -23,8 +25,8 @@ from test_server_support import play_round
 from server_harness import Harness
 from tablegames.analysis import detect
 from tablegames.analysis.detect_db import detect_database
-from tablegames.server.db import AuditEntry, DetectAlert, DetectRound, DetectTest, RoundRow
-from tablegames.server.detection import Detector
+from tablegames.server.db import AuditEntry, DetectAlert, DetectMark, DetectRound, DetectTest, RoundRow
+from tablegames.server.detection import SETTLE_MARGIN, Detector
 from tablegames.server.transactions import Transactions
 
 pytestmark = pytest.mark.timeout(600)
@@ -61,16 +63,21 @@ def noisy(h: Harness, table: int, rate: float, rng: random.Random) -> Callable[[
     return choose
 
 
-def play(h: Harness, hands: int) -> tuple[int, dict[str, str]]:
-    """``hands`` rounds at a two-seat table: seat 1 the cheater ``cheat``, seat 2 the honest ``fair``."""
+def play(h: Harness, hands: int) -> Callable[[int], None]:
+    """``hands`` rounds at a two-seat table: seat 1 the cheater ``cheat``, seat 2 the honest ``fair``; returns
+    a function that plays more rounds at the same table."""
     table = h.table(GAME, seats=2)
     cheat_tok, _ = h.player("cheat", buy_in=10_000_000)
     fair_tok, _ = h.player("fair", buy_in=10_000_000)
     seated = {1: h.seated(cheat_tok, table), 2: h.seated(fair_tok, table)}
     choosers = {1: informed(h, table, "dealer-1"), 2: noisy(h, table, 0.3, random.Random(5))}
-    for _ in range(hands):
-        play_round(seated, {1: {"ante": 100}, 2: {"ante": 100}}, choose=lambda s, st: choosers[s](s, st))
-    return table, {"supervisor": "sup", "auditor": "aud"}
+
+    def more(n: int) -> None:
+        for _ in range(n):
+            play_round(seated, {1: {"ante": 100}, 2: {"ante": 100}}, choose=lambda s, st: choosers[s](s, st))
+
+    more(hands)
+    return more
 
 
 @pytest.fixture
@@ -221,3 +228,42 @@ def test_decisions_the_server_took_are_not_scored(h: Harness) -> None:
     assert live_tests(h)[("cheat", "dealer-1")][0] == 2 and live_tests(h)[("fair", "dealer-1")][0] == 3
     with h.server.sessions() as s:
         assert s.scalar(sa.select(sa.func.count()).select_from(DetectTest)) == 6
+
+
+def test_two_detectors_at_once_score_each_round_once(h: Harness, db_url: str) -> None:
+    """Two detectors on one database at the same time (as two server processes): each round scored once, the
+    tests as offline; the watermark passes the rounds done (a clock past the margin) and new rounds still come."""
+    more = play(h, 30)
+    detector(h).stop()
+    later = lambda: time.time() + 2 * SETTLE_MARGIN  # noqa: E731  (every round id old enough to be committed)
+    pair = [Detector(Transactions(db_url), later, alpha=ALPHA, batch=4) for _ in range(2)]
+    failed: list[BaseException] = []
+
+    def drain(d: Detector) -> None:
+        for _ in range(40):
+            try:
+                d.run_pass()
+            except Exception as exc:  # a pass that lost the race is rolled back whole (and done again)
+                failed.append(exc)
+
+    threads = [threading.Thread(target=drain, args=(d,)) for d in pair]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    while pair[0].run_pass():
+        pass
+    with h.server.sessions() as s:
+        ids = list(s.scalars(sa.select(DetectRound.round_id)))
+        rounds = list(s.scalars(sa.select(RoundRow.id).where(RoundRow.status == "settled")))
+        below = s.scalar(sa.select(DetectMark.below))
+    assert sorted(ids) == sorted(rounds) and len(ids) == len(set(ids)) == 30
+    assert pair[0].scored + pair[1].scored == 30
+    assert below == max(rounds) + 1
+    offline = detect_database(db_url, alpha=ALPHA)
+    live = live_tests(h)
+    for f in offline.flagged:
+        assert live[(str(f.name), f.scenario)][:4] == (f.hands, f.mistakes, f.supported, f.flagged_at_hand)
+    assert live[("cheat", "dealer-1")][0] == live[("fair", "dealer-1")][0] == 30
+    more(2)  # rounds above the watermark are scored
+    assert pair[1].run_pass() == 2 and live_tests(h)[("cheat", "dealer-1")][0] == 32

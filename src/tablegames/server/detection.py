@@ -77,6 +77,7 @@ class _Pass:
     crossed: dict[Key, int] = field(default_factory=dict)  # key -> the round at which it crossed
     next_unscored: int | None = None
     open_min: int | None = None
+    below: int = 0  # the watermark as read
 
 
 class Detector:
@@ -179,7 +180,7 @@ class Detector:
         work = _Pass()
         covered = list(detect.COVERED)
         with self.db.sessions() as s:
-            below = s.scalar(select(DetectMark.below).where(DetectMark.id == 1)) or 0
+            below = work.below = s.scalar(select(DetectMark.below).where(DetectMark.id == 1)) or 0
             # first the open rounds (a round final now stays final): the watermark never passes one
             work.open_min = s.scalar(
                 select(func.min(RoundRow.id)).where(
@@ -293,7 +294,7 @@ class Detector:
         with self.db.tx() as s:
             s.add_all(DetectRound(round_id=rid, scored_at=now) for rid in work.rounds)
             s.flush()  # (a round another pass scored: the primary key refuses it, the whole pass rolls back)
-            stored = _tests(s, work.tests)
+            stored = _tests(s, work.tests, lock=True)
             for key, t in work.tests.items():
                 row = stored.get(key)
                 if (None if row is None else row.hands) != work.read_hands[key]:
@@ -334,7 +335,9 @@ class Detector:
                 mark = DetectMark(id=1, below=0)
                 s.add(mark)
             old = s.scalar(
-                select(func.max(RoundRow.id)).where(RoundRow.started_at < self.clock() - SETTLE_MARGIN)
+                select(func.max(RoundRow.id)).where(  # (from the watermark up: a range of the key)
+                    RoundRow.id >= work.below, RoundRow.started_at < self.clock() - SETTLE_MARGIN
+                )
             )
             if old is None:
                 return
@@ -349,12 +352,14 @@ class Detector:
                 move(s)
 
 
-def _tests(s: Session, keys: Any) -> dict[Key, DetectTest]:
-    """The stored tests of ``keys`` (read by their players: few a pass)."""
+def _tests(s: Session, keys: Any, lock: bool = False) -> dict[Key, DetectTest]:
+    """The stored tests of ``keys`` (read by their players: few a pass); ``lock``: locked until the commit."""
     players = sorted({k[0] for k in keys})
     out: dict[Key, DetectTest] = {}
     for i in range(0, len(players), 500):
         q = select(DetectTest).where(DetectTest.player_id.in_(players[i : i + 500]))
+        if lock:
+            q = q.with_for_update()
         out.update({k: t for t in s.scalars(q) if (k := (t.player_id, t.game, t.scenario)) in keys})
     return out
 
