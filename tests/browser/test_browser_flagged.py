@@ -8,10 +8,12 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 import uvicorn
+from test_browser_a11y import axe_clean
 from test_browser_office import PASSWORD, log_in
 from test_browser_table import ADMIN, _free_port, _http
 from typer.testing import CliRunner
@@ -78,10 +80,13 @@ def flag(app: Any) -> dict[str, Any]:
     return body
 
 
-def test_a_pushed_alert_is_shown_recalled_and_acknowledged(browser: Any, served: tuple[str, Any]) -> None:
+def test_a_pushed_alert_is_shown_recalled_and_acknowledged(
+    browser: Any, served: tuple[str, Any], screenshots: Path, page_errors: Any
+) -> None:
     url, app = served
     ctx, sue = log_in(browser, url, "Sue")
     actx, aud = log_in(browser, url, "Aud")
+    page_errors.watch(sue)
     try:
         for page in (sue, aud):
             page.wait_for_selector(
@@ -99,9 +104,12 @@ def test_a_pushed_alert_is_shown_recalled_and_acknowledged(browser: Any, served:
         assert aud.locator(f"[data-testid=ack-{alert['id']}]").count() == 0  # an auditor may not acknowledge
         sue.click(f"[data-testid=evidence-{alert['evidence_rounds'][0]}]")
         sue.wait_for_selector(f"[data-testid=flagged-round]:has-text('Round {alert['round_id']}')")
+        axe_clean(sue, "office (flagged players)", {})
+        sue.locator("#flagged-panel").screenshot(path=str(screenshots / "office-flagged.png"))
         sue.click(f"[data-testid=ack-{alert['id']}]")
         sue.wait_for_selector(f"{row}:has-text('acknowledged by staff:Sue')")
         assert sue.locator(f"[data-testid=ack-{alert['id']}]").count() == 0
+        assert page_errors.errors == []
     finally:
         ctx.close()
         actx.close()
