@@ -215,19 +215,22 @@ def test_a_staff_socket_without_detect_read_is_closed(h: Harness) -> None:
         assert ws.receive_json()["code"] == "unauthorized"
 
 
-def test_decisions_the_server_took_are_not_scored(h: Harness) -> None:
-    """Only the player's own decisions count: a test's hands are the rounds the player decided in."""
-    play(h, 3)
-    with h.server.tx() as s:  # the cheater's first decision as a timeout default (R-TCP-2)
-        row = s.scalars(sa.select(RoundRow).order_by(RoundRow.id).limit(1)).one()
-        row.events = [
-            dict(e, by="timeout") if e["type"] == "action" and e["seat"] == 1 else e for e in row.events
+def test_decisions_the_server_took_are_not_scored_and_a_broken_round_holds_nothing_up(h: Harness) -> None:
+    """Only the player's own decisions count: a test's hands are the rounds the player decided in. A round that
+    cannot be scored (here: its deck lost) is left out, logged, and the rounds after it are scored."""
+    play(h, 4)
+    with h.server.tx() as s:
+        first, second = s.scalars(sa.select(RoundRow).order_by(RoundRow.id).limit(2)).all()
+        first.events = [  # the cheater's first decision as a timeout default (R-TCP-2)
+            dict(e, by="timeout") if e["type"] == "action" and e["seat"] == 1 else e for e in first.events
         ]
+        second.deck = []
     while detector(h).run_pass():
         pass
     assert live_tests(h)[("cheat", "dealer-1")][0] == 2 and live_tests(h)[("fair", "dealer-1")][0] == 3
     with h.server.sessions() as s:
         assert s.scalar(sa.select(sa.func.count()).select_from(DetectTest)) == 6
+        assert s.scalar(sa.select(sa.func.count()).select_from(DetectRound)) == 4
 
 
 def test_two_detectors_at_once_score_each_round_once(h: Harness, db_url: str) -> None:

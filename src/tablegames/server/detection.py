@@ -204,7 +204,7 @@ class Detector:
             if len(rows) > self.batch:
                 work.next_unscored = int(rows[self.batch].id)
                 rows = rows[: self.batch]
-            decided = [(int(r.id), r.game, *self._decisions(r)) for r in rows]
+            decided = [self._round(r) for r in rows]
             keys = {
                 (player, game, sc.scenario): len(found)
                 for _rid, game, found, decisions in decided
@@ -214,9 +214,30 @@ class Detector:
             self._load(s, keys, work)
         for rid, game, found, decisions in decided:
             work.rounds.append(rid)
-            for player, seat, action, before, dealt in decisions:
-                self._observe(work, found, dealt, player, game, seat, action, before, rid)
+            for player, scores in decisions:
+                self._observe(work, player, game, found, scores, rid)
         return work
+
+    def _round(self, row: Any) -> tuple[int, str, list[detect.Scorer], list[tuple[int, list[Any]]]]:
+        """A round's decisions scored: (its id, game, scorers, [(player, each scenario's score or None: not a
+        mistake)]). A round that cannot be read or scored (its rules or events malformed) is logged and counted
+        as scored with no decision: it must not hold up every round after it."""
+        rid = int(row.id)
+        try:
+            found, decisions = self._decisions(row)
+            scored = []
+            for player, seat, action, before, dealt in decisions:
+                mistake = found[0].mistake_dealt(dealt, seat, action, before)  # (every scenario's the same)
+                scored.append(
+                    (
+                        player,
+                        [sc.score_dealt(dealt, seat, action, before) if mistake else None for sc in found],
+                    )
+                )
+            return rid, row.game, found, scored
+        except Exception:
+            log.exception("live detection: round %d cannot be scored; left out", rid)
+            return rid, row.game, [], []
 
     def _decisions(
         self, row: Any
@@ -265,24 +286,16 @@ class Detector:
             work.read_hands[key] = None if row is None else row.hands
 
     def _observe(
-        self,
-        work: _Pass,
-        found: list[detect.Scorer],
-        dealt: Any,
-        player: int,
-        game: str,
-        seat: int,
-        action: Action,
-        before: list[Action],
-        rid: int,
+        self, work: _Pass, player: int, game: str, found: list[detect.Scorer], scores: list[Any], rid: int
     ) -> None:
-        mistake = found[0].mistake_dealt(dealt, seat, action, before)  # (the same under every scenario)
-        for sc in found:
+        """One decision of ``player`` in round ``rid`` into each scenario's test (``scores``: None where the
+        decision is not a mistake)."""
+        for sc, score in zip(found, scores, strict=True):
             key = (player, game, sc.scenario)
             t = work.tests[key]
             was = t.flagged_at
-            if mistake:
-                t.observe(sc.score_dealt(dealt, seat, action, before), hand=rid)
+            if score is not None:
+                t.observe(score, hand=rid)
             else:
                 t.enter(rid)
             if was is None and t.flagged_at is not None:
