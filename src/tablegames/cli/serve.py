@@ -128,6 +128,16 @@ def register(app: typer.Typer) -> None:
         no_strategy_cache: Annotated[
             bool, typer.Option("--no-strategy-cache", help="solve the strategies at every start")
         ] = False,
+        detect: Annotated[
+            bool,
+            typer.Option(
+                help="live detection (issue 27): score settled rounds on a thread of its own and alert the "
+                "supervisors of flagged players (docs/detection.md)"
+            ),
+        ] = True,
+        detect_seconds: Annotated[
+            float, typer.Option(help="seconds between the live detector's passes over newly settled rounds")
+        ] = 2.0,
     ) -> None:
         """Run the table server (web page, REST and WebSocket play)."""
         require_database("serve", database_url(database, data_dir))
@@ -138,6 +148,8 @@ def register(app: typer.Typer) -> None:
             fail(f"bad port {port}")
         if betting_seconds <= 0 or turn_seconds <= 0:
             fail("--betting-seconds and --turn-seconds must be positive")
+        if not 0 < detect_seconds <= 3600:
+            fail(f"--detect-seconds must be more than 0 and at most 3600, got {detect_seconds}")
         if dual_control_cents < 0:
             fail(f"--dual-control-cents must be 0 or more, got {dual_control_cents}")
         if not 1 <= table_threads <= MAX_TABLE_THREADS:
@@ -178,6 +190,7 @@ def register(app: typer.Typer) -> None:
             strategy_cache=None if no_strategy_cache else strategy_cache or data_dir / "strategies",
             seal_seconds=60.0,  # the ledger sealed into the audit chain (server/ledger_seal.py)
             dual_control_cents=dual_control_cents,
+            detect_seconds=detect_seconds if detect else None,
         )
         shown = url.split("@")[-1] if "@" in url else url
         print(f"tablegames table server: http://{host}:{port}/  (database {shown})", flush=True)

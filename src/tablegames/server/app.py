@@ -25,16 +25,20 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tablegames.randomness import RandomSource
 from tablegames.rules import registry
-from tablegames.server import hints
+from tablegames.server import detection, hints
+from tablegames.server.alerts import AlertHub
 from tablegames.server.cluster import NotOwner
 from tablegames.server.connections import ConnectionLimits, bounded_http_protocol
 from tablegames.server.contract.asyncapi import asyncapi_bytes
 from tablegames.server.core import MAX_TABLE_THREADS, Config
+from tablegames.server.detection import Detector
 from tablegames.server.errors import ApiError
 from tablegames.server.limits import HardeningMiddleware, Limits
+from tablegames.server.notify import Listener, is_postgres
 from tablegames.server.outage import UNAVAILABLE_MESSAGE, database_unreachable
 from tablegames.server.routes import (
     adjustments,
+    detect,
     games,
     jackpots,
     lab,
@@ -111,6 +115,27 @@ async def _sweep_sessions(app: FastAPI, server: Server) -> None:
             log.exception("sweeping the players' sessions failed; retried in a second")
 
 
+def _detection(
+    app: FastAPI, server: Server, seconds: float | None, alpha: float
+) -> tuple[Listener | None, Detector | None]:
+    """The supervisors' alerts (issue 27): the hub on this loop, on PostgreSQL the listener of every process's
+    alerts, and the live detector when ``seconds`` is given."""
+    hub: AlertHub = app.state.alerts
+    hub.loop = asyncio.get_running_loop()
+    feed = None
+    if is_postgres(server.database_url):
+        feed = Listener(server.database_url, hub.from_notify, hub.loop, channel=detection.CHANNEL)
+        feed.start()
+    detector = None
+    if seconds is not None:
+        detector = Detector(
+            server.db, server.config.clock, alpha=alpha, interval=seconds, on_alert=hub.from_thread
+        )
+        detector.start()
+    app.state.detector, app.state.alert_feed = detector, feed
+    return feed, detector
+
+
 def _error(exc: ApiError) -> JSONResponse:
     return JSONResponse({"error": exc.to_dict()}, status_code=exc.status, headers=exc.headers)
 
@@ -133,6 +158,7 @@ ROUTERS = (
     lab.router,
     reports.router,
     office.router,
+    detect.router,
 )
 
 
@@ -174,6 +200,8 @@ def create_app(
     bot_seconds: float = 1.0,
     bot_unwatched_rounds: int = 200,
     practice_bots: bool = False,
+    detect_seconds: float | None = None,
+    detect_alpha: float = 1e-6,
 ) -> FastAPI:
     """The table server app.
 
@@ -193,6 +221,9 @@ def create_app(
     their own).
     ``bot_seconds``, ``bot_unwatched_rounds``, ``practice_bots``: the practice bots' pace, their bound at a
     table nobody watches, and whether seated players may seat them (``server/bots.py``).
+    ``detect_seconds``: run the live detector (server/detection.py) on a thread of its own, a pass this often
+    (None: off; ``serve`` runs it unless ``--no-detect``); ``detect_alpha``: its false-positive bound per
+    player-test.
     """
     if (
         isinstance(table_threads, bool)
@@ -231,6 +262,7 @@ def create_app(
         feed = MeterFeed(server)
         feed.start()
         sweeper = asyncio.create_task(_sweep_sessions(app, server))  # reality checks, time-outs (issue 26)
+        alert_feed, detector = _detection(app, server, detect_seconds, detect_alpha)
         sealer = None
         if config.seal_seconds is not None:
             from tablegames.server.ledger_seal import Sealer
@@ -241,6 +273,10 @@ def create_app(
             yield
         finally:
             sweeper.cancel()
+            if detector is not None:
+                detector.stop()
+            if alert_feed is not None:
+                alert_feed.stop()
             if sealer is not None:
                 sealer.stop()
             feed.stop()
@@ -256,6 +292,8 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.server = server
+    app.state.alerts = AlertHub()
+    app.state.detector = app.state.alert_feed = None
     app.add_middleware(  # body/message sizes, JSON depth, rate limits, slow clients (limits.py)
         HardeningMiddleware, limits=limits or Limits(), known_tokens=server.known_tokens
     )

@@ -388,6 +388,64 @@ class PlayerMoney(Base):
     round_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
+class DetectTest(Base):
+    """The live test of one player under one scenario of a game (issue 27, server/detection.py): the state of
+    :class:`~tablegames.analysis.detect.SequentialTest` (``logs``: log of each martingale, one per lambda), the
+    rounds of the supported mistakes (``evidence``, at most 50: ``capped`` when more were supported)."""
+
+    __tablename__ = "detect_tests"
+
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    scenario: Mapped[str] = mapped_column(String(32), primary_key=True)
+    logs: Mapped[list[float]] = mapped_column(JSON)
+    hands: Mapped[int] = mapped_column(Integer, default=0)
+    mistakes: Mapped[int] = mapped_column(Integer, default=0)
+    supported: Mapped[int] = mapped_column(Integer, default=0)
+    flagged_at: Mapped[int | None] = mapped_column(Integer, nullable=True)  # the hand at which it crossed
+    evidence: Mapped[list[int]] = mapped_column(JSON)  # round ids
+    capped: Mapped[bool] = mapped_column(Boolean, default=False)
+    updated_at: Mapped[float] = mapped_column(Float)
+
+
+class DetectRound(Base):
+    """A settled round the live detector has scored (once: the primary key), and when (the server's clock)."""
+
+    __tablename__ = "detect_rounds"
+
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id"), primary_key=True)
+    scored_at: Mapped[float] = mapped_column(Float)
+
+
+class DetectMark(Base):
+    """The live detector's watermark (one row): every round below ``below`` is final and, if covered, scored."""
+
+    __tablename__ = "detect_mark"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    below: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class DetectAlert(Base):
+    """A player flagged by the live detector (issue 27): the test, the round at which it crossed, log10 M and the
+    threshold then; a supervisor's acknowledgement (audited)."""
+
+    __tablename__ = "detect_alerts"
+    __table_args__ = (UniqueConstraint("player_id", "game", "scenario", name="detect_alert_per_test"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    game: Mapped[str] = mapped_column(String(32))
+    scenario: Mapped[str] = mapped_column(String(32))
+    round_id: Mapped[int] = mapped_column(Integer)
+    hand: Mapped[int] = mapped_column(Integer)
+    log10_evidence: Mapped[float] = mapped_column(Float)
+    threshold: Mapped[float] = mapped_column(Float)  # scenarios / alpha: flagged at M >= threshold
+    created_at: Mapped[float] = mapped_column(Float, index=True)
+    acknowledged_by: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    acknowledged_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
 def normalize_url(url: str) -> str:
     """``postgresql://`` -> ``postgresql+psycopg://`` (psycopg 3); a bare path -> a SQLite URL."""
     if url.startswith("postgresql://") or url.startswith("postgres://"):

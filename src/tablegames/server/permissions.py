@@ -36,6 +36,8 @@ EXCLUSIONS_VIEW: Final = "exclusions.view"  # the register of breaks and self-ex
 EXCLUSION_LIFT: Final = "exclusion.lift"  # ask to lift one early: always refused and recorded (issue 26)
 AUDIT_READ: Final = "audit.read"  # the audit trail: read, export, verify (GET /audit...)
 REPORTS_READ: Final = "reports.read"  # the daily reports (GET /reports/...; issue 26)
+DETECT_READ: Final = "detect.read"  # the live detector's flagged players and alerts (issue 27)
+DETECT_ACK: Final = "detect.ack"  # acknowledge an alert (audited)
 
 ALLOWED: Final[dict[str, frozenset[str]]] = {
     TABLE_OPEN: frozenset({"supervisor", "operator"}),
@@ -52,15 +54,20 @@ ALLOWED: Final[dict[str, frozenset[str]]] = {
     AUDIT_READ: frozenset({"supervisor", "operator", "auditor"}),
     EXCLUSIONS_VIEW: frozenset({"supervisor", "operator", "auditor"}),
     EXCLUSION_LIFT: frozenset({"supervisor", "operator"}),
+    DETECT_READ: frozenset({"supervisor", "auditor"}),
+    DETECT_ACK: frozenset({"supervisor"}),
 }
 """Each action's roles (server/staff.py's list of what each role may do)."""
 
 TOKEN_ROLE: Final = "operator"
 """The role of the admin token (``X-Admin-Token``), a credential for scripts."""
 TOKEN_ACTOR: Final = "token:admin"
-TOKEN_ACTIONS: Final = frozenset(a for a, roles in ALLOWED.items() if TOKEN_ROLE in roles) - {ADJUST_DECIDE}
+TOKEN_ACTIONS: Final = (
+    frozenset(a for a, roles in ALLOWED.items() if TOKEN_ROLE in roles) - {ADJUST_DECIDE}
+) | {DETECT_READ}
 """What the admin token may do: the operator's actions but a decision of dual control, which needs a named
-second person (the token is shared)."""
+second person (the token is shared); and the live detector's alerts (read only: an acknowledgement names a
+supervisor)."""
 
 # --- route access ------------------------------------------------------------------------------------------------
 PUBLIC: Final = "public"  # anyone (pages, the lobby's reads, the contract, the Math lab)
@@ -130,6 +137,9 @@ ROUTES: Final[dict[tuple[str, str], str]] = {
     ("POST", "/protection/stop"): PLAYER,
     ("GET", "/staff/exclusions"): EXCLUSIONS_VIEW,
     ("POST", "/staff/exclusions/{name}/lift"): EXCLUSION_LIFT,
+    ("GET", "/detect/alerts"): DETECT_READ,
+    ("POST", "/detect/alerts/{alert_id}/ack"): DETECT_ACK,
+    ("WS", "/ws/staff"): STAFF_SESSION,  # its first message a staff token; the alerts for DETECT_READ only
 }
 """Every route's access: :data:`PUBLIC`, :data:`PLAYER`, :data:`STAFF_SESSION`, a staff action, or
 :data:`PLAYER_OR` + a staff action."""
@@ -156,10 +166,12 @@ def may(role: str, action: str) -> bool:
 def check(actor: Actor, action: str) -> Actor:
     """``actor`` if their role may do ``action`` (the admin token: :data:`TOKEN_ACTIONS`), else ``forbidden``
     (403)."""
-    if actor.name == TOKEN_ACTOR and action not in TOKEN_ACTIONS:
-        raise ApiError(
-            "forbidden", f"the admin token may not do {action}: log in as a named staff member", 403
-        )
+    if actor.name == TOKEN_ACTOR:
+        if action not in TOKEN_ACTIONS:
+            raise ApiError(
+                "forbidden", f"the admin token may not do {action}: log in as a named staff member", 403
+            )
+        return actor
     if not may(actor.role, action):
         allowed = " or ".join(r for r in ROLES if r in ALLOWED.get(action, frozenset()))
         raise ApiError("forbidden", f"a {actor.role} may not do {action} (needs {allowed or 'nobody'})", 403)

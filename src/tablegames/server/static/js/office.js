@@ -3,6 +3,7 @@
 // the role may do (its "may" list) and nothing else. No rule is decided here.
 
 import { ApiError, requestId } from "./api.js";
+import { startFlagged, stopFlagged } from "./flagged.js";
 import { escapeHtml, money, parseDollars } from "./format.js";
 
 const TOKEN_KEY = "tablegames.staff";
@@ -122,6 +123,7 @@ async function setPassword(ev) {
 function loggedOut() {
   sessionStorage.removeItem(TOKEN_KEY);
   me = null;
+  stopFlagged();
   $("login-panel").hidden = false;
   $("login-form").hidden = false;
   $("office-who").hidden = true;
@@ -147,6 +149,7 @@ async function start() {
   if (may("adjust.view")) loads.push(loadApprovals());
   if (may("audit.read")) loads.push(loadAudit());
   if (may("table.open")) loads.push(loadGames());
+  if (may("detect.read")) loads.push(startFlagged({ call, token, may, fail, say }));
   await Promise.all(loads.map((p) => p.catch(fail)));
 }
 
