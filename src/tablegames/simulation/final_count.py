@@ -32,8 +32,7 @@ def fc_run(  # type: ignore[no-untyped-def]
     end,
     decks,
     deck,
-    buf,
-    pos,
+    rng,
     nseats,
     stake,
     value,
@@ -53,10 +52,7 @@ def fc_run(  # type: ignore[no-untyped-def]
     k = 3 * (S + 1)
     cards = np.empty(k, dtype=np.int64)
     for r in range(start, end):
-        p = load_round(r, k, decks, deck, buf, pos, cards)
-        if p < 0:
-            return r, (pos if p == -1 else buf.shape[0])
-        pos = p
+        load_round(r, k, decks, deck, rng, cards)
         dt = value[cards[S]] + value[cards[2 * S + 1]] + value[cards[3 * S + 2]]
         x = 0
         for s in range(S):
@@ -100,7 +96,7 @@ def fc_run(  # type: ignore[no-untyped-def]
                 detail[r, s, 0] = ret
                 detail[r, s, 1] = turned
         add_square(wager_acc, 0, 4, x)
-    return end, pos
+    return end
 
 
 @lru_cache(maxsize=16)

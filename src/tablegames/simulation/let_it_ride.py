@@ -56,8 +56,7 @@ def lir_run(  # type: ignore[no-untyped-def]
     end,
     decks,
     deck,
-    buf,
-    pos,
+    rng,
     nseats,
     bet,
     bonus_stake,
@@ -92,11 +91,8 @@ def lir_run(  # type: ignore[no-untyped-def]
     envy_seat = np.empty(S, dtype=np.int64)
     for r in range(start, end):
         if nhits + S > hits.shape[0]:
-            return r, pos, nhits
-        p = load_round(r, k, decks, deck, buf, pos, cards)
-        if p < 0:
-            return r, (pos if p == -1 else buf.shape[0]), nhits
-        pos = p
+            return r, nhits
+        load_round(r, k, decks, deck, rng, cards)
         c1 = cards[S + 1 + S]  # dealer's second card: first community card (the first is burnt)
         c2 = cards[2 * (S + 1) + S]
         x_bets = 0
@@ -223,7 +219,7 @@ def lir_run(  # type: ignore[no-untyped-def]
             hits[i, 5] = net_seat[s]
         if seat1.shape[0] > 0:
             seat1[r] = net_seat[0]
-    return end, pos, nhits
+    return end, nhits
 
 
 def lir_index(cards: Sequence[int]) -> int:

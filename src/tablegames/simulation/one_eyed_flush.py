@@ -42,8 +42,7 @@ def oef_run(  # type: ignore[no-untyped-def]
     end,
     decks,
     deck,
-    buf,
-    pos,
+    rng,
     nseats,
     main_stake,
     jack_stake,
@@ -85,11 +84,8 @@ def oef_run(  # type: ignore[no-untyped-def]
     ret_jack = np.empty(S, dtype=np.int64)
     for r in range(start, end):
         if nhits + S > hits.shape[0]:
-            return r, pos, nhits
-        p = load_round(r, k, decks, deck, buf, pos, cards)
-        if p < 0:
-            return r, (pos if p == -1 else buf.shape[0]), nhits
-        pos = p
+            return r, nhits
+        load_round(r, k, decks, deck, rng, cards)
         for j in range(3):
             dealer[j] = cards[j * (S + 1) + S]
         flip = dealer[1]
@@ -204,7 +200,7 @@ def oef_run(  # type: ignore[no-untyped-def]
             hits[i, 5] = net_seat[s]
         if seat1.shape[0] > 0:
             seat1[r] = net_seat[0]
-    return end, pos, nhits
+    return end, nhits
 
 
 @dataclass(frozen=True)

@@ -39,8 +39,7 @@ def tcp_run(  # type: ignore[no-untyped-def]
     end,
     decks,
     deck,
-    buf,
-    pos,
+    rng,
     nseats,
     ante,
     pair_plus,
@@ -68,10 +67,7 @@ def tcp_run(  # type: ignore[no-untyped-def]
     k = 3 * (S + 1)
     cards = np.empty(k, dtype=np.int64)
     for r in range(start, end):
-        p = load_round(r, k, decks, deck, buf, pos, cards)
-        if p < 0:
-            return r, (pos if p == -1 else buf.shape[0])
-        pos = p
+        load_round(r, k, decks, deck, rng, cards)
         da = cards[S]
         db = cards[2 * S + 1]
         dc = cards[3 * S + 2]
@@ -142,7 +138,7 @@ def tcp_run(  # type: ignore[no-untyped-def]
                 detail[r, s, 2] = played
         add_square(wager_acc, 0, 4, x_ante)
         add_square(wager_acc, 1, 4, x_pp)
-    return end, pos
+    return end
 
 
 @dataclass(frozen=True, eq=False)
