@@ -154,6 +154,14 @@ def add_square(acc, i, j, x):  # type: ignore[no-untyped-def]
     acc[i, j + 1] += q & 0xFFFFFFFF
 
 
+@njit(cache=True, nogil=True, inline="always")
+def add_square_times(acc, i, j, x, c):  # type: ignore[no-untyped-def]
+    """``c`` times :func:`add_square` of ``x`` (the rounds of one class: the same integers, added at once)."""
+    q = x * x
+    acc[i, j] += c * (q >> 32)
+    acc[i, j + 1] += c * (q & 0xFFFFFFFF)
+
+
 def compiled_rule(rule: Callable[..., Any], *calls: Callable[..., Any]) -> Any:
     """A rules module's pure integer function compiled for a kernel (``njit(inline="always")``: one source of
     the rule, issue 21), the rules functions it ``calls`` compiled alike and bound in place of the plain ones
