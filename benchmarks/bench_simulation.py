@@ -136,8 +136,10 @@ def main() -> None:
     from tablegames.analysis import final_count, one_eyed_flush
     from tablegames.rules import make_rules
 
-    EXACT["one-eyed-flush"] = float(one_eyed_flush.analyze(make_rules("one-eyed-flush")).house_edge)
-    EXACT["final-count"] = float(final_count.analyze(make_rules("final-count")).house_edge)
+    oef_rules: Any = make_rules("one-eyed-flush")
+    fc_rules: Any = make_rules("final-count")
+    EXACT["one-eyed-flush"] = float(one_eyed_flush.analyze(oef_rules).house_edge)
+    EXACT["final-count"] = float(final_count.analyze(fc_rules).house_edge)
 
     calibrate = calibration_runner(4 * rounds)
     print(

@@ -90,7 +90,7 @@ def fc_seat(cards, S, s, value, turn):  # type: ignore[no-untyped-def]
     c = cards[2 * (S + 1) + s]
     two = value[a] + value[b]
     if two % 2 == 1:  # R-FC-3
-        turned = 1
+        turned = np.int64(1)
         how = 1
     else:  # R-FC-4
         d0 = cards[S]

@@ -312,3 +312,20 @@ def run_decks(job: Job, decks: npt.ArrayLike) -> tuple[ChunkResult, I64]:
     out = hits[:nhits].copy()
     out[:, 0] += 1
     return ChunkResult(0, n, *acc, hits=out, seat1=seat1), detail
+
+
+def count_decks(job: Job, decks: npt.ArrayLike, keep_seat1: bool = False) -> ChunkResult:
+    """Play the given decks (one per round, in deal order) for their counts only, as a chunk is played: a
+    kernel may then take its fast path (a heads-up round counted by class), which ``keep_seat1`` (each round's
+    net kept) turns off. The tests prove the two equal on complete sets of deals."""
+    d = np.ascontiguousarray(np.asarray(decks, dtype=np.int64)[:, : job.deal_cards])
+    n = len(d)
+    acc = _empty_acc(job)
+    hits = np.zeros((n * job.seats + 1, kernels.HIT_FIELDS), dtype=np.int64)
+    seat1 = np.zeros(n if keep_seat1 else 0, dtype=np.int64)
+    deck = np.arange(52, dtype=np.int64)
+    no_detail = np.zeros((0, 0, 0), dtype=np.int64)
+    rng = np.zeros(kernels.RNG_FIELDS, np.uint64)
+    r, nhits = _call(job, 0, n, d, deck, rng, acc, hits, 0, seat1, no_detail)
+    assert r == n
+    return ChunkResult(0, n, *acc, hits=hits[:nhits].copy(), seat1=seat1 if keep_seat1 else None)
