@@ -42,8 +42,7 @@ def engine_run(
     end: int,
     decks: I64,
     deck: I64,
-    buf: Any,
-    pos: int,
+    rng: Any,
     nseats: int,
     rules: Any,
     placements: tuple[tuple[str, int, str | None], ...],
@@ -53,7 +52,7 @@ def engine_run(
     hist: I64,
     seat1: I64,
     detail: I64,
-) -> tuple[int, int]:
+) -> int:
     """Rounds ``start .. end-1`` through the round engine (the kernels' convention, ``with_hits`` off):
     wager row ``i`` is ``placements[i]`` (the main wager first; a wager it puts in play, such as a Play
     wager, counts in its row)."""
@@ -65,10 +64,7 @@ def engine_run(
     bonus_row = row[feeding[0]] if feeding else 0
     cards = np.empty(52, dtype=np.int64)
     for r in range(start, end):
-        p = int(load_round(r, 52, decks, deck, buf, pos, cards))
-        if p < 0:
-            return r, (pos if p == -1 else int(buf.shape[0]))
-        pos = p
+        load_round(r, 52, decks, deck, rng, cards)
         table.meters = dict(resets)
         rnd = table.new_round([int(c) for c in cards])
         for seat in range(1, nseats + 1):
@@ -104,7 +100,7 @@ def engine_run(
             _add_square(seat_acc, s, 3, seat_net[s])
         if seat1.shape[0] > 0:
             seat1[r] = seat_net[0]
-    return end, pos
+    return end
 
 
 def _add_square(acc: I64, i: int, j: int, x: int) -> None:

@@ -16,7 +16,7 @@ from tablegames.engine.events import CardsRevealed, Event
 from tablegames.rules import final_count as fc
 from tablegames.rules.final_count import STAND, TURN
 from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
-from tablegames.simulation.kernels import add_square, load_round
+from tablegames.simulation.kernels import add_square, add_square_times, load_round
 from tablegames.simulation.strategy import named_strategy_tables, rank_cards, rank_text
 from tablegames.simulation.tables import R4, rank_index
 
@@ -32,8 +32,7 @@ def fc_run(  # type: ignore[no-untyped-def]
     end,
     decks,
     deck,
-    buf,
-    pos,
+    rng,
     nseats,
     stake,
     value,
@@ -52,55 +51,78 @@ def fc_run(  # type: ignore[no-untyped-def]
     S = nseats
     k = 3 * (S + 1)
     cards = np.empty(k, dtype=np.int64)
+    if S == 1 and seat1.shape[0] == 0 and detail.shape[0] == 0:
+        # Heads-up: a round's money is a function of its class (category, how the hand was played), so the
+        # rounds are counted by class and each class settled once, with the same code as below.
+        counts = np.zeros(15, dtype=np.int64)
+        for r in range(start, end):
+            load_round(r, 6, decks, deck, rng, cards)  # a constant: the deal unrolled
+            cat, how, _ = fc_seat(cards, 1, 0, value, turn)
+            counts[cat * 3 + how] += 1
+        for cls in range(15):
+            if counts[cls] > 0:
+                x = fc_add(wager_acc, seat_acc, hist, 0, cls // 3, cls % 3, stake[0], pays, counts[cls])
+                add_square_times(wager_acc, 0, 4, x, counts[cls])
+        return end
     for r in range(start, end):
-        p = load_round(r, k, decks, deck, buf, pos, cards)
-        if p < 0:
-            return r, (pos if p == -1 else buf.shape[0])
-        pos = p
-        dt = value[cards[S]] + value[cards[2 * S + 1]] + value[cards[3 * S + 2]]
+        load_round(r, k, decks, deck, rng, cards)
         x = 0
         for s in range(S):
-            a = cards[s]
-            b = cards[S + 1 + s]
-            c = cards[2 * (S + 1) + s]
-            two = value[a] + value[b]
-            if two % 2 == 1:  # R-FC-3
-                turned = 1
-                hist[6] += 1
-            else:  # R-FC-4
-                d0 = cards[S]
-                d1 = cards[2 * S + 1]
-                turned = turn[(((a >> 2) * 13 + (b >> 2)) * 13 + (d0 >> 2)) * 13 + (d1 >> 2)]
-                hist[5 if turned == 1 else 7] += 1
-            ms = stake[s]
-            tot = two + value[c] if turned == 1 else two
-            cat = fc_category(tot & 1, tot, dt)  # R-FC-3..5 (a stood total is even), the rules' function
-            hist[cat] += 1
-            if (
-                pays[cat] > 0
-            ):  # the engine's outcome: win / push / lose by the return (rules.common.outcome_of)
-                hist[8] += 1
-            elif pays[cat] == 0:
-                hist[9] += 1
-            else:
-                hist[10] += 1
-            ret = ms * (1 + pays[cat])
-            wager_acc[0, 0] += 1
-            wager_acc[0, 1] += ms
-            wager_acc[0, 2] += ms
-            wager_acc[0, 3] += ret
-            x += ret - ms
-            seat_acc[s, 0] += ms
-            seat_acc[s, 1] += ms
-            seat_acc[s, 2] += ret
-            add_square(seat_acc, s, 3, ret - ms)
+            cat, how, turned = fc_seat(cards, S, s, value, turn)
+            net = fc_add(wager_acc, seat_acc, hist, s, cat, how, stake[s], pays, 1)
+            x += net
             if s == 0 and seat1.shape[0] > 0:
-                seat1[r] = ret - ms
+                seat1[r] = net
             if detail.shape[0] > 0:
-                detail[r, s, 0] = ret
+                detail[r, s, 0] = net + stake[s]
                 detail[r, s, 1] = turned
         add_square(wager_acc, 0, 4, x)
-    return end, pos
+    return end
+
+
+@njit(cache=True, nogil=True, inline="always")
+def fc_seat(cards, S, s, value, turn):  # type: ignore[no-untyped-def]
+    """Seat ``s``'s play of a round dealt as ``cards``: ``(category, how it was played: 0 turned by choice,
+    1 turned by the dealer, 2 stood; whether the third card was turned)``."""
+    dt = value[cards[S]] + value[cards[2 * S + 1]] + value[cards[3 * S + 2]]
+    a = cards[s]
+    b = cards[S + 1 + s]
+    c = cards[2 * (S + 1) + s]
+    two = value[a] + value[b]
+    if two % 2 == 1:  # R-FC-3
+        turned = np.int64(1)
+        how = 1
+    else:  # R-FC-4
+        d0 = cards[S]
+        d1 = cards[2 * S + 1]
+        turned = np.int64(turn[(((a >> 2) * 13 + (b >> 2)) * 13 + (d0 >> 2)) * 13 + (d1 >> 2)])
+        how = 0 if turned == 1 else 2
+    tot = two + value[c] if turned == 1 else two
+    return (
+        fc_category(tot & 1, tot, dt),
+        how,
+        turned,
+    )  # R-FC-3..5 (a stood total is even), the rules' function
+
+
+@njit(cache=True, nogil=True, inline="always")
+def fc_add(wager_acc, seat_acc, hist, s, cat, how, ms, pays, n):  # type: ignore[no-untyped-def]
+    """Count ``n`` hands of seat ``s`` of one class (category, how played) with stake ``ms``; returns the
+    net of one of them."""
+    hist[cat] += n
+    hist[5 + how] += n
+    # the engine's outcome: win / push / lose by the return (rules.common.outcome_of)
+    hist[8 if pays[cat] > 0 else (9 if pays[cat] == 0 else 10)] += n
+    ret = ms * (1 + pays[cat])
+    wager_acc[0, 0] += n
+    wager_acc[0, 1] += n * ms
+    wager_acc[0, 2] += n * ms
+    wager_acc[0, 3] += n * ret
+    seat_acc[s, 0] += n * ms
+    seat_acc[s, 1] += n * ms
+    seat_acc[s, 2] += n * ret
+    add_square_times(seat_acc, s, 3, ret - ms, n)
+    return ret - ms
 
 
 @lru_cache(maxsize=16)

@@ -254,37 +254,28 @@ def _call(
     end: int,
     decks: I64,
     deck: I64,
-    buf: npt.NDArray[np.uint32],
-    pos: int,
+    rng: npt.NDArray[np.uint64],
     acc: tuple[I64, I64, I64],
     hits: I64,
     nhits: int,
     seat1: I64,
     detail: I64,
-) -> tuple[int, int, int]:
+) -> tuple[int, int]:
     wa, sa, hist = acc
     kernel = kernel_of(job.game)
     fn: Any = kernel.kernel()
     if not kernel.with_hits:
-        r, p = fn(start, end, decks, deck, buf, pos, job.seats, *job.args, wa, sa, hist, seat1, detail)
-        return int(r), int(p), 0
-    r, p, n = fn(
-        start, end, decks, deck, buf, pos, job.seats, *job.args, wa, sa, hist, hits, nhits, seat1, detail
-    )
-    return int(r), int(p), int(n)
-
-
-def _words(bitgen: np.random.PCG64, n: int) -> npt.NDArray[np.uint32]:
-    raw = bitgen.random_raw((n + 1) // 2)
-    assert isinstance(raw, np.ndarray)
-    return raw.view(np.uint32)
+        r = fn(start, end, decks, deck, rng, job.seats, *job.args, wa, sa, hist, seat1, detail)
+        return int(r), 0
+    r, n = fn(start, end, decks, deck, rng, job.seats, *job.args, wa, sa, hist, hits, nhits, seat1, detail)
+    return int(r), int(n)
 
 
 def run_chunk(job: Job, index: int, keep_seat1: bool = False) -> ChunkResult:
-    """Play chunk ``index`` of ``job`` from its own seeded stream."""
+    """Play chunk ``index`` of ``job`` from its own seeded stream (the kernel steps the chunk's ``PCG64``)."""
     start, end = job.chunk_span(index)
     n = end - start
-    bitgen = np.random.PCG64(np.random.SeedSequence(job.seed, spawn_key=(index,)))
+    rng = kernels.rng_state(np.random.PCG64(np.random.SeedSequence(job.seed, spawn_key=(index,))))
     deck = np.arange(52, dtype=np.int64)
     acc = _empty_acc(job)
     hits = np.zeros((64 + n * job.seats // 256, kernels.HIT_FIELDS), dtype=np.int64)
@@ -292,16 +283,10 @@ def run_chunk(job: Job, index: int, keep_seat1: bool = False) -> ChunkResult:
     no_decks = np.zeros((0, job.deal_cards), dtype=np.int64)
     no_detail = np.zeros((0, 0, 0), dtype=np.int64)
     r, nhits = 0, 0
-    buf = _words(bitgen, n * job.deal_cards + 64)
-    pos = 0
     while r < n:
-        r, pos, nhits = _call(job, r, n, no_decks, deck, buf, pos, acc, hits, nhits, seat1, no_detail)
-        if r < n:
-            if nhits + job.seats > len(hits):
-                hits = np.concatenate([hits, np.zeros_like(hits)])
-            else:  # out of random words (only after rare rejections): fresh words from the same stream
-                buf = np.concatenate([buf[pos:], _words(bitgen, (n - r) * job.deal_cards + 64)])
-                pos = 0
+        r, nhits = _call(job, r, n, no_decks, deck, rng, acc, hits, nhits, seat1, no_detail)
+        if r < n:  # the hit buffer ran low
+            hits = np.concatenate([hits, np.zeros_like(hits)])
     out = hits[:nhits].copy()
     out[:, 0] += start + 1
     return ChunkResult(index, n, *acc, hits=out, seat1=seat1 if keep_seat1 else None)
@@ -322,8 +307,25 @@ def run_decks(job: Job, decks: npt.ArrayLike) -> tuple[ChunkResult, I64]:
     hits = np.zeros((n * job.seats + 1, kernels.HIT_FIELDS), dtype=np.int64)
     seat1 = np.zeros(n, dtype=np.int64)
     deck = np.arange(52, dtype=np.int64)
-    r, _, nhits = _call(job, 0, n, d, deck, np.zeros(0, np.uint32), 0, acc, hits, 0, seat1, detail)
+    r, nhits = _call(job, 0, n, d, deck, np.zeros(kernels.RNG_FIELDS, np.uint64), acc, hits, 0, seat1, detail)
     assert r == n
     out = hits[:nhits].copy()
     out[:, 0] += 1
     return ChunkResult(0, n, *acc, hits=out, seat1=seat1), detail
+
+
+def count_decks(job: Job, decks: npt.ArrayLike, keep_seat1: bool = False) -> ChunkResult:
+    """Play the given decks (one per round, in deal order) for their counts only, as a chunk is played: a
+    kernel may then take its fast path (a heads-up round counted by class), which ``keep_seat1`` (each round's
+    net kept) turns off. The tests prove the two equal on complete sets of deals."""
+    d = np.ascontiguousarray(np.asarray(decks, dtype=np.int64)[:, : job.deal_cards])
+    n = len(d)
+    acc = _empty_acc(job)
+    hits = np.zeros((n * job.seats + 1, kernels.HIT_FIELDS), dtype=np.int64)
+    seat1 = np.zeros(n if keep_seat1 else 0, dtype=np.int64)
+    deck = np.arange(52, dtype=np.int64)
+    no_detail = np.zeros((0, 0, 0), dtype=np.int64)
+    rng = np.zeros(kernels.RNG_FIELDS, np.uint64)
+    r, nhits = _call(job, 0, n, d, deck, rng, acc, hits, 0, seat1, no_detail)
+    assert r == n
+    return ChunkResult(0, n, *acc, hits=hits[:nhits].copy(), seat1=seat1 if keep_seat1 else None)

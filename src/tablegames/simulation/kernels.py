@@ -2,13 +2,16 @@
 every seat and wager, settled exactly as the round engine does) lives in its own kernel file, beside its adapter
 (``GameDefinition.kernel``).
 
-Each kernel plays rounds ``start .. end-1`` of one chunk and returns ``(round reached, buffer position,
-number of hits)``; it stops early only when its random-word buffer or its hit buffer runs low, and the
-caller refills and calls again (deterministic: the same chunk always consumes the same words).
+Each kernel plays rounds ``start .. end-1`` of one chunk and returns the round reached (and the number of
+hits, for a kernel that records them); it stops early only when its hit buffer runs low, and the caller
+grows it and calls again (deterministic: the same chunk always consumes the same random words).
 
 Cards come either from given decks (``decks[r]`` in deal order: equivalence tests against the engine) or
-from a partial Fisher–Yates shuffle driven by 32-bit words of a NumPy ``PCG64`` stream, drawn without bias by
-Lemire's multiply-and-reject method (R-0.1).  Only the prefix of the deck a round can use is shuffled.
+from a partial Fisher–Yates shuffle driven by the 32-bit words of a NumPy ``PCG64`` stream (each 64-bit
+output's low half, then its high half), drawn without bias by Lemire's multiply-and-reject method (R-0.1).
+Only the prefix of the deck a round can use is shuffled. The kernels step the ``PCG64`` generator themselves
+(:func:`pcg64_next`, bit for bit NumPy's: its 128-bit state in :data:`RNG_FIELDS` words, see
+:func:`rng_state`), so no buffer of words is made, read or refilled.
 
 Deal order (R-0.2): card ``p`` (0, 1, 2) of seat ``s`` (0-based) is at position ``p * (S + 1) + s``, the
 dealer's at ``p * (S + 1) + S``; a game's draws follow at ``3 * (S + 1)`` in seat order, then the dealer's.
@@ -31,24 +34,94 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
+from llvmlite import ir  # type: ignore[import-untyped]
 from numba import njit
+from numba import types as nbtypes
+from numba.extending import intrinsic
 
 HIT_FIELDS = 6  # round, seat, meter, seat's progressive net (meter excluded), round's, seat's total net
 
 
+RNG_FIELDS = 6
+"""The kernels' generator state (uint64): PCG64's 128-bit state (high, low), its increment (high, low), a
+32-bit word left over from the last 64-bit output and whether there is one."""
+_MULT_HI = np.uint64(0x2360ED051FC65DA4)  # PCG64's 128-bit multiplier (NumPy's PCG_DEFAULT_MULTIPLIER_128)
+_MULT_LO = np.uint64(0x4385DF649FCCF645)
+_MASK32 = np.uint64(0xFFFFFFFF)
+
+
+@intrinsic
+def _mulhi64(typingctx, a, b):  # type: ignore[no-untyped-def]
+    """The high 64 bits of the 128-bit product of two uint64 (one ``mul`` instruction)."""
+    sig = nbtypes.uint64(nbtypes.uint64, nbtypes.uint64)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        i128 = ir.IntType(128)
+        x = builder.mul(builder.zext(args[0], i128), builder.zext(args[1], i128))
+        return builder.trunc(builder.lshr(x, ir.Constant(i128, 64)), ir.IntType(64))
+
+    return sig, codegen
+
+
+mulhi64: Any = _mulhi64  # called in compiled code only (an intrinsic)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def pcg64_next(hi, lo, inc_hi, inc_lo):  # type: ignore[no-untyped-def]
+    """One step of NumPy's ``PCG64`` (128-bit LCG, XSL-RR output): ``(new hi, new lo, 64-bit output)``."""
+    new_lo = lo * _MULT_LO
+    new_hi = mulhi64(lo, _MULT_LO) + lo * _MULT_HI + hi * _MULT_LO
+    lo2 = new_lo + inc_lo
+    hi2 = new_hi + inc_hi + (np.uint64(1) if lo2 < new_lo else np.uint64(0))
+    x = hi2 ^ lo2
+    rot = hi2 >> np.uint64(58)
+    out = (x >> rot) | (x << ((np.uint64(64) - rot) & np.uint64(63)))
+    return hi2, lo2, out
+
+
+def rng_state(bitgen: np.random.PCG64) -> npt.NDArray[np.uint64]:
+    """The kernels' generator state (:data:`RNG_FIELDS`) at ``bitgen``'s state: the kernels then draw the
+    same 64-bit outputs as ``bitgen.random_raw()`` would.
+
+    >>> bg = np.random.PCG64(5)
+    >>> draws(rng_state(np.random.PCG64(5)), 3).tolist() == bg.random_raw(3).tolist()
+    True
+    """
+    st = bitgen.state["state"]
+    m = (1 << 64) - 1
+    s, inc = int(st["state"]), int(st["inc"])
+    return np.array([s >> 64, s & m, inc >> 64, inc & m, 0, 0], dtype=np.uint64)
+
+
 @njit(cache=True, nogil=True)
-def deal_prefix(deck, k, buf, pos):  # type: ignore[no-untyped-def]
-    """Shuffle the first ``k`` places of ``deck`` (partial Fisher–Yates); -1 when ``buf`` runs out."""
-    nbuf = buf.shape[0]
-    mask = np.uint64(0xFFFFFFFF)
+def draws(rng, n):  # type: ignore[no-untyped-def]
+    """The next ``n`` 64-bit outputs of the generator ``rng`` (which is advanced): tests and examples."""
+    out = np.empty(n, dtype=np.uint64)
+    hi, lo = rng[0], rng[1]
+    for i in range(n):
+        hi, lo, out[i] = pcg64_next(hi, lo, rng[2], rng[3])
+    rng[0], rng[1] = hi, lo
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def deal_prefix(deck, k, rng):  # type: ignore[no-untyped-def]
+    """Shuffle the first ``k`` places of ``deck`` (partial Fisher–Yates) with words of ``rng``."""
+    hi, lo, inc_hi, inc_lo, spare, have = rng[0], rng[1], rng[2], rng[3], rng[4], rng[5]
     for i in range(k):
         n = np.uint64(52 - i)
         while True:
-            if pos >= nbuf:
-                return -1
-            m = np.uint64(buf[pos]) * n
-            pos += 1
-            low = m & mask
+            if have != 0:
+                w = spare
+                have = np.uint64(0)
+            else:
+                hi, lo, x = pcg64_next(hi, lo, inc_hi, inc_lo)
+                w = x & _MASK32
+                spare = x >> np.uint64(32)
+                have = np.uint64(1)
+            m = w * n
+            low = m & _MASK32
             if low >= n:
                 break
             if low >= (np.uint64(4294967296) - n) % n:  # Lemire: reject the few biased values
@@ -57,26 +130,20 @@ def deal_prefix(deck, k, buf, pos):  # type: ignore[no-untyped-def]
         tmp = deck[i]
         deck[i] = deck[j]
         deck[j] = tmp
-    return pos
+    rng[0], rng[1], rng[4], rng[5] = hi, lo, spare, have
 
 
 @njit(cache=True, nogil=True, inline="always")
-def load_round(r, k, decks, deck, buf, pos, cards):  # type: ignore[no-untyped-def]
+def load_round(r, k, decks, deck, rng, cards):  # type: ignore[no-untyped-def]
     """Put round ``r``'s first ``k`` cards into ``cards``: row ``r`` of the given ``decks`` when there are any,
-    else a partial shuffle of ``deck`` from ``buf``. Returns the new buffer position; -1 when ``buf`` may not
-    hold a whole deal (the caller refills it first), -2 when it ran out during the deal."""
+    else a partial shuffle of ``deck`` drawn from ``rng``."""
     if decks.shape[0] > 0:
         for i in range(k):
             cards[i] = decks[r, i]
-        return pos
-    if pos + k > buf.shape[0]:
-        return -1
-    p = deal_prefix(deck, k, buf, pos)
-    if p < 0:
-        return -2
+        return
+    deal_prefix(deck, k, rng)
     for i in range(k):
         cards[i] = deck[i]
-    return p
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -85,6 +152,14 @@ def add_square(acc, i, j, x):  # type: ignore[no-untyped-def]
     q = x * x
     acc[i, j] += q >> 32
     acc[i, j + 1] += q & 0xFFFFFFFF
+
+
+@njit(cache=True, nogil=True, inline="always")
+def add_square_times(acc, i, j, x, c):  # type: ignore[no-untyped-def]
+    """``c`` times :func:`add_square` of ``x`` (the rounds of one class: the same integers, added at once)."""
+    q = x * x
+    acc[i, j] += c * (q >> 32)
+    acc[i, j + 1] += c * (q & 0xFFFFFFFF)
 
 
 def compiled_rule(rule: Callable[..., Any], *calls: Callable[..., Any]) -> Any:

@@ -25,7 +25,7 @@ from tablegames.rules.common import enum_key, returned_at_odds
 from tablegames.rules.let_it_ride import PULL, RIDE
 from tablegames.rules.poker import ThreeCardCategory, three_card_category_of
 from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
-from tablegames.simulation.kernels import add_square, compiled_rule, load_round
+from tablegames.simulation.kernels import add_square, add_square_times, compiled_rule, load_round
 from tablegames.simulation.strategy import named_strategy_tables, rank_cards, rank_text
 from tablegames.simulation.tables import (
     R3,
@@ -50,14 +50,108 @@ lir_returned_at_odds = compiled_rule(returned_at_odds)
 D_LIR = 8  # detail columns per seat
 
 
+@njit(cache=True, nogil=True, inline="always")
+def lir_seat_hand(cards, S, s, first, second, five):  # type: ignore[no-untyped-def]
+    """Seat ``s``'s play of a round dealt as ``cards`` (R-LIR-1..3): ``(final hand, rode bet 1, rode bet 2,
+    its first three cards' flush flag and rank index)``; the community cards are the dealer's second and third
+    (the first is burnt)."""
+    c1 = cards[S + 1 + S]
+    c2 = cards[2 * (S + 1) + S]
+    a = cards[s]
+    b = cards[S + 1 + s]
+    c = cards[2 * (S + 1) + s]
+    sa = a & 3
+    f3 = 1 if ((b & 3) == sa and (c & 3) == sa) else 0
+    i3 = ((a >> 2) * 13 + (b >> 2)) * 13 + (c >> 2)
+    ride1 = np.int64(first[f3 * 2197 + i3])
+    f4 = 1 if (f3 == 1 and (c1 & 3) == sa) else 0
+    i4 = i3 * 13 + (c1 >> 2)
+    ride2 = np.int64(second[(ride1 * 2 + f4) * 28561 + i4])
+    f5 = 1 if (f4 == 1 and (c2 & 3) == sa) else 0
+    h = np.int64(five[f5 * 371293 + i4 * 13 + (c2 >> 2)])
+    return h, ride1, ride2, f3, i3
+
+
+@njit(cache=True, nogil=True, inline="always")
+def lir_bets(u, up, odds, cap):  # type: ignore[no-untyped-def]
+    """The three bets of ``u`` with ``up`` of them riding to a final hand paid ``odds``: ``(staked, returned,
+    returned by the bets up)``."""
+    returned = (3 - up) * lir_pulled_return(u)  # pulled bets (R-LIR-2, R-LIR-3)
+    base_ret = lir_up_return(up, u, odds, cap)  # R-LIR-4, R-LIR-5: the rules' own function
+    return 3 * u, returned + base_ret, base_ret
+
+
+@njit(cache=True, nogil=True, inline="always")
+def lir_add_bets(wager_acc, hist, h, up, u, odds, staked, returned, c):  # type: ignore[no-untyped-def]
+    """Count ``c`` seats' bets of one class (final hand ``h``, ``up`` bets riding) in the bets' row."""
+    hist[h * 4 + up] += c
+    hist[67 if odds >= 0 else 68] += c  # the engine's outcome of the bets up: win / lose (R-LIR-4)
+    wager_acc[0, 0] += c
+    wager_acc[0, 1] += c * u
+    wager_acc[0, 2] += c * staked
+    wager_acc[0, 3] += c * returned
+
+
+@njit(cache=True, nogil=True, inline="always")
+def lir_heads_up_class(cards, bets_up, five):  # type: ignore[no-untyped-def]
+    """The class ``final hand * 4 + bets up`` of a heads-up round: what :func:`lir_seat_hand` gives, the
+    number of bets up read at once from :func:`lir_bets_up_table` (two independent lookups)."""
+    a = cards[0]
+    b = cards[2]
+    c = cards[4]
+    c1 = cards[3]
+    c2 = cards[5]
+    sa = a & 3
+    f3 = 1 if ((b & 3) == sa and (c & 3) == sa) else 0
+    f4 = 1 if (f3 == 1 and (c1 & 3) == sa) else 0
+    f5 = 1 if (f4 == 1 and (c2 & 3) == sa) else 0
+    i4 = (((a >> 2) * 13 + (b >> 2)) * 13 + (c >> 2)) * 13 + (c1 >> 2)
+    return np.int64(five[f5 * 371293 + i4 * 13 + (c2 >> 2)]) * 4 + np.int64(bets_up[(f3 + f4) * 28561 + i4])
+
+
+def lir_bets_up_table(first: I8, second: I8) -> I8:
+    """The bets up at the showdown (1 + rode bet 1 + rode bet 2) by four cards, ``[(f3 + f4) * 13^4 + i4]``
+    (``f3``: the first three suited, ``f4``: the four; ``i4``: their rank index), from the strategy's
+    tables: ``1 + first[f3 * 13^3 + i4 // 13] + second[(ride1 * 2 + f4) * 13^4 + i4]``.
+
+    >>> lir_bets_up_table(np.ones(2 * R3, np.int8), np.zeros(4 * R4, np.int8))[:3].tolist()
+    [2, 2, 2]
+    """
+    i4 = np.arange(R4)
+    out = np.empty(3 * R4, dtype=np.int8)
+    for flags, (f3, f4) in enumerate(((0, 0), (1, 0), (1, 1))):
+        ride1 = first[f3 * R3 + i4 // 13].astype(np.int64)
+        out[flags * R4 : (flags + 1) * R4] = 1 + ride1 + second[(ride1 * 2 + f4) * R4 + i4]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def lir_settle_classes(counts, u, main_odds, cap, wager_acc, seat_acc, hist):  # type: ignore[no-untyped-def]
+    """Add heads-up rounds counted by class (``counts[hand * 4 + bets up]``, the bets only) to the
+    accumulators: what playing them one by one adds (the same settlement, times the count)."""
+    for cls in range(40):
+        c = counts[cls]
+        if c == 0:
+            continue
+        h = cls // 4
+        up = cls % 4
+        odds = main_odds[h]
+        staked, returned, _ = lir_bets(u, up, odds, cap)
+        lir_add_bets(wager_acc, hist, h, up, u, odds, staked, returned, c)
+        seat_acc[0, 0] += c * u
+        seat_acc[0, 1] += c * staked
+        seat_acc[0, 2] += c * returned
+        add_square_times(wager_acc, 0, 4, returned - staked, c)
+        add_square_times(seat_acc, 0, 3, returned - staked, c)
+
+
 @njit(cache=True, nogil=True)
 def lir_run(  # type: ignore[no-untyped-def]
     start,
     end,
     decks,
     deck,
-    buf,
-    pos,
+    rng,
     nseats,
     bet,
     bonus_stake,
@@ -66,6 +160,7 @@ def lir_run(  # type: ignore[no-untyped-def]
     bonus3,
     first,
     second,
+    bets_up,
     main_odds,
     bonus_odds,
     prog_meter,
@@ -86,51 +181,36 @@ def lir_run(  # type: ignore[no-untyped-def]
     S = nseats
     k = 3 * (S + 1)
     cards = np.empty(k, dtype=np.int64)
+    if S == 1 and bonus_stake[0] == 0 and prog_stake[0] == 0 and seat1.shape[0] == 0 and detail.shape[0] == 0:
+        # Heads-up, the bets only: a round's money is a function of its class (final hand, bets up), so the
+        # rounds are counted by class and each class settled once (lir_settle_classes), exactly as below.
+        counts = np.zeros(40, dtype=np.int64)
+        for r in range(start, end):
+            load_round(r, 6, decks, deck, rng, cards)  # a constant: the deal unrolled
+            counts[lir_heads_up_class(cards, bets_up, five)] += 1
+        lir_settle_classes(counts, bet[0], main_odds, cap, wager_acc, seat_acc, hist)
+        return end, nhits
     hand = np.empty(S, dtype=np.int64)
     ret_prog = np.empty(S, dtype=np.int64)
     net_seat = np.empty(S, dtype=np.int64)
     envy_seat = np.empty(S, dtype=np.int64)
     for r in range(start, end):
         if nhits + S > hits.shape[0]:
-            return r, pos, nhits
-        p = load_round(r, k, decks, deck, buf, pos, cards)
-        if p < 0:
-            return r, (pos if p == -1 else buf.shape[0]), nhits
-        pos = p
-        c1 = cards[S + 1 + S]  # dealer's second card: first community card (the first is burnt)
-        c2 = cards[2 * (S + 1) + S]
+            return r, nhits
+        load_round(r, k, decks, deck, rng, cards)
         x_bets = 0
         x_bonus = 0
         x_prog = 0
         x_fixed = 0
         hit_from = nhits
         for s in range(S):
-            a = cards[s]
-            b = cards[S + 1 + s]
-            c = cards[2 * (S + 1) + s]
-            sa = a & 3
-            f3 = 1 if ((b & 3) == sa and (c & 3) == sa) else 0
-            i3 = ((a >> 2) * 13 + (b >> 2)) * 13 + (c >> 2)
-            ride1 = np.int64(first[f3 * 2197 + i3])
-            f4 = 1 if (f3 == 1 and (c1 & 3) == sa) else 0
-            i4 = i3 * 13 + (c1 >> 2)
-            ride2 = np.int64(second[(ride1 * 2 + f4) * 28561 + i4])
-            f5 = 1 if (f4 == 1 and (c2 & 3) == sa) else 0
-            h = np.int64(five[f5 * 371293 + i4 * 13 + (c2 >> 2)])
+            h, ride1, ride2, f3, i3 = lir_seat_hand(cards, S, s, first, second, five)
             hand[s] = h
             up = 1 + ride1 + ride2
             u = bet[s]
-            staked = 3 * u
-            returned = (3 - up) * lir_pulled_return(u)  # pulled bets (R-LIR-2, R-LIR-3)
             odds = main_odds[h]
-            base_ret = lir_up_return(up, u, odds, cap)  # R-LIR-4, R-LIR-5: the rules' own function
-            returned += base_ret
-            hist[h * 4 + up] += 1
-            hist[67 if odds >= 0 else 68] += 1  # the engine's outcome of the bets up: win / lose (R-LIR-4)
-            wager_acc[0, 0] += 1
-            wager_acc[0, 1] += u
-            wager_acc[0, 2] += staked
-            wager_acc[0, 3] += returned
+            staked, returned, base_ret = lir_bets(u, up, odds, cap)
+            lir_add_bets(wager_acc, hist, h, up, u, odds, staked, returned, 1)
             x_bets += returned - staked
             seat_units = u
             seat_staked = staked
@@ -223,7 +303,7 @@ def lir_run(  # type: ignore[no-untyped-def]
             hits[i, 5] = net_seat[s]
         if seat1.shape[0] > 0:
             seat1[r] = net_seat[0]
-    return end, pos, nhits
+    return end, nhits
 
 
 def lir_index(cards: Sequence[int]) -> int:
@@ -308,6 +388,7 @@ class LetItRideKernel(Kernel):
             t.bonus,
             st.lir_first,
             st.lir_second,
+            lir_bets_up_table(st.lir_first, st.lir_second),
             t.main_odds,
             t.bonus_odds,
             t.prog_meter,

@@ -36,14 +36,13 @@ oef_main_return = compiled_rule(oef.main_return, returned_at_odds)
 oef_returned_at_odds = compiled_rule(returned_at_odds)
 
 
-@njit(cache=True, nogil=True)
-def oef_run(  # type: ignore[no-untyped-def]
+@njit(cache=True, nogil=True, inline="always")
+def oef_rounds(  # type: ignore[no-untyped-def]
     start,
     end,
     decks,
     deck,
-    buf,
-    pos,
+    rng,
     nseats,
     main_stake,
     jack_stake,
@@ -70,9 +69,7 @@ def oef_run(  # type: ignore[no-untyped-def]
     seat1,
     detail,
 ):
-    """One Eyed Flush rounds (R-OEF-1..10). Wager rows: 0 main, 1 jackpot, 2 its fixed prizes, 3 flip.
-    ``hist``: main [win, push, lose, bust] (4), player final category (6), dealer final category (6),
-    jackpot first-three-card category (6), flip hits (1), players who drew (1), dealer draws (1)."""
+    """The rounds of :func:`oef_run` (inlined: called with a constant number of seats, its loops unroll)."""
     S = nseats
     k = 4 * (S + 1)
     cards = np.empty(k, dtype=np.int64)
@@ -85,11 +82,8 @@ def oef_run(  # type: ignore[no-untyped-def]
     ret_jack = np.empty(S, dtype=np.int64)
     for r in range(start, end):
         if nhits + S > hits.shape[0]:
-            return r, pos, nhits
-        p = load_round(r, k, decks, deck, buf, pos, cards)
-        if p < 0:
-            return r, (pos if p == -1 else buf.shape[0]), nhits
-        pos = p
+            return r, nhits
+        load_round(r, k, decks, deck, rng, cards)
         for j in range(3):
             dealer[j] = cards[j * (S + 1) + S]
         flip = dealer[1]
@@ -204,7 +198,110 @@ def oef_run(  # type: ignore[no-untyped-def]
             hits[i, 5] = net_seat[s]
         if seat1.shape[0] > 0:
             seat1[r] = net_seat[0]
-    return end, pos, nhits
+    return end, nhits
+
+
+@njit(cache=True, nogil=True)
+def oef_run(  # type: ignore[no-untyped-def]
+    start,
+    end,
+    decks,
+    deck,
+    rng,
+    nseats,
+    main_stake,
+    jack_stake,
+    flip_stake,
+    flip_bet,
+    card_class,
+    hand_code,
+    has_wild,
+    category,
+    compare,
+    ncodes,
+    bust,
+    win_odds,
+    dealer_discard,
+    jack_meter,
+    jack_fixed,
+    flip_odds,
+    strat,
+    wager_acc,
+    seat_acc,
+    hist,
+    hits,
+    nhits,
+    seat1,
+    detail,
+):
+    """One Eyed Flush rounds (R-OEF-1..10). Wager rows: 0 main, 1 jackpot, 2 its fixed prizes, 3 flip.
+    ``hist``: main [win, push, lose, bust] (4), player final category (6), dealer final category (6),
+    jackpot first-three-card category (6), flip hits (1), players who drew (1), dealer draws (1)."""
+    if nseats == 1:  # heads-up: the same rounds compiled for one seat (the deal and seat loops unrolled)
+        return oef_rounds(
+            start,
+            end,
+            decks,
+            deck,
+            rng,
+            1,
+            main_stake,
+            jack_stake,
+            flip_stake,
+            flip_bet,
+            card_class,
+            hand_code,
+            has_wild,
+            category,
+            compare,
+            ncodes,
+            bust,
+            win_odds,
+            dealer_discard,
+            jack_meter,
+            jack_fixed,
+            flip_odds,
+            strat,
+            wager_acc,
+            seat_acc,
+            hist,
+            hits,
+            nhits,
+            seat1,
+            detail,
+        )
+    return oef_rounds(
+        start,
+        end,
+        decks,
+        deck,
+        rng,
+        nseats,
+        main_stake,
+        jack_stake,
+        flip_stake,
+        flip_bet,
+        card_class,
+        hand_code,
+        has_wild,
+        category,
+        compare,
+        ncodes,
+        bust,
+        win_odds,
+        dealer_discard,
+        jack_meter,
+        jack_fixed,
+        flip_odds,
+        strat,
+        wager_acc,
+        seat_acc,
+        hist,
+        hits,
+        nhits,
+        seat1,
+        detail,
+    )
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from tablegames.rules.common import enum_key, returned_at_odds
 from tablegames.rules.flow import Action
 from tablegames.rules.three_card_poker import FOLD, PLAY
 from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
-from tablegames.simulation.kernels import add_square, compiled_rule, load_round
+from tablegames.simulation.kernels import add_square, add_square_times, compiled_rule, load_round
 from tablegames.simulation.strategy import named_strategy_tables, rank_cards, rank_text
 
 D_TCP = 3  # detail columns per seat: ante + play returned, pair plus returned, played
@@ -33,14 +33,67 @@ NO_QUALIFY = tcp.NO_QUALIFY
 tcp_returned_at_odds = compiled_rule(returned_at_odds)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def tcp_dealer(cards, S, strength, qualifier):  # type: ignore[no-untyped-def]
+    """The dealer's hand strength and whether it qualifies (R-TCP-4, the rules' function)."""
+    da = cards[S]
+    db = cards[2 * S + 1]
+    dc = cards[3 * S + 2]
+    sd = da & 3
+    fd = 1 if ((db & 3) == sd and (dc & 3) == sd) else 0
+    dealer = strength[fd * 2197 + ((da >> 2) * 13 + (db >> 2)) * 13 + (dc >> 2)]
+    return dealer, tcp_qualifies(dealer, qualifier)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def tcp_seat(cards, S, s, strength, hand_of, plays, dealer, qualifies):  # type: ignore[no-untyped-def]
+    """Seat ``s``'s hand and its play: ``(hand, pattern index, 0 folded or 1 + result)`` (R-TCP-2, R-TCP-4)."""
+    a = cards[s]
+    b = cards[S + 1 + s]
+    c = cards[2 * (S + 1) + s]
+    sa = a & 3
+    f3 = 1 if ((b & 3) == sa and (c & 3) == sa) else 0
+    i3 = f3 * 2197 + ((a >> 2) * 13 + (b >> 2)) * 13 + (c >> 2)
+    h = np.int64(hand_of[i3])
+    o = 0
+    if plays[i3] == 1:
+        o = 1 + tcp_result(strength[i3], dealer, qualifies)  # R-TCP-4, the rules' function
+    return h, i3, o
+
+
+@njit(cache=True, nogil=True, inline="always")
+def tcp_ante(wager_acc, hist, h, o, u, result_odds, bonus_odds, n):  # type: ignore[no-untyped-def]
+    """Count ``n`` Antes of ``u`` of one class (hand ``h``, ``o``: folded or 1 + result) in the Ante's row;
+    returns one's ``(staked, returned)``."""
+    staked = 2 * u  # the Play wager is set aside beside the Ante
+    if o > 0:
+        res = o - 1
+        hist[1 + res] += n
+        returned = u * (1 + result_odds[res, 0]) + u * (1 + result_odds[res, 1])
+        ante_net = result_odds[res, 0]
+        if bonus_odds[h] > 0:  # R-TCP-5: whatever the dealer holds
+            returned += u * bonus_odds[h]
+            ante_net += bonus_odds[h]
+        # the Ante's outcome (rules.three_card_poker.ante_outcome): the dealer does not qualify (R-TCP-4),
+        # else win / push / lose by its net
+        hist[15 if res == NO_QUALIFY else (12 if ante_net > 0 else (13 if ante_net == 0 else 14))] += n
+    else:
+        returned = u  # R-TCP-2: folded, the Ante lost, the Play given back
+        hist[0] += n
+    wager_acc[0, 0] += n
+    wager_acc[0, 1] += n * u
+    wager_acc[0, 2] += n * staked
+    wager_acc[0, 3] += n * returned
+    return staked, returned
+
+
 @njit(cache=True, nogil=True)
 def tcp_run(  # type: ignore[no-untyped-def]
     start,
     end,
     decks,
     deck,
-    buf,
-    pos,
+    rng,
     nseats,
     ante,
     pair_plus,
@@ -67,58 +120,46 @@ def tcp_run(  # type: ignore[no-untyped-def]
     S = nseats
     k = 3 * (S + 1)
     cards = np.empty(k, dtype=np.int64)
+    if S == 1 and ante[0] > 0 and pair_plus[0] == 0 and seat1.shape[0] == 0 and detail.shape[0] == 0:
+        # Heads-up, the Ante only: a round's money is a function of its class (dealer qualifying, hand, played
+        # and result), so the rounds are counted by class and each class settled once, with the same code.
+        counts = np.zeros(60, dtype=np.int64)
+        for r in range(start, end):
+            load_round(r, 6, decks, deck, rng, cards)  # a constant: the deal unrolled
+            dealer, qualifies = tcp_dealer(cards, 1, strength, qualifier)
+            h, _, o = tcp_seat(cards, 1, 0, strength, hand_of, plays, dealer, qualifies)
+            counts[((1 if qualifies else 0) * 6 + h) * 5 + o] += 1
+        u = ante[0]
+        for cls in range(60):
+            c = counts[cls]
+            if c > 0:
+                h = (cls // 5) % 6
+                hist[11] += c if cls >= 30 else 0
+                hist[5 + h] += c
+                staked, returned = tcp_ante(wager_acc, hist, h, cls % 5, u, result_odds, bonus_odds, c)
+                seat_acc[0, 0] += c * u
+                seat_acc[0, 1] += c * staked
+                seat_acc[0, 2] += c * returned
+                add_square_times(seat_acc, 0, 3, returned - staked, c)
+                add_square_times(wager_acc, 0, 4, returned - staked, c)
+        return end
     for r in range(start, end):
-        p = load_round(r, k, decks, deck, buf, pos, cards)
-        if p < 0:
-            return r, (pos if p == -1 else buf.shape[0])
-        pos = p
-        da = cards[S]
-        db = cards[2 * S + 1]
-        dc = cards[3 * S + 2]
-        sd = da & 3
-        fd = 1 if ((db & 3) == sd and (dc & 3) == sd) else 0
-        dealer = strength[fd * 2197 + ((da >> 2) * 13 + (db >> 2)) * 13 + (dc >> 2)]
-        qualifies = tcp_qualifies(dealer, qualifier)
+        load_round(r, k, decks, deck, rng, cards)
+        dealer, qualifies = tcp_dealer(cards, S, strength, qualifier)
         if qualifies:
             hist[11] += 1
         x_ante = 0
         x_pp = 0
         for s in range(S):
-            a = cards[s]
-            b = cards[S + 1 + s]
-            c = cards[2 * (S + 1) + s]
-            sa = a & 3
-            f3 = 1 if ((b & 3) == sa and (c & 3) == sa) else 0
-            i3 = f3 * 2197 + ((a >> 2) * 13 + (b >> 2)) * 13 + (c >> 2)
-            h = hand_of[i3]
+            h, _, o = tcp_seat(cards, S, s, strength, hand_of, plays, dealer, qualifies)
             hist[5 + h] += 1
             u = ante[s]
             staked = 0
             returned = 0
             played = 0
             if u > 0:
-                staked = 2 * u  # the Play wager is set aside beside the Ante
-                if plays[i3] == 1:
-                    played = 1
-                    res = tcp_result(strength[i3], dealer, qualifies)  # R-TCP-4, the rules' function
-                    hist[1 + res] += 1
-                    returned = u * (1 + result_odds[res, 0]) + u * (1 + result_odds[res, 1])
-                    ante_net = result_odds[res, 0]
-                    if bonus_odds[h] > 0:  # R-TCP-5: whatever the dealer holds
-                        returned += u * bonus_odds[h]
-                        ante_net += bonus_odds[h]
-                    # the Ante's outcome (rules.three_card_poker.ante_outcome): the dealer does not qualify
-                    # (R-TCP-4), else win / push / lose by its net
-                    hist[
-                        15 if res == NO_QUALIFY else (12 if ante_net > 0 else (13 if ante_net == 0 else 14))
-                    ] += 1
-                else:
-                    returned = u  # R-TCP-2: folded, the Ante lost, the Play given back
-                    hist[0] += 1
-                wager_acc[0, 0] += 1
-                wager_acc[0, 1] += u
-                wager_acc[0, 2] += staked
-                wager_acc[0, 3] += returned
+                staked, returned = tcp_ante(wager_acc, hist, h, o, u, result_odds, bonus_odds, 1)
+                played = 1 if o > 0 else 0
                 x_ante += returned - staked
             pp = pair_plus[s]
             pp_ret = 0
@@ -142,7 +183,7 @@ def tcp_run(  # type: ignore[no-untyped-def]
                 detail[r, s, 2] = played
         add_square(wager_acc, 0, 4, x_ante)
         add_square(wager_acc, 1, 4, x_pp)
-    return end, pos
+    return end
 
 
 @dataclass(frozen=True, eq=False)
