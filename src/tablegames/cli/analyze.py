@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -60,21 +59,45 @@ def analyze(
         bool,
         typer.Option("--full-strategy/--no-full-strategy", help="include the full decision table in JSON"),
     ] = True,
+    cache: Annotated[
+        bool,
+        typer.Option(
+            "--cache/--no-cache",
+            help="JSON: read the same analysis from the disk cache, store a new one "
+            "(~/.cache/tablegames/analysis; env TABLEGAMES_CACHE_DIR, empty: off)",
+        ),
+    ] = True,
 ) -> None:
     """Exact house edge, return table, optimal strategy and side bets (heads-up, full deck, no sampling)."""
-    from tablegames.analysis.api import analyze_game, parse_meters
+    from tablegames.analysis.api import parse_meters
     from tablegames.rules import RuleError
 
     rules, name = rules_and_name(game, rule, paytable, game_file)
+    if fmt == Format.json:  # the text itself is cached (analysis/result_cache.py, issue 28)
+        from tablegames.analysis.result_cache import analysis_json, default_directory
+
+        try:
+            text = analysis_json(
+                rules,
+                bet,
+                parse_meters(meter),
+                full_strategy,
+                {} if name is None else {"rule_set": name},
+                default_directory() if cache else None,
+            )
+        except RuleError as exc:
+            fail(str(exc))
+        sys.stdout.write(text + "\n")
+        return
+    from tablegames.analysis.api import analyze_game
+
     try:
-        a = analyze_game(rules, bet, parse_meters(meter), full_strategy=fmt == Format.json and full_strategy)
+        a = analyze_game(rules, bet, parse_meters(meter))
     except RuleError as exc:
         fail(str(exc))
     if name is not None:
         a.extra["rule_set"] = name
-    if fmt == Format.json:
-        sys.stdout.write(json.dumps(a.to_json()) + "\n")
-    elif fmt == Format.markdown:
+    if fmt == Format.markdown:
         from tablegames.analysis.render import to_markdown
 
         head = f"**{rule_set_line(rules.game, name)}**\n\n" if name else ""
