@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+import tablegames
 from tablegames.analysis import result_cache
 from tablegames.analysis.api import analyze_game
 from tablegames.cli import app
@@ -174,21 +175,76 @@ def test_prune_keeps_the_most_recently_used(tmp_path: Path) -> None:
     assert len(files(tmp_path)) == 3
 
 
-def test_the_cached_command_imports_neither_numpy_nor_the_server(cache: Path) -> None:
-    """The command run from the cache (a fresh process, as a user runs it) needs no NumPy, Numba or server
-    module: what the json command does not need is not imported (issue 28)."""
-    game = GAMES[0]
-    run(game)
+def main_run(cwd: Path, cache_root: Path, *argv: str) -> tuple[str, list[str]]:
+    """``tablegames ARGV`` in a fresh process (as the script runs it): its output, and the modules it imported
+    of NumPy, Numba, Typer, the rules and the server."""
     probe = (
-        "import atexit, sys\n"
-        "atexit.register(lambda: sys.stderr.write(' '.join(sorted({m.split('.')[0] + '.' + "
-        "(m.split('.') + [''])[1] for m in sys.modules if m.startswith(('numpy', 'numba', 'tablegames.server'))"
-        "}))))\n"
-        f"sys.argv = ['tablegames', 'analyze', '{game}', '--format', 'json']\n"
+        "import atexit, json, sys\n"
+        "heavy = ('numpy', 'numba', 'typer', 'tablegames.rules', 'tablegames.server')\n"
+        "atexit.register(lambda: sys.stderr.write(json.dumps(sorted({m for m in sys.modules "
+        "if m.startswith(heavy) and m.count('.') <= 1}))))\n"
+        f"sys.argv = ['tablegames', *{list(argv)!r}]\n"
         "from tablegames.cli import main\n"
         "main()\n"
     )
-    env = {**os.environ, result_cache.ENV: str(cache.parent)}
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
-    assert done.stdout == old_output(game)
-    assert done.stderr.strip() == ""
+    src = str(Path(tablegames.__file__).resolve().parents[1])  # this tree's, from any working directory
+    path = os.pathsep.join([src, *filter(None, [os.environ.get("PYTHONPATH")])])
+    env = {**os.environ, result_cache.ENV: str(cache_root), "PYTHONPATH": path}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True, cwd=cwd
+    )
+    return done.stdout, json.loads(done.stderr.strip().splitlines()[-1])
+
+
+def test_the_command_line_run_again_imports_nothing_heavy(tmp_path: Path) -> None:
+    """Run by the script a second time, the same command line is answered from the cache before Typer, the
+    rules or NumPy are imported (issue 28), with the same text."""
+    game = GAMES[0]
+    args = ("analyze", game, "--format", "json")
+    first, loaded = main_run(tmp_path, tmp_path / "c", *args)
+    assert first == old_output(game) and "numpy" in loaded and "typer" in loaded
+    again, loaded = main_run(tmp_path, tmp_path / "c", *args)
+    assert again == first and loaded == []
+    _, loaded = main_run(tmp_path, tmp_path / "c", *args, "--no-cache")
+    assert "numpy" in loaded  # --no-cache: computed
+
+
+def test_a_changed_game_file_is_not_answered_from_the_note(tmp_path: Path) -> None:
+    """The note of a command line holds the content of the files it names: the same words on an edited game
+    file are a new request (parsed, analysed: the new rules' figures)."""
+    from tablegames.rules.gamefile import GameFile, dumps
+
+    game = GAMES[-1]
+    default = make_rules(game)
+    name, value = next((k, str(v)) for k, v in default.describe().items() if str(v).isdigit())
+    other = make_rules(game, {name: str(int(value) + 1)})
+    path = tmp_path / "g.toml"
+    args = ("analyze", "--game-file", "g.toml", "--format", "json")
+    outputs = []
+    for rules in (default, other, default):
+        path.write_text(dumps(GameFile(game, "mine", rules)))
+        text, _ = main_run(tmp_path, tmp_path / "c", *args)
+        outputs.append(json.loads(text))
+    assert outputs[0]["rules"][name] == value and outputs[1]["rules"][name] == str(int(value) + 1)
+    assert outputs[1]["house_edge_exact"] != outputs[0]["house_edge_exact"]
+    assert outputs[2] == outputs[0]  # (answered from the note of the first run)
+
+
+def test_a_note_whose_answer_is_damaged_falls_back(tmp_path: Path) -> None:
+    game = GAMES[-1]
+    args = ("analyze", game, "--format", "json")
+    first, _ = main_run(tmp_path, tmp_path / "c", *args)
+    (answer,) = files(tmp_path / "c" / "analysis")
+    answer.write_bytes(answer.read_bytes()[:-10])
+    again, loaded = main_run(tmp_path, tmp_path / "c", *args)
+    assert again == first and "typer" in loaded  # parsed and read (or computed) again
+    notes = list((tmp_path / "c" / "analysis" / result_cache.REQUESTS).glob("*.json"))
+    assert len(notes) == 1
+    notes[0].write_text("{not json")
+    assert main_run(tmp_path, tmp_path / "c", *args)[0] == first
+
+
+def test_the_test_runner_notes_no_command_line(cache: Path) -> None:
+    """Invoked other than by ``main`` (a test's runner), the command has no command line to note."""
+    run(GAMES[-1])
+    assert not (cache / result_cache.REQUESTS).exists()

@@ -198,3 +198,76 @@ def analysis_json(
     except OSError as exc:  # a full or read-only disk costs the cache, never the answer
         log.warning("analysis cache: could not store in %s (%s)", directory, exc)
     return text
+
+
+# --- the command line's shortcut: a request answered before Typer, the rules or NumPy are imported ------------
+
+REQUESTS = "requests"
+"""The subdirectory of the shortcut files: a command line -> the key of its answer."""
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """The SHA-256 of the whole ``tablegames`` package's source (the command line's parsing included) and of
+    where and when Typer was installed: what turns a command line into rules."""
+    import importlib.util
+
+    import tablegames
+
+    root = Path(str(tablegames.__file__)).parent
+    h = hashlib.sha256(f"request format {FORMAT}\n".encode())
+    for path in sorted(root.rglob("*.py")):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0")
+        h.update(path.read_bytes())
+    spec = importlib.util.find_spec("typer")
+    origin = Path(spec.origin) if spec is not None and spec.origin else None
+    h.update(f"typer {origin} {origin.stat().st_mtime_ns if origin else 0}".encode())
+    return h.hexdigest()
+
+
+def request_of(argv: list[str], cwd: Path) -> dict[str, Any]:
+    """What a command line's answer depends on besides the code: its words, the working directory and the
+    content of every file a word (or the part after a word's ``=``) names, a game file or a pay table."""
+    named: dict[str, str] = {}
+    for word in argv:
+        for text in {word, word.partition("=")[2]} - {""}:
+            path = cwd / text
+            if path.is_file():
+                named[text] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return {"argv": list(argv), "cwd": str(cwd), "files": named, "code": code_fingerprint()}
+
+
+def _request_path(directory: Path, request: Mapping[str, Any]) -> Path:
+    digest = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()
+    return directory / REQUESTS / f"{digest[:32]}.json"
+
+
+def remember(directory: Path, request: Mapping[str, Any], key: Mapping[str, Any]) -> None:
+    """Note that ``request`` (:func:`request_of`) is answered by the text stored under ``key``."""
+    path = _request_path(directory, request)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump({"request": request, "key": key}, f, sort_keys=True)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    files = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in files[MAX_FILES * 4 :]:
+        old.unlink(missing_ok=True)
+
+
+def recall(directory: Path, argv: list[str], cwd: Path) -> str | None:
+    """The stored text answering this command line, or None: no note of it, or its answer is gone or not
+    sound (:func:`load` checks the answer's key and checksum)."""
+    try:
+        request = request_of(argv, cwd)
+        with _request_path(directory, request).open(encoding="utf-8") as f:
+            note = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(note, dict) or note.get("request") != request or not isinstance(note.get("key"), dict):
+        return None
+    return load(directory, note["key"])

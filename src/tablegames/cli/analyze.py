@@ -74,20 +74,7 @@ def analyze(
 
     rules, name = rules_and_name(game, rule, paytable, game_file)
     if fmt == Format.json:  # the text itself is cached (analysis/result_cache.py, issue 28)
-        from tablegames.analysis.result_cache import analysis_json, default_directory
-
-        try:
-            text = analysis_json(
-                rules,
-                bet,
-                parse_meters(meter),
-                full_strategy,
-                {} if name is None else {"rule_set": name},
-                default_directory() if cache else None,
-            )
-        except RuleError as exc:
-            fail(str(exc))
-        sys.stdout.write(text + "\n")
+        _json(rules, name, bet, meter, full_strategy, cache)
         return
     from tablegames.analysis.api import analyze_game
 
@@ -112,6 +99,34 @@ def analyze(
             console.print(f"[bold]{rule_set_line(rules.game, name)}[/]")
         for r in rich_renderables(a):
             console.print(r)
+
+
+def _json(rules: Any, name: str | None, bet: int | None, meter: str | None, full: bool, cache: bool) -> None:
+    """Print the analysis as JSON: from the disk cache when there, else computed and stored; run by
+    :func:`tablegames.cli.main`, the command line is noted as answered by it (``main`` then prints it without
+    parsing it again: ``result_cache.recall``)."""
+    import os
+
+    from tablegames import cli
+    from tablegames.analysis import result_cache as rc
+    from tablegames.analysis.api import parse_meters
+    from tablegames.rules import RuleError
+
+    directory = rc.default_directory() if cache else None
+    argv = cli.ARGV
+    request = None if directory is None or argv is None else rc.request_of(argv, Path(os.getcwd()))
+    extra = {} if name is None else {"rule_set": name}
+    try:
+        meters = parse_meters(meter)
+        text = rc.analysis_json(rules, bet, meters, full, extra, directory)
+    except RuleError as exc:
+        fail(str(exc))
+    if directory is not None and request is not None:
+        try:
+            rc.remember(directory, request, rc.key_of(rules, bet, meters, full, extra))
+        except OSError as exc:
+            rc.log.warning("analysis cache: could not note the command line in %s (%s)", directory, exc)
+    sys.stdout.write(text + "\n")
 
 
 def report(
