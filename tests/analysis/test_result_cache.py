@@ -248,3 +248,15 @@ def test_the_test_runner_notes_no_command_line(cache: Path) -> None:
     """Invoked other than by ``main`` (a test's runner), the command has no command line to note."""
     run(GAMES[-1])
     assert not (cache / result_cache.REQUESTS).exists()
+
+
+def test_a_request_names_only_the_files_its_words_name(tmp_path: Path) -> None:
+    """A word (or the part after its ``=``) naming a file brings the file's content into the request; a word
+    too long to be a path, or with a NUL byte, is just a word."""
+    (tmp_path / "p.toml").write_text("x")
+    words = ["analyze", "--paytable=p.toml", "x" * 5000, "a\0b", "--format", "json"]
+    request = result_cache.request_of(words, tmp_path)
+    assert request["files"] == {"p.toml": hashlib.sha256(b"x").hexdigest()}
+    (tmp_path / "p.toml").write_text("y")
+    assert result_cache.request_of(words, tmp_path) != request
+    assert result_cache.recall(tmp_path / "c", words, tmp_path) is None  # no note: no answer

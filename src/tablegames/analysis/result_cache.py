@@ -232,7 +232,11 @@ def request_of(argv: list[str], cwd: Path) -> dict[str, Any]:
     for word in argv:
         for text in {word, word.partition("=")[2]} - {""}:
             path = cwd / text
-            if path.is_file():
+            try:
+                is_file = path.is_file()
+            except (OSError, ValueError):  # a word too long or with a NUL byte names no file
+                continue
+            if is_file:  # (a file that cannot be read: OSError, the caller's to handle)
                 named[text] = hashlib.sha256(path.read_bytes()).hexdigest()
     return {"argv": list(argv), "cwd": str(cwd), "files": named, "code": code_fingerprint()}
 

@@ -114,7 +114,12 @@ def _json(rules: Any, name: str | None, bet: int | None, meter: str | None, full
 
     directory = rc.default_directory() if cache else None
     argv = cli.ARGV
-    request = None if directory is None or argv is None else rc.request_of(argv, Path(os.getcwd()))
+    request = None
+    if directory is not None and argv is not None:
+        try:
+            request = rc.request_of(argv, Path(os.getcwd()))
+        except OSError:  # a named file unreadable: the command says so below, or needs no note
+            request = None
     extra = {} if name is None else {"rule_set": name}
     try:
         meters = parse_meters(meter)
