@@ -3,13 +3,21 @@
 1. Whole process, as a user runs it: ``tablegames analyze GAME`` for each game (one warm-up run that fills the
    Numba and Matplotlib caches, then the best and median of ``--repeat`` runs), against the targets
    (Let It Ride < 1.5 s, One Eyed Flush < 10 s, Final Count < 1 s).
-2. In one process, the Let It Ride enumeration (every five-card hand classified, both decisions solved, house
+2. ``tablegames analyze GAME --format json`` as the command runs (a fresh process each time; Numba's and the
+   bytecode caches warm): *cold*, its disk cache (``analysis/result_cache.py``) empty, so the analysis is computed
+   and stored; *parsed*, the same request spelt otherwise (``--format=json``): the command line parsed, the
+   rules built, the text read by their key; and *warm*, the same words again: answered from the command line's
+   note before Typer or the rules are imported; each figure with its ratio to the goal (issue 28: < 0.5 s)
+   and to the interpreter's own start-up (``python -c pass``) measured in the same run, so the figure can be
+   compared across machines (the ratio is what the load of a busy machine changes least).
+3. In one process, the Let It Ride enumeration (every five-card hand classified, both decisions solved, house
    edge) by our table-driven path against the same enumeration done with a per-hand loop calling
    ``phevaluator`` and then ``treys`` on all 2,598,960 five-card hands; prints our speed ratio to each and
    checks that all three give the same exact house edge.
 
-``python -m benchmarks analysis`` or ``python benchmarks/bench_analysis.py [--repeat N] [--quick]``
-(``--quick``: the per-hand baselines classify every 10th hand only and the time is scaled by 10).
+``python -m benchmarks analysis`` or ``python benchmarks/bench_analysis.py [--repeat N] [--quick] [--part P]``
+(``--quick``: the per-hand baselines classify every 10th hand only and the time is scaled by 10; ``--part``:
+``process``, ``json`` or ``enumeration`` only, repeatable).
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from fractions import Fraction
@@ -30,6 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 TARGETS = {"let-it-ride": 1.5, "one-eyed-flush": 10.0, "final-count": 1.0}
+JSON_GOAL = 0.5  # issue 28: analyze GAME --format json, seconds
 
 
 def _tablegames() -> list[str]:
@@ -75,6 +85,58 @@ def whole_process(repeat: int) -> dict[str, tuple[float, float, float]]:
             f"CPU {cpu:5.2f} s  (target < {target:.1f} s: {verdict})",
             flush=True,
         )
+    return out
+
+
+def _games() -> tuple[str, ...]:
+    from tablegames.rules import GAMES
+
+    return tuple(GAMES)
+
+
+def json_command(repeat: int) -> dict[str, dict[str, float]]:
+    """``tablegames analyze GAME --format json`` in a fresh process: cold (the disk cache empty: computed and
+    stored) and warm (read from the cache), best and median wall, median CPU; against the goal and against
+    ``python -c pass`` timed in the same run. The cache is a temporary directory (``TABLEGAMES_CACHE_DIR``),
+    never the user's."""
+    base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    cmd = _tablegames()
+    passes = [_run([sys.executable, "-c", "pass"], base_env) for _ in range(max(3, repeat))]
+    start = min(w for w, _ in passes)
+    start_cpu = statistics.median(c for _, c in passes)
+    print(
+        f"load average before: {os.getloadavg()[0]:.2f}; python -c pass: wall best {start * 1000:.0f} ms, "
+        f"CPU {start_cpu * 1000:.0f} ms (the baseline of the ratios below)",
+        flush=True,
+    )
+    out: dict[str, dict[str, float]] = {}
+    for game in _games():
+        args = [*cmd, "analyze", game, "--format", "json"]
+        _run([*args, "--no-cache"], base_env)  # warm Numba's and the bytecode caches, not the result cache
+        colds: list[tuple[float, float]] = []
+        parsed: list[tuple[float, float]] = []
+        warms: list[tuple[float, float]] = []
+        for _ in range(max(1, repeat)):
+            with tempfile.TemporaryDirectory(prefix="bench-analysis-") as d:
+                env = {**base_env, "TABLEGAMES_CACHE_DIR": d}
+                colds.append(_run(args, env))  # computed and stored
+                # the same request spelt otherwise: parsed (Typer, the rules), then read by its rules' key
+                parsed.append(_run([*args[:-2], "--format=json"], env))
+                warms.extend(_run(args, env) for _ in range(repeat))  # the same words: read before parsing
+        figures: dict[str, float] = {}
+        for label, runs in (("cold", colds), ("parsed", parsed), ("warm", warms)):
+            walls = [w for w, _ in runs]
+            best, median = min(walls), statistics.median(walls)
+            cpu = statistics.median(c for _, c in runs)
+            figures |= {f"{label}_best": best, f"{label}_median": median, f"{label}_cpu": cpu}
+            verdict = "ok" if best < JSON_GOAL else "OVER GOAL"
+            print(
+                f"analyze {game:16s} --format json, {label:6s}: wall best {best:5.2f} s "
+                f"(goal {JSON_GOAL} s: x{best / JSON_GOAL:4.2f}, {verdict}), median {median:5.2f} s; "
+                f"CPU {cpu:5.2f} s; x{best / start:5.1f} python -c pass",
+                flush=True,
+            )
+        out[game] = figures
     return out
 
 
@@ -181,9 +243,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--part", action="append", choices=("process", "json", "enumeration"))
     args = parser.parse_args(sys.argv[1:])
-    whole_process(args.repeat)
-    lir_enumeration(args.quick)
+    parts = args.part or ("process", "json", "enumeration")
+    if "process" in parts:
+        whole_process(args.repeat)
+    if "json" in parts:
+        json_command(args.repeat)
+    if "enumeration" in parts:
+        lir_enumeration(args.quick)
 
 
 if __name__ == "__main__":

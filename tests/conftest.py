@@ -24,6 +24,13 @@ def stacked_deck(cards: str) -> list[int]:
     return head + [c for c in range(52) if c not in head]
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _analysis_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """``analyze --format json``'s disk cache (analysis/result_cache.py) in a directory of the test session,
+    not the user's ~/.cache."""
+    os.environ.setdefault("TABLEGAMES_CACHE_DIR", str(tmp_path_factory.mktemp("tablegames-cache")))
+
+
 @pytest.fixture
 def deck() -> object:
     return stacked_deck

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from tablegames.analysis.common import Analysis, Analyzer
 from tablegames.rules import GameRules, registry
 from tablegames.rules.common import RuleError
 from tablegames.rules.parameters import MONEY_MAX, quoted, read_cents
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (analysis.common imports NumPy: not needed to parse options, issue 28)
+    from tablegames.analysis.common import Analysis, Analyzer
     from tablegames.analysis.sweep import Sweep
     from tablegames.analysis.tune import TuneReport
 
@@ -56,6 +56,8 @@ def parse_meters(text: str | None) -> dict[str, int]:
 
 def analyzer(rules: GameRules | str) -> Analyzer:
     """The exact analyzer of a game (by rules or key), from its definition; RuleError when it has none."""
+    from tablegames.analysis.common import Analyzer
+
     definition = registry.of(rules)
     found = definition.load_analyzer()
     if found is None:

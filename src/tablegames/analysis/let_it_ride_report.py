@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from tablegames.cards import format_cards
+from tablegames.cards import CARDS, format_cards
 from tablegames.rules.let_it_ride import (
     LetItRideRules,
     ride_first,
@@ -147,16 +147,21 @@ def strategy_description(
 
 
 def full_table(sol: _Solution) -> dict[str, list[dict[str, Any]]]:
-    """Every decision, one entry per suit-isomorphism class: the EVs of pull and ride (remaining hand)."""
+    """Every decision, one entry per suit-isomorphism class: the EVs of pull and ride (remaining hand).
+
+    The classes are found by :func:`suit_classes` (issue 28: 24 relabellings of all 270,725 four-card sets
+    took most of ``analyze --format json``'s second); the rows, their order (by :func:`canonical_keys`) and
+    their representatives (each class's first set in index order) are the same as when every set's canonical
+    key was computed."""
+    names = [str(CARDS[c]) for c in range(52)]
     threes = combos(52, 3)
-    keys3 = canonical_keys(threes)
-    _, first3, count3 = np.unique(keys3, return_index=True, return_counts=True)
+    first3, count3 = suit_classes(threes)
     first_rows = []
-    for i, n in zip(first3.tolist(), count3.tolist(), strict=True):
+    for i, n, hand in zip(first3.tolist(), count3.tolist(), threes[first3].tolist(), strict=True):
         pull, ride = (int(sol.value3[s, i]) / (PER_HAND * sol.unit) for s in (0, 1))
         first_rows.append(
             {
-                "cards": format_cards([int(c) for c in threes[i]]),
+                "cards": " ".join([names[c] for c in hand]),
                 "hands": n,
                 "pull": round(pull, 6),
                 "ride": round(ride, 6),
@@ -164,23 +169,46 @@ def full_table(sol: _Solution) -> dict[str, list[dict[str, Any]]]:
             }
         )
     fours = combos(52, 4)
-    keys4 = canonical_keys(fours)
-    _, first4, count4 = np.unique(keys4, return_index=True, return_counts=True)
+    first4, count4 = suit_classes(fours)
     second_rows = []
-    d = 48 * sol.unit
-    for i, n in zip(first4.tolist(), count4.tolist(), strict=True):
-        row = sol.sums4[i] / d
+    values = (sol.sums4[first4] / (48 * sol.unit)).tolist()  # (elementwise: as row by row)
+    ride0, ride1 = sol.ride2[0, first4].tolist(), sol.ride2[1, first4].tolist()
+    for j, (n, hand) in enumerate(zip(count4.tolist(), fours[first4].tolist(), strict=True)):
+        row = values[j]
         second_rows.append(
             {
-                "cards": format_cards([int(c) for c in fours[i]]),
+                "cards": " ".join([names[c] for c in hand]),
                 "sets": n,
-                "bet1_pulled": {"pull": round(float(row[1]), 6), "ride": round(float(row[2]), 6)},
-                "bet1_up": {"pull": round(float(row[2]), 6), "ride": round(float(row[3]), 6)},
-                "best": "ride" if sol.ride2[0, i] else "pull",
-                "best_bet1_up": "ride" if sol.ride2[1, i] else "pull",
+                "bet1_pulled": {"pull": round(row[1], 6), "ride": round(row[2], 6)},
+                "bet1_up": {"pull": round(row[2], 6), "ride": round(row[3], 6)},
+                "best": "ride" if ride0[j] else "pull",
+                "best_bet1_up": "ride" if ride1[j] else "pull",
             }
         )
     return {"bet1": first_rows, "bet2": second_rows}
+
+
+def suit_classes(hands: npt.NDArray[np.int8]) -> tuple[IntArray, IntArray]:
+    """The suit-isomorphism classes of ``hands`` (rows of distinct cards): each class's first row and its
+    size, classes ordered by :func:`canonical_keys`.
+
+    A class is the multiset of the four suits' rank sets (13-bit masks, sorted: one key of 52 bits), so one
+    pass finds them; the canonical keys are then needed for one row per class only.
+
+    >>> first, size = suit_classes(combos(52, 3))
+    >>> int(size.sum()), len(first)  # 22,100 three-card hands in 1,755 classes
+    (22100, 1755)
+    """
+    masks = np.zeros((len(hands), 4), dtype=np.int64)
+    rows = np.arange(len(hands))
+    for i in range(hands.shape[1]):
+        col = hands[:, i].astype(np.int64)
+        masks[rows, col % 4] |= np.int64(1) << (col // 4)
+    masks.sort(axis=1)
+    key = ((masks[:, 0] << 39) | (masks[:, 1] << 26)) | ((masks[:, 2] << 13) | masks[:, 3])
+    _, first, count = np.unique(key, return_index=True, return_counts=True)
+    order = np.argsort(canonical_keys(hands[first]), kind="stable")
+    return first[order], count[order]
 
 
 def canonical_keys(hands: npt.NDArray[np.int8]) -> IntArray:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -60,21 +59,32 @@ def analyze(
         bool,
         typer.Option("--full-strategy/--no-full-strategy", help="include the full decision table in JSON"),
     ] = True,
+    cache: Annotated[
+        bool,
+        typer.Option(
+            "--cache/--no-cache",
+            help="JSON: read the same analysis from the disk cache, store a new one "
+            "(~/.cache/tablegames/analysis; env TABLEGAMES_CACHE_DIR, empty: off)",
+        ),
+    ] = True,
 ) -> None:
     """Exact house edge, return table, optimal strategy and side bets (heads-up, full deck, no sampling)."""
-    from tablegames.analysis.api import analyze_game, parse_meters
+    from tablegames.analysis.api import parse_meters
     from tablegames.rules import RuleError
 
     rules, name = rules_and_name(game, rule, paytable, game_file)
+    if fmt == Format.json:  # the text itself is cached (analysis/result_cache.py, issue 28)
+        _json(rules, name, bet, meter, full_strategy, cache)
+        return
+    from tablegames.analysis.api import analyze_game
+
     try:
-        a = analyze_game(rules, bet, parse_meters(meter), full_strategy=fmt == Format.json and full_strategy)
+        a = analyze_game(rules, bet, parse_meters(meter))
     except RuleError as exc:
         fail(str(exc))
     if name is not None:
         a.extra["rule_set"] = name
-    if fmt == Format.json:
-        sys.stdout.write(json.dumps(a.to_json()) + "\n")
-    elif fmt == Format.markdown:
+    if fmt == Format.markdown:
         from tablegames.analysis.render import to_markdown
 
         head = f"**{rule_set_line(rules.game, name)}**\n\n" if name else ""
@@ -89,6 +99,39 @@ def analyze(
             console.print(f"[bold]{rule_set_line(rules.game, name)}[/]")
         for r in rich_renderables(a):
             console.print(r)
+
+
+def _json(rules: Any, name: str | None, bet: int | None, meter: str | None, full: bool, cache: bool) -> None:
+    """Print the analysis as JSON: from the disk cache when there, else computed and stored; run by
+    :func:`tablegames.cli.main`, the command line is noted as answered by it (``main`` then prints it without
+    parsing it again: ``result_cache.recall``)."""
+    import os
+
+    from tablegames import cli
+    from tablegames.analysis import result_cache as rc
+    from tablegames.analysis.api import parse_meters
+    from tablegames.rules import RuleError
+
+    directory = rc.default_directory() if cache else None
+    argv = cli.ARGV
+    request = None
+    if directory is not None and argv is not None:
+        try:
+            request = rc.request_of(argv, Path(os.getcwd()))
+        except OSError:  # a named file unreadable: the command says so below, or needs no note
+            request = None
+    extra = {} if name is None else {"rule_set": name}
+    try:
+        meters = parse_meters(meter)
+        text = rc.analysis_json(rules, bet, meters, full, extra, directory)
+    except RuleError as exc:
+        fail(str(exc))
+    if directory is not None and request is not None:
+        try:
+            rc.remember(directory, request, rc.key_of(rules, bet, meters, full, extra))
+        except OSError as exc:
+            rc.log.warning("analysis cache: could not note the command line in %s (%s)", directory, exc)
+    sys.stdout.write(text + "\n")
 
 
 def report(
