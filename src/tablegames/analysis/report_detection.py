@@ -7,8 +7,8 @@ Bonferroni over the game's scenarios; the hands to flag are a simulation's): the
 and the seed, so a lab reruns them with ``tablegames detect simulate``.
 
 >>> plan = DetectionPlan(cheaters=3, honest=2, hands=50, seed=7)
->>> plan.command("three-card-poker", "dealer-1")
-'tablegames detect simulate three-card-poker --scenario dealer-1 --cheaters 3 --honest 2 --hands 50 --honest-noise 0.05 --seed 7'
+>>> plan.command("GAME", "SCENARIO")
+'tablegames detect simulate GAME --scenario SCENARIO --cheaters 3 --honest 2 --hands 50 --honest-noise 0.05 --seed 7'
 """
 
 from __future__ import annotations
