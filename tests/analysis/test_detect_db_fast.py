@@ -264,6 +264,54 @@ def test_three_card_poker_mistakes_in_arrays_are_the_scorers() -> None:
     assert not mistakes(sc, odd)[0].any()  # two cards, a card twice, another action: the scorer's
 
 
+def test_three_card_poker_scores_in_arrays_are_the_scorers() -> None:
+    """Random deals, both actions: each mistake's answers under every ``dealer-K`` from the arrays are the
+    scorer's ``score_dealt`` (its ``mistake``, ``p`` and ``supported``); a deal they do not read (the dealer's
+    cards short or among the player's) is left to the scorer."""
+    import numpy as np
+
+    from tablegames.analysis.detect_chunk import Decisions
+    from tablegames.analysis.three_card_poker_detect import ThreeCardPokerScorer
+    from tablegames.analysis.three_card_poker_detect_arrays import answers, mistakes
+    from tablegames.rules.three_card_poker import FOLD, PLAY
+
+    rules = make_rules("three-card-poker")
+    found = [scorer(rules, s) for s in scenarios(rules)]
+    assert all(isinstance(sc, ThreeCardPokerScorer) for sc in found)
+    typed = [sc for sc in found if isinstance(sc, ThreeCardPokerScorer)]
+    rng = np.random.default_rng(7)
+    n = 3000
+    deals = np.argsort(rng.random((n, 52)), axis=1)[:, :6]
+    action = rng.integers(0, 2, n)
+    d = Decisions(
+        seat=np.full(n, 2, dtype=np.int64),
+        cards=deals[:, :3],
+        count=np.full(n, 3, dtype=np.int64),
+        dealer=deals[:, 3:],
+        dealer_count=np.full(n, 3, dtype=np.int64),
+        action=action,
+        actions=[PLAY, FOLD],
+        prior=np.zeros(n, dtype=np.int64),
+        prior_first=np.full(n, -1, dtype=np.int64),
+    )
+    ok, mistake = mistakes(typed[0], d)
+    rows = np.flatnonzero(ok & mistake)
+    assert len(rows) > 100
+    read, got = answers(typed, d.take(rows))
+    assert read.all() and len(got) == len(rows)
+    for k, row in enumerate(rows.tolist()):
+        dealt = {"seat 2": deals[row, :3].tolist(), "dealer": deals[row, 3:].tolist()}
+        act = (PLAY, FOLD)[int(action[row])]
+        scores = [sc.score_dealt(dealt, 2, act) for sc in found]
+        assert got[k] == [(s.mistake, s.p, s.supported) for s in scores]
+    assert {a[2] for row in got for a in row} == {True, False}
+    short = d.take(rows[:3])
+    short.dealer[0, 2] = -1
+    short.dealer_count[0] = 2
+    short.dealer[1, 0] = short.cards[1, 0]
+    assert answers(typed, short)[0].tolist() == [False, False, True]
+
+
 @pytest.mark.parametrize("game", sorted(COVERED))
 def test_equal_keys_mean_equal_answers(game: str) -> None:
     """The cache's soundness, decision by decision: the same decision with the hidden cards changed gets another

@@ -82,6 +82,20 @@ class Decisions:
     prior: IntArray
     prior_first: IntArray
 
+    def take(self, rows: IntArray) -> Decisions:
+        """The decisions ``rows`` of these."""
+        return Decisions(
+            self.seat[rows],
+            self.cards[rows],
+            self.count[rows],
+            self.dealer[rows],
+            self.dealer_count[rows],
+            self.action[rows],
+            self.actions,
+            self.prior[rows],
+            self.prior_first[rows],
+        )
+
 
 def _find(a: npt.NDArray[np.uint8], word: bytes, at: int) -> IntArray:
     """Every start of ``word`` in ``a``, ascending: the four bytes of ``word`` from ``at`` compared as one

@@ -1,13 +1,17 @@
 """The fast offline scan of ``tablegames detect --database`` (issue 27: 10^6 stored rounds in under a minute).
 
-:func:`scan` reads one range of round ids (the JSON columns as text through a Core ``select``; of the events only
-the deals and decisions, :func:`parse_events`) and scores each recorded decision, caching its answers (a mistake
-under the legal information; each scenario's ``p`` and support) by the game's key of what they depend on
-(``Scorer.mistake_key``, ``Scorer.score_key``). It does not keep the tests: it returns, per player and game, the
-log that replays into them (:func:`replay`): the hands entered between mistakes, and each mistake's answers. A
-test's steps depend on the hands only through their count and the last hand (``SequentialTest.enter``), so the
-replay makes exactly the calls' effect of :func:`~tablegames.analysis.detect_db.detect_database_reference`, and
-ranges scanned apart (in several processes) replay in order into the same tests.
+:func:`scan` reads one range of round ids in batches of :data:`BATCH` rounds (the JSON columns as bytes, through
+the driver's cursor) and reads each batch in arrays (:func:`~tablegames.analysis.detect_chunk.parse_batch`: every
+deal's card and every decision, the events not decoded). A game with an array scorer
+(``analysis/<stem>_detect_arrays.py``, its ``mistakes(scorer, decisions)``) has its decisions checked for mistakes
+under the legal information all at once; the rest (its mistakes, the decisions it does not read, every decision of
+a game without one) are scored one by one, caching each decision's answers (a mistake under the legal
+information; each scenario's ``p`` and support) by the game's key of what they depend on (``Scorer.mistake_key``,
+``Scorer.score_key``). It does not keep the tests: it returns, per player and game, the log that replays into
+them (:func:`replay`): the hands entered between mistakes, and each mistake's answers. A test's steps depend on
+the hands only through their count and the last hand (``SequentialTest.enter``), so the replay makes exactly the
+calls' effect of :func:`~tablegames.analysis.detect_db.detect_database_reference`, and ranges scanned apart (in
+several processes) replay in order into the same tests.
 """
 
 from __future__ import annotations
@@ -289,6 +293,7 @@ class _Scan:
         need = (
             scored.copy()
         )  # decisions scored one by one (the generic path): all but array-scored no mistakes
+        ans = np.full(len(ar), -1, dtype=np.int64)
         prior, head = _groups(ar * (int(seat.max(initial=0)) + 1) + seat)
         cards = _dealt(b, n)
         for g in np.unique(gi[ar[scored]]).tolist():
@@ -299,7 +304,14 @@ class _Scan:
             d = cards.decisions(b, sel, prior, head, [self.action(x) for x in b.names])
             ok, mistake = arrays.mistakes(self.found[g].scorers[0], d)
             need[sel[ok & ~mistake]] = False
-        ans = np.full(len(ar), -1, dtype=np.int64)
+            score = getattr(arrays, "answers", None)  # the mistakes scored in arrays too, if it can
+            wrong = np.flatnonzero(ok & mistake)
+            if score is not None and len(wrong):
+                read, scores = score(self.found[g].scorers, d.take(wrong))
+                done = sel[wrong[read]]
+                need[done] = False
+                ans[done] = np.arange(len(self.answers), len(self.answers) + len(scores))
+                self.answers.extend(scores)
         if need.any():
             self._generic(b, np.flatnonzero(need), gi, ans)
         rid = ids[ar[scored]]
