@@ -312,6 +312,45 @@ def test_three_card_poker_scores_in_arrays_are_the_scorers() -> None:
     assert answers(typed, short)[0].tolist() == [False, False, True]
 
 
+def test_let_it_ride_mistakes_in_arrays_are_the_scorers() -> None:
+    """Random deals at both decisions (wager 1 ridden or pulled before wager 2), both actions: the array
+    check agrees with ``mistake_dealt`` (R-LIR-2, R-LIR-3); a deal it does not read is the scorer's."""
+    import numpy as np
+
+    from tablegames.analysis.detect_chunk import Decisions
+    from tablegames.analysis.let_it_ride_detect import LetItRideScorer
+    from tablegames.analysis.let_it_ride_detect_arrays import mistakes
+    from tablegames.engine.actions import PULL, RIDE
+
+    rules = make_rules("let-it-ride")
+    sc = scorer(rules, "community-2")
+    assert isinstance(sc, LetItRideScorer)
+    rng = np.random.default_rng(11)
+    n = 4000
+    deals = np.argsort(rng.random((n, 52)), axis=1)[:, :5]
+    action, prior, first = rng.integers(0, 2, n), rng.integers(0, 2, n), rng.integers(0, 2, n)
+    deals[:50, 4] = deals[:50, 0]  # the first community card among the player's: the scorer's
+    d = Decisions(
+        seat=np.full(n, 3, dtype=np.int64),
+        cards=deals[:, :3],
+        count=np.full(n, 3, dtype=np.int64),
+        dealer=deals[:, 3:],
+        dealer_count=np.full(n, 2, dtype=np.int64),
+        action=action,
+        actions=[PULL, RIDE],
+        prior=prior,
+        prior_first=np.where(prior > 0, first, -1),
+    )
+    ok, mistake = mistakes(sc, d)
+    assert not ok[:50].any() and ok[50:].all()
+    expected = []
+    for row in range(50, n):
+        before = [(PULL, RIDE)[int(first[row])]] if prior[row] else []
+        dealt = {"seat 3": deals[row, :3].tolist(), "dealer": deals[row, 3:].tolist()}
+        expected.append(sc.mistake_dealt(dealt, 3, (PULL, RIDE)[int(action[row])], before))
+    assert mistake[50:].tolist() == expected and 100 < sum(expected) < n - 100
+
+
 @pytest.mark.parametrize("game", sorted(COVERED))
 def test_equal_keys_mean_equal_answers(game: str) -> None:
     """The cache's soundness, decision by decision: the same decision with the hidden cards changed gets another
