@@ -97,9 +97,10 @@ class Decisions:
         )
 
 
-def _find(a: npt.NDArray[np.uint8], word: bytes, at: int) -> IntArray:
+def _find(a: npt.NDArray[np.uint8], word: bytes, at: int, check: bool = True) -> IntArray:
     """Every start of ``word`` in ``a``, ascending: the four bytes of ``word`` from ``at`` compared as one
-    32-bit word at each of the four alignments (one pass over the bytes), the candidates checked whole."""
+    32-bit word at each of the four alignments (one pass over the bytes), the candidates checked whole (not
+    ``check``: the candidates, for the caller to check)."""
     key = np.frombuffer(word[at : at + 4], dtype=np.uint32)[0]
     found = []
     for shift in range(4):
@@ -108,16 +109,25 @@ def _find(a: npt.NDArray[np.uint8], word: bytes, at: int) -> IntArray:
         found.append(np.flatnonzero(words == key) * 4 + (shift - at))
     idx = np.sort(np.concatenate(found)).astype(np.int64)
     idx = idx[(idx >= 0) & (idx + len(word) <= len(a))]
-    if len(idx):
+    if check and len(idx):
         idx = idx[_is(a, idx, word)]
     return idx
+
+
+def _rows(a: npt.NDArray[np.uint8], at: IntArray, width: int) -> npt.NDArray[np.uint8]:
+    """The ``width`` bytes from each of ``at`` (rows of a strided view: a row copied at a time)."""
+    view = np.lib.stride_tricks.as_strided(
+        a, shape=(len(a) - width + 1, width), strides=(1, 1), writeable=False
+    )
+    out: npt.NDArray[np.uint8] = view[at]
+    return out
 
 
 def _is(a: npt.NDArray[np.uint8], at: IntArray, word: bytes) -> BoolArray:
     """Whether ``word`` lies at each of ``at``."""
     if not len(at):
         return np.zeros(0, dtype=np.bool_)
-    out: BoolArray = (a[at[:, None] + np.arange(len(word))] == np.frombuffer(word, np.uint8)).all(axis=1)
+    out: BoolArray = (_rows(a, at, len(word)) == np.frombuffer(word, np.uint8)).all(axis=1)
     return out
 
 
@@ -125,7 +135,7 @@ def _string(a: npt.NDArray[np.uint8], at: IntArray) -> tuple[IntArray, BoolArray
     """The string field starting at each of ``at`` (just after its opening quote): its length, whether it is
     one read in arrays (a closing quote within :data:`WIDTH`, no backslash or NUL before it), its bytes padded
     with NULs."""
-    w = a[at[:, None] + np.arange(WIDTH)]
+    w = _rows(a, at, WIDTH)
     quote = w == 34
     found = quote.any(axis=1)
     n = np.where(found, quote.argmax(axis=1), WIDTH).astype(np.int64)
@@ -137,7 +147,7 @@ def _string(a: npt.NDArray[np.uint8], at: IntArray) -> tuple[IntArray, BoolArray
 def _digits(a: npt.NDArray[np.uint8], at: IntArray) -> tuple[IntArray, IntArray, BoolArray]:
     """The unsigned integer starting at each of ``at``: its digit count, its value, whether it is one (1-6
     digits, then a non-digit)."""
-    w = a[at[:, None] + np.arange(7)].astype(np.int64) - 48
+    w = _rows(a, at, 7).astype(np.int64) - 48
     digit = (w >= 0) & (w <= 9)
     n = np.where(digit.all(axis=1), 7, (~digit).argmax(axis=1)).astype(np.int64)
     value = np.zeros(len(at), dtype=np.int64)
@@ -170,7 +180,7 @@ def parse_batch(events: list[bytes | None], decks: list[bytes | None]) -> Batch:
     """The deals and decisions of a batch of rounds (see the module); ``events[i]`` and ``decks[i]`` the
     i-th round's columns as JSON text (None: SQL NULL)."""
     texts = [e or b"" for e in events]
-    lengths = np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts))
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1
     starts = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(lengths)[:-1]])
     a = np.frombuffer(b"\x00".join(texts) + b"\x00" * _PAD, dtype=np.uint8)
     bad = np.zeros(len(texts), dtype=np.bool_)
@@ -180,8 +190,11 @@ def parse_batch(events: list[bytes | None], decks: list[bytes | None]) -> Batch:
     name_codes: dict[str, int] = {}
 
     # the deals: every "card_dealt" opens an event of the engine's shape
-    d = _find(a, _DEAL, 6)
-    ok = _is(a, d - len(_DEAL_OPEN), _DEAL_OPEN) & _is(a, d + len(_DEAL), _TO)
+    d = _find(a, _DEAL, 6, check=False)
+    ok = _is(a, d - len(_DEAL_OPEN), _DEAL_OPEN + _DEAL + _TO)
+    keep = ok.copy()
+    keep[~ok] = _is(a, d[~ok], _DEAL)  # the other occurrences (an unread one sends its round to JSON)
+    d, ok = d[keep], ok[keep]
     to_at = d + len(_DEAL) + len(_TO)
     to_n, to_ok, to_bytes = _string(a, to_at)
     ok &= to_ok & _is(a, to_at + to_n, _POSITION)
@@ -199,7 +212,7 @@ def parse_batch(events: list[bytes | None], decks: list[bytes | None]) -> Batch:
 
     # the decisions: every "action" is an action event's type or its key
     o = _find(a, _ACTION, 0)
-    typed = _is(a, o - len(_DEAL_OPEN), _DEAL_OPEN) & _is(a, o + len(_ACTION), _SEAT)
+    typed = _is(a, o - len(_DEAL_OPEN), _DEAL_OPEN + _ACTION + _SEAT)
     act_round_all = _round_of(starts, o)
     t = o[typed]
     seat_at = t + len(_ACTION) + len(_SEAT)
@@ -318,7 +331,7 @@ def _decks(decks: list[bytes | None]) -> tuple[IntArray, IntArray, IntArray]:
     _, value, ok = _digits(np.concatenate([a, np.zeros(8, dtype=np.uint8)]), begin.astype(np.int64))
     if not ok.all():
         raise ValueError("a deck entry too long to be a card")
-    lengths = np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts))
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1
     starts = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(lengths)[:-1]])
     count = np.bincount(_round_of(starts, begin.astype(np.int64)), minlength=len(texts)).astype(np.int64)
     return value, np.concatenate([[0], np.cumsum(count)[:-1]]).astype(np.int64), count

@@ -64,24 +64,29 @@ def answers(scorers: list[ThreeCardPokerScorer], d: Decisions) -> tuple[BoolArra
     play = np.asarray([a == PLAY for a in d.actions] or [False], dtype=np.bool_)[d.action]
     rows = np.flatnonzero(ok)
     out: list[list[Answer]] = [[] for _ in rows]
+    order = np.argsort(rep[rows], kind="stable")  # the mistakes by hand class, a class's rows together
+    reps = rep[rows][order]
+    bounds = np.flatnonzero(np.diff(reps)) + 1
+    starts, ends = np.concatenate([[0], bounds]).tolist(), np.concatenate([bounds, [len(reps)]]).tolist()
+    played = play[rows][order]
     for sc in scorers:
-        s = np.sort(seen[rows, : sc.k], axis=1)
+        s = np.sort(seen[rows][order, : sc.k], axis=1)
         key = (s * (52 ** np.arange(sc.k))).sum(axis=1)
         informed = np.zeros(len(rows), dtype=np.bool_)
-        p: list[Fraction] = [Fraction(0)] * len(rows)
-        reps = rep[rows]
-        for r in np.unique(reps).tolist():
-            at = np.flatnonzero(reps == r)
-            table = _table(sc, r)
-            j = table.keys.searchsorted(key[at])
-            assert (table.keys[np.minimum(j, len(table.keys) - 1)] == key[at]).all()
-            informed[at] = table.plays[j]
-            support = sc._supports[r]
-            for k, pl in zip(at.tolist(), play[rows[at]].tolist(), strict=True):
-                p[k] = support[PLAY if pl else FOLD]
-        supported = (informed == play[rows]).tolist()
-        for k in range(len(rows)):
-            out[k].append((True, p[k], supported[k]))
+        found = np.zeros(len(rows), dtype=np.int64)
+        p: list[Fraction] = []
+        for lo, hi in zip(starts, ends, strict=True):
+            table = _table(sc, int(reps[lo]))
+            j = np.minimum(table.keys.searchsorted(key[lo:hi]), len(table.keys) - 1)
+            found[lo:hi] = table.keys[j]
+            informed[lo:hi] = table.plays[j]
+            support = sc._supports[int(reps[lo])]
+            on, off = support[PLAY], support[FOLD]
+            p.extend(on if pl else off for pl in played[lo:hi].tolist())
+        assert (found == key).all(), "the seen cards are not among the hand's dealer cards"
+        supported = (informed == played).tolist()
+        for k, row in enumerate(order.tolist()):
+            out[row].append((True, p[k], supported[k]))
     return ok, out
 
 
