@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tablegames.analysis.detect import COVERED, scenarios, scorer
-from tablegames.engine import Table
+from tablegames.engine import Action, Table
 from tablegames.randomness import SeededRandom
 from tablegames.rules import make_rules
 
@@ -50,8 +50,8 @@ def _store(path: Path) -> str:
             table = Table(rules, seats=SEATS, source=SeededRandom(t_id))
             for n in range(ROUNDS):
                 rnd = table.new_round()
-                for seat in range(1, SEATS + 1):
-                    rnd.place_wager(seat, rnd.main_wager(), 100)
+                for place in range(1, SEATS + 1):
+                    rnd.place_wager(place, rnd.main_wager(), 100)
                 rnd.deal()
                 while not rnd.is_over:
                     seat = rnd.to_act
@@ -81,13 +81,19 @@ def _store(path: Path) -> str:
                     )
                 )
         s.commit()
-        # every 10th round in the compact layout (another encoder): read by decoding the JSON
-        compact = [
-            (i, json.dumps(json.loads(e), separators=(",", ":")))
-            for i, e in s.execute(text("SELECT id, events FROM rounds WHERE id % 10 = 0"))
-        ]
-        for i, e in compact:
-            s.execute(text("UPDATE rounds SET events = :e WHERE id = :i"), {"e": e, "i": i})
+        # every 10th round in the compact layout (another encoder), every 17th with its keys sorted: read by
+        # decoding the JSON; every 13th deck compact (still read in arrays)
+        rows = list(s.execute(text("SELECT id, events, deck FROM rounds")))
+        for i, e, d in rows:
+            if i % 10 == 0:
+                e = json.dumps(json.loads(e), separators=(",", ":"))
+            elif i % 17 == 0:
+                e = json.dumps(json.loads(e), sort_keys=True)
+            if i % 13 == 0:
+                d = json.dumps(json.loads(d), separators=(",", ":"))
+            s.execute(
+                text("UPDATE rounds SET events = :e, deck = :d WHERE id = :i"), {"e": e, "d": d, "i": i}
+            )
         s.commit()
     engine.dispose()
     return url
@@ -104,7 +110,10 @@ def _report(report: Any) -> dict[str, Any]:
     return out
 
 
-def test_the_fast_path_reports_exactly_what_the_reference_does(url: str) -> None:
+def test_the_fast_path_reports_exactly_what_the_reference_does(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tablegames.analysis import detect_scan
     from tablegames.analysis.detect_db import detect_database, detect_database_reference
 
     reference = _report(detect_database_reference(url))
@@ -122,37 +131,226 @@ def test_the_fast_path_reports_exactly_what_the_reference_does(url: str) -> None
     # in ranges of round ids (several hands of a player apart), in one process or two: the same
     assert _report(detect_database(url, chunk=97)) == reference
     assert _report(detect_database(url, chunk=211, workers=2)) == reference
+    # read in small batches (a hand's decisions and a player's hands across batches), the caches afresh
+    monkeypatch.setattr(detect_scan, "BATCH", 23)
+    detect_scan.forget()
+    assert _report(detect_database(url, chunk=500)) == reference
+    monkeypatch.undo()
     # --since and alpha: the same too
     cut = time.time() + 3600
     assert _report(detect_database(url, since=cut)) == _report(detect_database_reference(url, since=cut))
     assert _report(detect_database(url, alpha=0.2)) == _report(detect_database_reference(url, alpha=0.2))
 
 
-def test_the_events_pattern_reads_what_json_does(url: str) -> None:
-    from sqlalchemy import create_engine, text
+def _decoded(events: list[Any], decks: list[Any]) -> tuple[list[Any], list[Any]]:
+    """The deals (round, owner, card) and decisions (round, seat, action, by the player) as the reference
+    reads them: the JSON decoded."""
+    deals, acts = [], []
+    for r, (e, d) in enumerate(zip(events, decks, strict=True)):
+        for x in (json.loads(e) if e else None) or []:
+            if x["type"] == "card_dealt":
+                deals.append((r, x["to"], int(json.loads(d)[x["position"]])))
+            elif x["type"] == "action":
+                acts.append((r, int(x["seat"]), x["action"], x.get("by", "player") == "player"))
+    return deals, acts
 
-    from tablegames.analysis.detect_scan import parse_events, parse_events_json
+
+def _arrays(events: list[Any], decks: list[Any]) -> tuple[list[Any], list[Any]]:
+    from tablegames.analysis.detect_chunk import parse_batch
+
+    b = parse_batch(
+        [None if e is None else e.encode() for e in events],
+        [None if d is None else d.encode() for d in decks],
+    )
+    deals = [
+        (r, b.owners[o], c)
+        for r, o, c in zip(b.deal_round.tolist(), b.deal_owner.tolist(), b.deal_card.tolist(), strict=True)
+    ]
+    acts = [
+        (r, s, b.names[n], p)
+        for r, s, n, p in zip(
+            b.act_round.tolist(), b.act_seat.tolist(), b.act_name.tolist(), b.act_player.tolist(), strict=True
+        )
+    ]
+    return deals, acts
+
+
+def test_the_batch_reads_what_json_does(url: str) -> None:
+    from sqlalchemy import create_engine, text
 
     engine = create_engine(url)
     with engine.connect() as conn:
-        rows = list(conn.execute(text("SELECT id, events FROM rounds")))
+        rows = list(conn.execute(text("SELECT id, events, deck FROM rounds ORDER BY id")))
     engine.dispose()
-    patterned = 0
-    for i, events in rows:
-        assert _plain(parse_events(events)) == _plain(parse_events_json(events)), i
-        patterned += '"type": "' in events  # (a Final Count round may have no decision)
-    assert patterned == len(rows) - len(rows) // 10  # the engine's layout read by the patterns
-    timeouts = sum(by != "player" for i, e in rows for _, _, by in parse_events(e)[1])
-    assert timeouts > 0
-    assert parse_events(None) == ([], []) and parse_events("null") == ([], [])
-    # an action the patterns do not account for whole (here a null "by") falls back to the JSON
-    odd = '[{"type": "action", "seat": 1, "action": "play", "by": null}]'
-    assert parse_events(odd) == ([], [("1", "play", None)])
+    events, decks = [e for _, e, _ in rows], [d for _, _, d in rows]
+    deals, acts = _decoded(events, decks)
+    assert _arrays(events, decks) == (deals, acts)
+    assert sum(not p for *_, p in acts) > 0  # timeout defaults among them
+    # texts the arrays do not read (decoded as JSON instead), mixed with ones they do
+    plain = events[1]
+    odd = [
+        '[{"type": "action", "seat": 1, "action": "play", "by": null}]',  # a null "by"
+        '[{"type": "action", "seat": 1, "action": "play", "by": "player", "note": "x"}]',  # another key
+        '[{"type": "note", "text": "\\"card_dealt\\""}, {"type": "card_dealt", "to": "dealer", "position": 3, '
+        '"card": "2c", "visible_to": ""}]',  # "card_dealt" in a string as well
+        '[{"type": "action", "seat": 2, "action": "fo\\u006cd", "by": "player"}]',  # an escape in a name
+        '[{"type": "card_dealt", "to": "seat 1", "position": 5, "card": "2c", "visible_to": "seat 1"}, '
+        '{"type": "action", "seat": 1, "action": "a-name-longer-than-the-width-read", "by": "player"}]',
+        "null",
+        None,
+    ]
+    mixed_events = [plain, *odd, plain]
+    mixed_decks = [decks[1], *["[" + ", ".join(str(51 - c) for c in range(52)) + "]"] * len(odd), decks[1]]
+    mixed_decks[-2] = None  # no deals: no deck read
+    assert _arrays(mixed_events, mixed_decks) == _decoded(mixed_events, mixed_decks)
+    # a deck in another layout (a float): decoded as JSON
+    decks_odd = [decks[1].replace("[", "[0.0, ", 1).replace(", 0.0", "", 1), *decks[2:5]]
+    shifted = [
+        json.dumps(
+            [dict(x, position=x["position"] + 1) if x["type"] == "card_dealt" else x for x in json.loads(e)]
+        )
+        for e in events[1:5]
+    ]
+    assert _arrays(shifted, decks_odd) == _decoded(shifted, decks_odd)
+    with pytest.raises(IndexError):
+        _arrays(
+            ['[{"type": "card_dealt", "to": "dealer", "position": 52, "card": "2c", "visible_to": ""}]'],
+            [decks[1]],
+        )
 
 
-def _plain(parsed: Any) -> Any:
-    dealt, acts = parsed
-    return [(to, int(position)) for to, position in dealt], [(s, a, by == "player") for s, a, by in acts]
+def test_three_card_poker_mistakes_in_arrays_are_the_scorers() -> None:
+    """Every hand, both actions: the array check agrees with ``mistake_dealt`` (R-TCP-2); decisions it does
+    not read are left to the scorer."""
+    from itertools import combinations
+
+    import numpy as np
+
+    from tablegames.analysis.detect_chunk import Decisions
+    from tablegames.analysis.three_card_poker_detect import ThreeCardPokerScorer
+    from tablegames.analysis.three_card_poker_detect_arrays import mistakes
+    from tablegames.rules.three_card_poker import FOLD, PLAY
+
+    rules = make_rules("three-card-poker")
+    sc = scorer(rules, "dealer-1")
+    assert isinstance(sc, ThreeCardPokerScorer)
+    hands = np.asarray(list(combinations(range(52), 3)), dtype=np.int64)[:, ::-1]  # dealt in any order
+    n = len(hands)
+    for code, action in enumerate((PLAY, FOLD)):
+        d = Decisions(
+            seat=np.ones(n, dtype=np.int64),
+            cards=hands,
+            count=np.full(n, 3, dtype=np.int64),
+            dealer=np.zeros((n, 3), dtype=np.int64),
+            dealer_count=np.full(n, 3, dtype=np.int64),
+            action=np.full(n, code, dtype=np.int64),
+            actions=[PLAY, FOLD],
+            prior=np.zeros(n, dtype=np.int64),
+            prior_first=np.full(n, -1, dtype=np.int64),
+        )
+        ok, mistake = mistakes(sc, d)
+        assert ok.all()
+        expected = [sc.mistake_dealt({"seat 1": h}, 1, action) for h in hands.tolist()]
+        assert mistake.tolist() == expected and 0 < sum(expected) < n
+    odd = Decisions(
+        seat=np.ones(3, dtype=np.int64),
+        cards=np.asarray([[1, 2, -1], [4, 4, 5], [1, 2, 3]], dtype=np.int64),
+        count=np.asarray([2, 3, 3], dtype=np.int64),
+        dealer=np.zeros((3, 3), dtype=np.int64),
+        dealer_count=np.full(3, 3, dtype=np.int64),
+        action=np.asarray([0, 0, 1], dtype=np.int64),
+        actions=[PLAY, Action("surrender")],
+        prior=np.zeros(3, dtype=np.int64),
+        prior_first=np.full(3, -1, dtype=np.int64),
+    )
+    assert not mistakes(sc, odd)[0].any()  # two cards, a card twice, another action: the scorer's
+
+
+def test_three_card_poker_scores_in_arrays_are_the_scorers() -> None:
+    """Random deals, both actions: each mistake's answers under every ``dealer-K`` from the arrays are the
+    scorer's ``score_dealt`` (its ``mistake``, ``p`` and ``supported``); a deal they do not read (the dealer's
+    cards short or among the player's) is left to the scorer."""
+    import numpy as np
+
+    from tablegames.analysis.detect_chunk import Decisions
+    from tablegames.analysis.three_card_poker_detect import ThreeCardPokerScorer
+    from tablegames.analysis.three_card_poker_detect_arrays import answers, mistakes
+    from tablegames.rules.three_card_poker import FOLD, PLAY
+
+    rules = make_rules("three-card-poker")
+    found = [scorer(rules, s) for s in scenarios(rules)]
+    assert all(isinstance(sc, ThreeCardPokerScorer) for sc in found)
+    typed = [sc for sc in found if isinstance(sc, ThreeCardPokerScorer)]
+    rng = np.random.default_rng(7)
+    n = 3000
+    deals = np.argsort(rng.random((n, 52)), axis=1)[:, :6]
+    action = rng.integers(0, 2, n)
+    d = Decisions(
+        seat=np.full(n, 2, dtype=np.int64),
+        cards=deals[:, :3],
+        count=np.full(n, 3, dtype=np.int64),
+        dealer=deals[:, 3:],
+        dealer_count=np.full(n, 3, dtype=np.int64),
+        action=action,
+        actions=[PLAY, FOLD],
+        prior=np.zeros(n, dtype=np.int64),
+        prior_first=np.full(n, -1, dtype=np.int64),
+    )
+    ok, mistake = mistakes(typed[0], d)
+    rows = np.flatnonzero(ok & mistake)
+    assert len(rows) > 100
+    read, got = answers(typed, d.take(rows))
+    assert read.all() and len(got) == len(rows)
+    for k, row in enumerate(rows.tolist()):
+        dealt = {"seat 2": deals[row, :3].tolist(), "dealer": deals[row, 3:].tolist()}
+        act = (PLAY, FOLD)[int(action[row])]
+        scores = [sc.score_dealt(dealt, 2, act) for sc in found]
+        assert got[k] == [(s.mistake, s.p, s.supported) for s in scores]
+    assert {a[2] for row in got for a in row} == {True, False}
+    short = d.take(rows[:3])
+    short.dealer[0, 2] = -1
+    short.dealer_count[0] = 2
+    short.dealer[1, 0] = short.cards[1, 0]
+    assert answers(typed, short)[0].tolist() == [False, False, True]
+
+
+def test_let_it_ride_mistakes_in_arrays_are_the_scorers() -> None:
+    """Random deals at both decisions (wager 1 ridden or pulled before wager 2), both actions: the array
+    check agrees with ``mistake_dealt`` (R-LIR-2, R-LIR-3); a deal it does not read is the scorer's."""
+    import numpy as np
+
+    from tablegames.analysis.detect_chunk import Decisions
+    from tablegames.analysis.let_it_ride_detect import LetItRideScorer
+    from tablegames.analysis.let_it_ride_detect_arrays import mistakes
+    from tablegames.engine.actions import PULL, RIDE
+
+    rules = make_rules("let-it-ride")
+    sc = scorer(rules, "community-2")
+    assert isinstance(sc, LetItRideScorer)
+    rng = np.random.default_rng(11)
+    n = 4000
+    deals = np.argsort(rng.random((n, 52)), axis=1)[:, :5]
+    action, prior, first = rng.integers(0, 2, n), rng.integers(0, 2, n), rng.integers(0, 2, n)
+    deals[:50, 4] = deals[:50, 0]  # the first community card among the player's: the scorer's
+    d = Decisions(
+        seat=np.full(n, 3, dtype=np.int64),
+        cards=deals[:, :3],
+        count=np.full(n, 3, dtype=np.int64),
+        dealer=deals[:, 3:],
+        dealer_count=np.full(n, 2, dtype=np.int64),
+        action=action,
+        actions=[PULL, RIDE],
+        prior=prior,
+        prior_first=np.where(prior > 0, first, -1),
+    )
+    ok, mistake = mistakes(sc, d)
+    assert not ok[:50].any() and ok[50:].all()
+    expected = []
+    for row in range(50, n):
+        before = [(PULL, RIDE)[int(first[row])]] if prior[row] else []
+        dealt = {"seat 3": deals[row, :3].tolist(), "dealer": deals[row, 3:].tolist()}
+        expected.append(sc.mistake_dealt(dealt, 3, (PULL, RIDE)[int(action[row])], before))
+    assert mistake[50:].tolist() == expected and 100 < sum(expected) < n - 100
 
 
 @pytest.mark.parametrize("game", sorted(COVERED))
@@ -161,8 +359,6 @@ def test_equal_keys_mean_equal_answers(game: str) -> None:
     key whenever an answer changes (and the player's first two cards swapped, the same key: Final Count's third
     card is hidden)."""
     from detect_support import live_decisions
-
-    from tablegames.engine import Action
 
     rules = make_rules(game)
     found = [scorer(rules, s) for s in scenarios(rules)]

@@ -18,6 +18,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 from tablegames.analysis import detect, detect_scan
@@ -248,9 +249,11 @@ def detect_database(
     else:
         from concurrent.futures import ProcessPoolExecutor
 
+        # the first range here: this process' tables built once, the workers (forked after) start with them
+        first = detect_scan.scan(url, since, *bounds[0])
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(detect_scan.scan, url, since, a, b) for a, b in bounds]
-            _fold((f.result() for f in futures), report, tests, alpha, progress)
+            futures = [pool.submit(detect_scan.scan, url, since, a, b) for a, b in bounds[1:]]
+            _fold(chain([first], (f.result() for f in futures)), report, tests, alpha, progress)
     return _finish(report, tests, url, started)
 
 

@@ -1,32 +1,37 @@
 """The fast offline scan of ``tablegames detect --database`` (issue 27: 10^6 stored rounds in under a minute).
 
-:func:`scan` reads one range of round ids (the JSON columns as text through a Core ``select``; of the events only
-the deals and decisions, :func:`parse_events`) and scores each recorded decision, caching its answers (a mistake
-under the legal information; each scenario's ``p`` and support) by the game's key of what they depend on
-(``Scorer.mistake_key``, ``Scorer.score_key``). It does not keep the tests: it returns, per player and game, the
-log that replays into them (:func:`replay`): the hands entered between mistakes, and each mistake's answers. A
-test's steps depend on the hands only through their count and the last hand (``SequentialTest.enter``), so the
-replay makes exactly the calls' effect of :func:`~tablegames.analysis.detect_db.detect_database_reference`, and
-ranges scanned apart (in several processes) replay in order into the same tests.
+:func:`scan` reads one range of round ids in batches of :data:`BATCH` rounds (the JSON columns as bytes, through
+the driver's cursor) and reads each batch in arrays (:func:`~tablegames.analysis.detect_chunk.parse_batch`: every
+deal's card and every decision, the events not decoded). A game with an array scorer
+(``analysis/<stem>_detect_arrays.py``, its ``mistakes(scorer, decisions)``) has its decisions checked for mistakes
+under the legal information all at once; the rest (its mistakes, the decisions it does not read, every decision of
+a game without one) are scored one by one, caching each decision's answers (a mistake under the legal
+information; each scenario's ``p`` and support) by the game's key of what they depend on (``Scorer.mistake_key``,
+``Scorer.score_key``). It does not keep the tests: it returns, per player and game, the log that replays into
+them (:func:`replay`): the hands entered between mistakes, and each mistake's answers. A test's steps depend on
+the hands only through their count and the last hand (``SequentialTest.enter``), so the replay makes exactly the
+calls' effect of :func:`~tablegames.analysis.detect_db.detect_database_reference`, and ranges scanned apart (in
+several processes) replay in order into the same tests.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
-import re
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablegames.analysis import detect
+import numpy as np
+import numpy.typing as npt
+
+from tablegames.analysis import detect, detect_chunk
 from tablegames.engine import Action
-from tablegames.rules import make_rules
+from tablegames.rules import make_rules, registry
 from tablegames.rules.common import RuleError
 
-_DEALT = re.compile(
-    r'\{"type": "card_dealt", "to": "([^"\\]*)", "position": (\d+), "card": "[^"\\]*", "visible_to": "[^"\\]*"\}'
-)
-_ACTION = re.compile(r'\{"type": "action", "seat": (\d+), "action": "([^"\\]*)", "by": "([^"\\]*)"\}')
+IntArray = npt.NDArray[np.int64]
 _CACHE_LIMIT = 500_000
 """Cached answers per game and scenario before the cache starts afresh (bounds the memory)."""
 
@@ -35,31 +40,6 @@ Answer = tuple[bool, Any, bool]
 Entry = tuple[int, int, int, list[Answer] | None]
 """``(new hands, the last hand, the hand of the mistake, its answers per scenario)``; a final entry of a range
 has no mistake (``answers`` None)."""
-
-
-def parse_events(text: str | None) -> tuple[list[tuple[str, Any]], list[tuple[str, str, Any]]]:
-    """A round's stored events (their JSON text) -> its deals ``(to, position)`` and decisions ``(seat, action,
-    by)``, in order (a position as its digits or a number: ``int`` of it is the position; ``by`` the player's
-    when it is ``"player"``). The events as the engine writes them (``Event.to_dict``, the standard encoder)
-    are read by two patterns, without decoding the rest; a text they do not account for whole (every
-    ``"card_dealt"`` and ``"action"`` in it) is decoded as JSON (the same answer, slower)."""
-    if not text:
-        return [], []
-    dealt: list[tuple[str, Any]] = _DEALT.findall(text)
-    acts: list[tuple[str, str, Any]] = _ACTION.findall(text)
-    if text.count('"card_dealt"') == len(dealt) and text.count('"action"') == 2 * len(acts):
-        return dealt, acts
-    return parse_events_json(text)
-
-
-def parse_events_json(text: str) -> tuple[list[tuple[str, Any]], list[tuple[str, str, Any]]]:
-    """:func:`parse_events` by decoding the whole JSON (as the reference reads the events)."""
-    events = json.loads(text)
-    dealt = [(e["to"], e["position"]) for e in events or [] if e["type"] == "card_dealt"]
-    acts = [
-        (str(e["seat"]), e["action"], e.get("by", "player")) for e in events or [] if e["type"] == "action"
-    ]
-    return dealt, acts
 
 
 def engine(url: str) -> Any:
@@ -108,28 +88,51 @@ def id_range(url: str, since: float | None = None) -> tuple[int, int, int]:
         eng.dispose()
 
 
-def _rows(url: str, since: float | None, lo: int | None, hi: int | None, batch: int = 5_000) -> Iterator[Any]:
-    """The settled rounds of the covered games with ids in [lo, hi), oldest first: id, game, the JSON as text."""
-    from sqlalchemy import Text, cast, select
+BATCH = 4_000
+"""Rounds read into arrays at a time (a range of :func:`scan` is read in batches)."""
+
+
+def _batches(url: str, since: float | None, lo: int | None, hi: int | None) -> Iterator[list[Any]]:
+    """The settled rounds of the covered games with ids in [lo, hi), oldest first, in lists of ``batch`` rows:
+    id, game, and the rules, deck, seats and events as JSON text in bytes (:data:`BATCH` rows a list). Through the driver's own cursor (a
+    row object each costs as much as the rest); on SQLite the JSON read as blobs (no text decoding) from the
+    file mapped in memory."""
+    from sqlalchemy import LargeBinary, Text, cast, select
 
     from tablegames.server.db import RoundRow
 
     eng = engine(url)
+    sqlite = eng.dialect.name == "sqlite"
+    as_bytes: Any = LargeBinary if sqlite else Text
     query = select(
         RoundRow.id,
         RoundRow.game,
-        cast(RoundRow.rules, Text),
-        cast(RoundRow.deck, Text),
-        cast(RoundRow.seat_players, Text),
-        cast(RoundRow.events, Text),
+        cast(RoundRow.rules, as_bytes),
+        cast(RoundRow.deck, as_bytes),
+        cast(RoundRow.seat_players, as_bytes),
+        cast(RoundRow.events, as_bytes),
     )
+    compiled = (
+        _where(query, since, lo, hi)
+        .order_by(RoundRow.id)
+        .compile(dialect=eng.dialect, compile_kwargs={"render_postcompile": True})
+    )
+    params = compiled.params
+    args: Any = tuple(params[k] for k in compiled.positiontup or ()) if compiled.positional else params
     try:
-        with eng.connect() as conn:
-            result = conn.execution_options(stream_results=True, yield_per=batch).execute(
-                _where(query, since, lo, hi).order_by(RoundRow.id)
-            )
-            for part in result.partitions():
-                yield from part
+        raw = eng.raw_connection()
+        try:
+            cursor = raw.cursor()
+            if sqlite:
+                cursor.execute("PRAGMA mmap_size = 1099511627776")
+            cursor.execute(str(compiled), args)
+            while rows := cursor.fetchmany(BATCH):
+                if sqlite:
+                    yield rows
+                else:
+                    yield [(*r[:2], *(None if x is None else x.encode() for x in r[2:])) for r in rows]
+        finally:
+            raw.close()
     finally:
         eng.dispose()
 
@@ -140,6 +143,7 @@ class _Game:
 
     game: str
     scorers: list[Any]
+    arrays: Any = None  # the game's array scorer (``analysis/<stem>_detect_arrays.py``), if it has one
     mistakes: dict[Hashable, bool] = field(default_factory=dict)
     scores: list[dict[Hashable, Answer]] = field(default_factory=list)
 
@@ -179,15 +183,22 @@ class Partial:
     logs: dict[tuple[int, str], tuple[list[str], list[Entry]]] = field(default_factory=dict)
 
 
-def _game(game: str, rule_text: str | None, by_rules: dict[tuple[str, str], _Game]) -> _Game:
+def _game(game: str, rule_text: bytes | str | None, by_rules: dict[tuple[str, str], _Game]) -> _Game:
     rule_map = (json.loads(rule_text) if rule_text else None) or {}
     key = (game, repr(sorted(rule_map.items())))  # the reference's key of a rule set
     g = by_rules.get(key)
     if g is None:
         rules = make_rules(game, dict(rule_map))
         scorers = [detect.scorer(rules, s) for s in detect.scenarios(rules)]
-        g = by_rules[key] = _Game(game, scorers, scores=[{} for _ in scorers])
+        g = by_rules[key] = _Game(game, scorers, _arrays(rules), scores=[{} for _ in scorers])
     return g
+
+
+def _arrays(rules: Any) -> Any:
+    """A game's array scorer: the module ``analysis/<stem>_detect_arrays.py`` when the game has one (its
+    ``mistakes(scorer, decisions)``: which decisions it reads, and which of those are mistakes)."""
+    name = f"tablegames.analysis.{registry.of(rules).key.replace('-', '_')}_detect_arrays"
+    return importlib.import_module(name) if importlib.util.find_spec(name) is not None else None
 
 
 _GAMES: dict[tuple[str, str], _Game] = {}
@@ -199,56 +210,220 @@ def forget() -> None:
     _GAMES.clear()
 
 
+def _seat_table(maps: list[dict[int, int]]) -> IntArray:
+    """Each seat map's player by seat number (-1: no player)."""
+    width = 1 + max((max(m, default=0) for m in maps), default=0)
+    table = np.full((max(len(maps), 1), width), -1, dtype=np.int64)
+    for i, m in enumerate(maps):
+        for seat, player in m.items():
+            table[i, seat] = player
+    return table
+
+
+def _seat_map(text: bytes | None) -> dict[int, int]:
+    """A round's ``seat_players``: the player of each seat the reference finds (``str(seat)`` keys)."""
+    found = (json.loads(text) if text else None) or {}
+    return {int(k): int(v) for k, v in found.items() if v is not None and k.isdigit() and str(int(k)) == k}
+
+
+def _groups(key: IntArray) -> tuple[IntArray, IntArray]:
+    """For rows in order, each one's rank among the rows of its key before it, and the row of its key's first
+    one (the keys' rows kept in order)."""
+    order = np.argsort(key, kind="stable")
+    k = key[order]
+    start = np.ones(len(k), dtype=np.bool_)
+    start[1:] = k[1:] != k[:-1]
+    first = np.maximum.accumulate(np.where(start, np.arange(len(k)), 0))
+    rank = np.empty(len(k), dtype=np.int64)
+    rank[order] = np.arange(len(k)) - first
+    head = np.empty(len(k), dtype=np.int64)
+    head[order] = order[first]
+    return rank, head
+
+
+class _Scan:
+    """One range's scan in progress (see :func:`scan`)."""
+
+    def __init__(self) -> None:
+        self.part = Partial()
+        self.games: dict[tuple[str, bytes | None], int] = {}
+        self.found: list[_Game] = []
+        self.seat_index: dict[bytes | None, int] = {}
+        self.seat_maps: list[dict[int, int]] = []
+        self.table = _seat_table([])
+        self.actions: dict[str, Action] = {}
+        self.answers: list[list[Answer]] = []
+        self.logged: list[tuple[IntArray, IntArray, IntArray, IntArray]] = []
+
+    def _game_of(self, key: tuple[str, bytes | None]) -> int:
+        i = self.games.get(key)
+        if i is None:
+            i = self.games[key] = len(self.found)
+            self.found.append(_game(key[0], key[1], _GAMES))
+        return i
+
+    def _seats_of(self, text: bytes | None) -> int:
+        i = self.seat_index.get(text)
+        if i is None:
+            i = self.seat_index[text] = len(self.seat_maps)
+            self.seat_maps.append(_seat_map(text))
+            self.table = _seat_table(self.seat_maps)
+        return i
+
+    def action(self, name: str) -> Action:
+        found = self.actions.get(name)
+        if found is None:
+            found = self.actions[name] = Action.parse(name)
+        return found
+
+    def batch(self, rows: list[Any]) -> None:
+        """Score one batch of rows (:func:`_batches`)."""
+        ids_t, game_t, rules_t, deck_t, seats_t, events_t = zip(*rows, strict=True)
+        n = len(rows)
+        ids = np.fromiter(ids_t, dtype=np.int64, count=n)
+        gi = np.fromiter(map(self._game_of, zip(game_t, rules_t, strict=True)), dtype=np.int64, count=n)
+        si = np.fromiter(map(self._seats_of, seats_t), dtype=np.int64, count=n)
+        b = detect_chunk.parse_batch(list(events_t), list(deck_t))
+        self.part.rounds += n
+        ar, seat = b.act_round, b.act_seat
+        width = self.table.shape[1]
+        player = np.where(seat < width, self.table[si[ar], np.minimum(seat, width - 1)], -1)
+        scored = b.act_player & (player >= 0)
+        self.part.decisions += int(np.count_nonzero(scored))
+        need = (
+            scored.copy()
+        )  # decisions scored one by one (the generic path): all but array-scored no mistakes
+        ans = np.full(len(ar), -1, dtype=np.int64)
+        prior, head = _groups(ar * (int(seat.max(initial=0)) + 1) + seat)
+        cards = _dealt(b, n)
+        for g in np.unique(gi[ar[scored]]).tolist():
+            arrays = self.found[g].arrays
+            if arrays is None:
+                continue
+            sel = np.flatnonzero(scored & (gi[ar] == g))
+            d = cards.decisions(b, sel, prior, head, [self.action(x) for x in b.names])
+            ok, mistake = arrays.mistakes(self.found[g].scorers[0], d)
+            need[sel[ok & ~mistake]] = False
+            score = getattr(arrays, "answers", None)  # the mistakes scored in arrays too, if it can
+            wrong = np.flatnonzero(ok & mistake)
+            if score is not None and len(wrong):
+                read, scores = score(self.found[g].scorers, d.take(wrong))
+                done = sel[wrong[read]]
+                need[done] = False
+                ans[done] = np.arange(len(self.answers), len(self.answers) + len(scores))
+                self.answers.extend(scores)
+        if need.any():
+            self._generic(b, np.flatnonzero(need), gi, ans)
+        rid = ids[ar[scored]]
+        self.logged.append((rid, player[scored], gi[ar[scored]], ans[scored]))
+
+    def _generic(self, b: detect_chunk.Batch, need: IntArray, gi: IntArray, ans: IntArray) -> None:
+        """The decisions ``need`` scored one by one (the game's cached answers), round by round."""
+        deal_bounds = np.searchsorted(b.deal_round, np.arange(int(b.act_round[-1]) + 2))
+        act_bounds = np.searchsorted(b.act_round, np.arange(int(b.act_round[-1]) + 2))
+        wanted = set(need.tolist())
+        owners, cards = b.deal_owner.tolist(), b.deal_card.tolist()
+        seats, names = b.act_seat.tolist(), b.act_name.tolist()
+        for r in np.unique(b.act_round[need]).tolist():
+            g = self.found[int(gi[r])]
+            dealt: dict[str, list[int]] = {}
+            for j in range(int(deal_bounds[r]), int(deal_bounds[r + 1])):
+                dealt.setdefault(b.owners[owners[j]], []).append(cards[j])
+            prior: dict[int, list[Action]] = {}
+            for k in range(int(act_bounds[r]), int(act_bounds[r + 1])):
+                s = seats[k]
+                before = prior.setdefault(s, [])
+                action = self.action(b.names[names[k]])
+                if k in wanted:
+                    answers = g.answers(dealt, s, action, before)
+                    if answers is not None:
+                        ans[k] = len(self.answers)
+                        self.answers.append(answers)
+                before.append(action)
+
+    def finish(self) -> Partial:
+        """The logs per player and game (:data:`Entry`), from the scored decisions in order."""
+        if not self.logged:
+            return self.part
+        rid, player, gi, ans = (np.concatenate(x) for x in zip(*self.logged, strict=True))
+        names = sorted({g.game for g in self.found})
+        game_of = np.asarray([names.index(g.game) for g in self.found], dtype=np.int64)
+        who, inverse = np.unique(player * len(names) + game_of[gi], return_inverse=True)
+        order = np.argsort(inverse, kind="stable")
+        group, rr, aa = inverse[order], rid[order], ans[order]
+        new = np.ones(len(order), dtype=np.int64)
+        new[1:] = (group[1:] != group[:-1]) | (rr[1:] != rr[:-1])  # a new hand (SequentialTest.enter)
+        cum = np.cumsum(new).tolist()
+        ends = np.searchsorted(group, np.arange(len(who) + 1)).tolist()
+        mistakes = np.flatnonzero(aa >= 0)
+        mistake_bounds = np.searchsorted(mistakes, ends).tolist()
+        rr_list, aa_list, mistake_list = rr.tolist(), aa.tolist(), mistakes.tolist()
+        scenario_names = {g.game: [sc.scenario for sc in g.scorers] for g in self.found}
+        for u, key in enumerate(who.tolist()):
+            lo, hi = ends[u], ends[u + 1]
+            log: list[Entry] = []
+            done = cum[lo] - 1
+            for k in mistake_list[mistake_bounds[u] : mistake_bounds[u + 1]]:
+                log.append((cum[k] - done, rr_list[k], rr_list[k], self.answers[aa_list[k]]))
+                done = cum[k]
+            if cum[hi - 1] > done:
+                log.append((cum[hi - 1] - done, rr_list[hi - 1], rr_list[hi - 1], None))
+            game = names[key % len(names)]
+            self.part.logs[(key // len(names), game)] = (scenario_names[game], log)
+        return self.part
+
+
+class _Dealt:
+    """A batch's dealt cards by round and owner column (0 the dealer, 1 + N seat N), in deal order."""
+
+    def __init__(self, b: detect_chunk.Batch, rounds: int) -> None:
+        col = np.asarray([_column(o) for o in b.owners] or [-1], dtype=np.int64)[b.deal_owner]
+        keep = col >= 0
+        self.columns = int(col.max(initial=0)) + 1
+        key = b.deal_round[keep] * self.columns + col[keep]
+        rank, _ = _groups(key)
+        width = int(rank.max(initial=-1)) + 1
+        self.cards = np.full((rounds * self.columns, max(width, 1)), -1, dtype=np.int64)
+        self.cards[key, rank] = b.deal_card[keep]
+        self.count = np.bincount(key, minlength=rounds * self.columns).astype(np.int64)
+
+    def decisions(
+        self, b: detect_chunk.Batch, sel: IntArray, prior: IntArray, head: IntArray, actions: list[Action]
+    ) -> detect_chunk.Decisions:
+        r, seat = b.act_round[sel], b.act_seat[sel]
+        inside = seat + 1 < self.columns
+        row = np.where(inside, r * self.columns + seat + 1, 0)
+        dealer = r * self.columns
+        return detect_chunk.Decisions(
+            seat=seat,
+            cards=np.where(inside[:, None], self.cards[row], -1),
+            count=np.where(inside, self.count[row], 0),
+            dealer=self.cards[dealer],
+            dealer_count=self.count[dealer],
+            action=b.act_name[sel],
+            actions=actions,
+            prior=prior[sel],
+            prior_first=np.where(prior[sel] > 0, b.act_name[head[sel]], -1),
+        )
+
+
+def _dealt(b: detect_chunk.Batch, rounds: int) -> _Dealt:
+    return _Dealt(b, rounds)
+
+
+def _column(owner: str) -> int:
+    if owner == "dealer":
+        return 0
+    name, _, number = owner.partition(" ")
+    return 1 + int(number) if name == "seat" and number.isdigit() and str(int(number)) == number else -1
+
+
 def scan(url: str, since: float | None = None, lo: int | None = None, hi: int | None = None) -> Partial:
     """Score the decisions of the rounds with ids in [lo, hi) (see the module)."""
-    part = Partial()
-    games: dict[tuple[str, str | None], _Game] = {}
-    seat_maps: dict[str | None, dict[str, Any]] = {}
-    actions: dict[str, Action] = {}
-    state: dict[tuple[int, str], list[Any]] = {}  # per player and game: [the last hand, new hands, the log]
-    scored = 0
-    for rid, game, rule_text, deck_text, seats_text, events_text in _rows(url, since, lo, hi):
-        g = games.get((game, rule_text))
-        if g is None:
-            g = games[(game, rule_text)] = _game(game, rule_text, _GAMES)
-        seats = seat_maps.get(seats_text)
-        if seats is None:
-            seats = seat_maps[seats_text] = (json.loads(seats_text) if seats_text else None) or {}
-        deals, decisions = parse_events(events_text)
-        dealt: dict[str, list[int]] = {}
-        if deals:
-            deck = json.loads(deck_text)
-            for to, position in deals:
-                dealt.setdefault(to, []).append(int(deck[int(position)]))
-        part.rounds += 1
-        prior: dict[int, list[Action]] = {}
-        for seat_text, name, by in decisions:
-            seat = int(seat_text)
-            before = prior.setdefault(seat, [])
-            action = actions.get(name)
-            if action is None:
-                action = actions[name] = Action.parse(name)
-            player = seats.get(seat_text)
-            if player is not None and by == "player":
-                who = (int(player), game)
-                s = state.get(who)
-                if s is None:
-                    s = state[who] = [None, 0, []]
-                    part.logs[who] = ([sc.scenario for sc in g.scorers], s[2])
-                if s[0] != rid:  # a new hand (SequentialTest.enter)
-                    s[0] = rid
-                    s[1] += 1
-                answers = g.answers(dealt, seat, action, before)
-                if answers is not None:
-                    s[2].append((s[1], rid, rid, answers))
-                    s[1] = 0
-                scored += 1
-            before.append(action)
-    part.decisions = scored
-    for last, new, log in state.values():
-        if new:
-            log.append((new, last, last, None))
-    return part
+    state = _Scan()
+    for rows in _batches(url, since, lo, hi):
+        state.batch(rows)
+    return state.finish()
 
 
 def replay(
