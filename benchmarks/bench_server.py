@@ -152,7 +152,8 @@ def main() -> None:
     tables = int(os.environ.get("BENCH_SERVER_TABLES", "30"))
     wanted = os.environ.get("BENCH_SERVER_DATABASES", "sqlite,postgresql").split(",")
     print(
-        f"table server load: {clients} players / {tables} tables, {duration:g} s, think {think:g} s; "
+        f"table server load ({', '.join(runs)}): think 0: 50 players / 8 tables; latency: {clients} players / "
+        f"{tables} tables, {duration:g} s, think {think:g} s; "
         f"{psutil.cpu_count()} cores, load average {' '.join(f'{x:.1f}' for x in psutil.getloadavg())}",
         flush=True,
     )

@@ -5,12 +5,15 @@ and client messages parsed with it.
 The text is JSON-equivalent to :func:`json.dumps`'s: the same values, compact (no spaces), non-ASCII characters
 as UTF-8 rather than ``\\uXXXX`` escapes. Where ``orjson`` refuses a value the standard library accepts (an
 integer over 64 bits, ``NaN`` in a client's message, a lone surrogate), the standard library decides, so what is
-accepted or refused is exactly as before.
+accepted or refused is exactly as before (and an integer over 64 bits stays an integer: orjson would read it
+as a float).
 
 >>> encode({"type": "ack", "request_id": "r1", "seat": 2})
 '{"type":"ack","request_id":"r1","seat":2}'
 >>> decode('{"type": "ping", "n": 1e400}')["n"]
 inf
+>>> decode('{"amount": 12345678901234567890123}')["amount"]
+12345678901234567890123
 >>> splice(b'{"type":"state","seq":3}', {"seat": 1})
 '{"type":"state","seq":3,"seat":1}'
 """
@@ -18,11 +21,16 @@ inf
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import orjson
 
 _OPTIONS = orjson.OPT_NON_STR_KEYS  # as json.dumps: integer keys become strings
+# orjson reads an integer over 64 bits as a float: a message with a run of 19 digits or more (anywhere, strings
+# too) is parsed by the standard library, which keeps it an int
+_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+_LONG_DIGITS_TEXT = re.compile(r"[0-9]{19}")
 
 
 def encode_bytes(message: Any) -> bytes:
@@ -41,6 +49,8 @@ def encode(message: Any) -> str:
 def decode(text: str | bytes) -> Any:
     """A client's message parsed (``ValueError`` or ``UnicodeDecodeError`` when it is not JSON, as
     :func:`json.loads`)."""
+    if (_LONG_DIGITS_TEXT if isinstance(text, str) else _LONG_DIGITS).search(text) is not None:
+        return json.loads(text)
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:  # NaN, big integers, surrogates...: as the standard library decides
