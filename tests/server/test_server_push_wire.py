@@ -168,8 +168,8 @@ def test_splice_is_the_merged_object() -> None:
 
 
 def test_send_all_keeps_each_sockets_order() -> None:
-    one = Connection(PlayerInfo(1, 1, "a"))
-    two = Connection(PlayerInfo(2, 2, "b"))
+    one = Connection(PlayerInfo(1, "a", 1))
+    two = Connection(PlayerInfo(2, "b", 2))
     send_all([(one, "1"), (two, "x"), (one, "2"), (two, "y")])
     got = {c: [c.queue.get_nowait() for _ in range(c.queue.qsize())] for c in (one, two)}
     assert got == {one: ["1", "2"], two: ["x", "y"]}

@@ -49,7 +49,8 @@ def encode(message: Any) -> str:
 def decode(text: str | bytes) -> Any:
     """A client's message parsed (``ValueError`` or ``UnicodeDecodeError`` when it is not JSON, as
     :func:`json.loads`)."""
-    if (_LONG_DIGITS_TEXT if isinstance(text, str) else _LONG_DIGITS).search(text) is not None:
+    long = _LONG_DIGITS_TEXT.search(text) if isinstance(text, str) else _LONG_DIGITS.search(text)
+    if long is not None:
         return json.loads(text)
     try:
         return orjson.loads(text)
