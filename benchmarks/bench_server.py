@@ -1,13 +1,20 @@
-"""Table server under load (issue 7): 200 players over 30 tables through the WebSocket API, on SQLite and on
-PostgreSQL (``TABLEGAMES_TEST_POSTGRES_URL``, or a local cluster started with ``.ci/start-postgres``).
+"""Table server under load, on SQLite and on PostgreSQL (``TABLEGAMES_TEST_POSTGRES_URL``, or a local cluster
+started with ``.ci/start-postgres``), through the WebSocket API; two runs per database:
 
-Target: p99 latency from an action sent to its acknowledgement under 100 ms, no errors, and the ledger intact
-afterwards. Each player thinks ``BENCH_SERVER_THINK`` seconds on average (default 1.0) before a wager or a
-decision, like a person at a table; the baseline is a light load (20 players over 3 tables) in the same process.
+- ``throughput`` (issue 28): 50 players over 8 tables who never think (``--think 0``) for
+  ``BENCH_SERVER_FAST_DURATION`` seconds (default 15). Goal: 1,000 actions (wagers and decisions acknowledged)
+  a second per process at p99 < 50 ms, at most 0.8 server CPU ms per action on SQLite and 2.5 ms on PostgreSQL
+  (tables fenced, as several processes run them). Each figure is printed with its ratio to the goal (actions/s:
+  the measured over the goal, higher is better; p99 and CPU: the goal over the measured, higher is better: 1.0x
+  or more meets it). CPU is the server process's during the measured window (everyone seated), per action.
+- ``latency`` (issue 7): ``BENCH_SERVER_CLIENTS`` players over ``BENCH_SERVER_TABLES`` tables (default 200 /
+  30), each thinking ``BENCH_SERVER_THINK`` seconds on average (default 1.0) before a wager or a decision, like
+  a person at a table, for ``BENCH_SERVER_DURATION`` seconds (default 30). Target: p99 from an action sent to
+  its acknowledgement under 100 ms, no errors; the baseline is a light load (20 players over 3 tables) in the
+  same process.
 
-Environment: ``BENCH_SERVER_DURATION`` (s, default 30), ``BENCH_SERVER_THINK`` (s, default 1.0),
-``BENCH_SERVER_CLIENTS`` / ``BENCH_SERVER_TABLES`` (default 200 / 30), ``BENCH_SERVER_DATABASES``
-(``sqlite,postgresql``).
+Both check the ledger afterwards. Environment: ``BENCH_SERVER_RUNS`` (``throughput,latency``),
+``BENCH_SERVER_DATABASES`` (``sqlite,postgresql``) and the ones above.
 """
 
 from __future__ import annotations
@@ -20,6 +27,10 @@ from typing import Any
 from urllib.parse import quote
 
 TARGET_P99_MS = 100.0
+# issue 28's goal for the think-0 load, per server process
+GOAL_ACTIONS_PER_S = 1000.0
+GOAL_P99_MS = 50.0
+GOAL_CPU_MS = {"sqlite": 0.8, "postgresql": 2.5}
 
 
 def _postgres_url() -> str | None:
@@ -84,16 +95,65 @@ def _line(label: str, d: dict[str, Any]) -> str:
     )
 
 
+def throughput_figures(d: dict[str, Any], database: str) -> dict[str, tuple[float | None, float | None]]:
+    """The think-0 run's figures against issue 28's goal: name -> (measured, ratio to the goal; 1.0 or more
+    meets it).
+
+    >>> f = throughput_figures({"requests_in_window": 6000, "duration_s": 15.0, "latency": {"p99_ms": 100.0},
+    ...                         "server_cpu_ms_per_request": 1.6}, "sqlite")
+    >>> f["actions_per_s"], f["p99_ms"], f["cpu_ms_per_action"]
+    ((400.0, 0.4), (100.0, 0.5), (1.6, 0.5))
+    """
+    actions = d["requests_in_window"] / d["duration_s"] if d["duration_s"] else None
+    p99 = d["latency"]["p99_ms"]
+    cpu = d["server_cpu_ms_per_request"]
+
+    def ratio(good: float | None, bad: float | None) -> float | None:
+        return round(good / bad, 3) if good is not None and bad else None
+
+    return {
+        "actions_per_s": (None if actions is None else round(actions, 1), ratio(actions, GOAL_ACTIONS_PER_S)),
+        "p99_ms": (p99, ratio(GOAL_P99_MS, p99)),
+        "cpu_ms_per_action": (cpu, ratio(GOAL_CPU_MS[database], cpu)),
+    }
+
+
+def _throughput(name: str, url: str | None) -> None:
+    """The think-0 run (issue 28), printed with each figure's ratio to the goal."""
+    import psutil
+
+    duration = float(os.environ.get("BENCH_SERVER_FAST_DURATION", "15"))
+    d = _run(50, 8, duration, 0.0, url)
+    print(_line(f"{name}: think 0, 50 players / 8 tables", d), flush=True)
+    f = throughput_figures(d, name)
+
+    def show(key: str, unit: str, goal: str) -> str:
+        value, r = f[key]
+        return f"{value} {unit} ({'n/a' if r is None else f'{r:.2f}x'} the goal {goal})"
+
+    errors = sum(d["errors"].values()) + d["disconnects"] + d["timeouts"]
+    print(
+        f"{name}: think 0: {show('actions_per_s', 'actions/s', f'{GOAL_ACTIONS_PER_S:,.0f}/s')}; "
+        f"p99 {show('p99_ms', 'ms', f'< {GOAL_P99_MS:g} ms')}; "
+        f"server CPU {show('cpu_ms_per_action', 'ms/action', f'<= {GOAL_CPU_MS[name]:g} ms')}; "
+        f"errors {errors}; ledger {'ok' if d['money']['ok'] else 'FAILED'}; load average now "
+        f"{' '.join(f'{x:.1f}' for x in psutil.getloadavg())}",
+        flush=True,
+    )
+
+
 def main() -> None:
     import psutil
 
+    runs = os.environ.get("BENCH_SERVER_RUNS", "throughput,latency").split(",")
     duration = float(os.environ.get("BENCH_SERVER_DURATION", "30"))
     think = float(os.environ.get("BENCH_SERVER_THINK", "1.0"))
     clients = int(os.environ.get("BENCH_SERVER_CLIENTS", "200"))
     tables = int(os.environ.get("BENCH_SERVER_TABLES", "30"))
     wanted = os.environ.get("BENCH_SERVER_DATABASES", "sqlite,postgresql").split(",")
     print(
-        f"table server load: {clients} players / {tables} tables, {duration:g} s, think {think:g} s; "
+        f"table server load ({', '.join(runs)}): think 0: 50 players / 8 tables; latency: {clients} players / "
+        f"{tables} tables, {duration:g} s, think {think:g} s; "
         f"{psutil.cpu_count()} cores, load average {' '.join(f'{x:.1f}' for x in psutil.getloadavg())}",
         flush=True,
     )
@@ -106,6 +166,16 @@ def main() -> None:
             print("postgresql: skipped (no TABLEGAMES_TEST_POSTGRES_URL and no local cluster)")
         else:
             dbs.append(("postgresql", pg))
+    if "throughput" in runs:
+        for name, base in dbs:
+            schema = _Schema(base) if base is not None else None
+            try:
+                _throughput(name, schema.url if schema is not None else None)
+            finally:
+                if schema is not None:
+                    schema.drop()
+    if "latency" not in runs:
+        return
     for name, base in dbs:
         schema = _Schema(base) if base is not None else None
         try:

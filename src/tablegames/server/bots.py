@@ -46,6 +46,9 @@ class BotConnection(Connection):
     def send(self, message: dict[str, Any]) -> None:
         return None
 
+    def send_text(self, text: str) -> None:
+        return None
+
 
 class Bots:
     """The bots of one table: seated and removed (operator, or a practice player), and their moves when the

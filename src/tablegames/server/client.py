@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tablegames.server.core import PlayerInfo
+from tablegames.server.wire import encode
 
 if TYPE_CHECKING:
     pass
@@ -57,14 +58,14 @@ _SOCKETS_LOCK = threading.Lock()
 class Connection:
     """One client socket: its player, its outgoing queue and its hint toggle.
 
-    :meth:`send` may be called from the table's worker thread: the message is handed to the event loop, which
-    owns the queue (messages keep their order).
+    :meth:`send` may be called from the table's worker thread: the message is encoded there (JSON text, off the
+    event loop) and handed to the event loop, which owns the queue (messages keep their order).
     """
 
     def __init__(self, player: PlayerInfo, loop: asyncio.AbstractEventLoop | None = None) -> None:
         self.player = player
         self.loop = loop
-        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()  # encoded messages; None: close
         self.close_code = 1008  # the WebSocket close code when the server closes it (app.py)
         self.opened = next(_OPENED)  # order of opening (the oldest sockets are replaced first)
         self.hints = False
@@ -80,10 +81,16 @@ class Connection:
         return self.closed or self.ending
 
     def send(self, message: dict[str, Any]) -> None:
+        """Send one message (encoded now, on the caller's thread)."""
         if not self.closed and not self.ending:
-            _call_on(self.loop, self._deliver, message)
+            _call_on(self.loop, self._deliver, encode(message))
 
-    def _deliver(self, message: dict[str, Any] | None) -> None:
+    def send_text(self, text: str) -> None:
+        """Send one message already encoded (a table's push shares one text between its sockets)."""
+        if not self.closed and not self.ending:
+            _call_on(self.loop, self._deliver, text)
+
+    def _deliver(self, message: str | None) -> None:
         if self.closed:
             return
         if message is None or self.queue.qsize() >= MAX_QUEUE:  # a client that does not read is dropped
@@ -98,6 +105,22 @@ class Connection:
                 self.close_code = code
             self.ending = True
             _call_on(self.loop, self._deliver, None)
+
+
+def send_all(messages: list[tuple[Connection, str]]) -> None:
+    """Send encoded messages to several sockets, handed over to their event loop at once (a table's push: one
+    wake-up of the loop, not one a socket); each socket's messages keep their order."""
+    live = [(c, text) for c, text in messages if not c.gone]
+    by_loop: dict[asyncio.AbstractEventLoop | None, list[tuple[Connection, str]]] = {}
+    for c, text in live:
+        by_loop.setdefault(c.loop, []).append((c, text))
+    for loop, batch in by_loop.items():
+        _call_on(loop, _deliver_all, batch)
+
+
+def _deliver_all(messages: list[tuple[Connection, str]]) -> None:
+    for conn, text in messages:
+        conn._deliver(text)
 
 
 def redirect(conn: Connection, table_id: int, owner: dict[str, Any] | None) -> None:

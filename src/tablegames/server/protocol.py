@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import json
 import logging
 from typing import Any, ClassVar
 
@@ -37,6 +36,7 @@ from tablegames.server.steps import RoundSteps
 from tablegames.server.store import StepStore
 from tablegames.server.tables import clear_seat
 from tablegames.server.threads import on_any, on_worker
+from tablegames.server.wire import decode
 
 log = logging.getLogger("tablegames.server")
 
@@ -144,7 +144,7 @@ class Protocol:
                     "bad_message", f"message larger than {self.state.server.config.max_message_bytes} bytes"
                 )
             try:
-                msg = json.loads(text)
+                msg = decode(text)
             except (ValueError, UnicodeDecodeError):
                 raise ApiError("bad_json", "the message is not valid JSON") from None
             if not isinstance(msg, dict):

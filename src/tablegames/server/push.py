@@ -10,11 +10,12 @@ from collections.abc import Callable
 from typing import Any
 
 from tablegames.engine import Phase
-from tablegames.server.client import Connection
+from tablegames.server.client import Connection, send_all
 from tablegames.server.hints import hint_message
 from tablegames.server.inbox import Inbox
 from tablegames.server.state import TableState
 from tablegames.server.threads import on_any, on_loop, on_worker
+from tablegames.server.wire import encode, encode_bytes, splice
 
 log = logging.getLogger("tablegames.server")
 
@@ -162,15 +163,37 @@ class Pusher:
 
     @on_worker
     def changed(self) -> None:
-        """The table changed: the timer is set and every socket gets its ``state``."""
+        """The table changed: the timer is set and every socket gets its ``state``.
+
+        The part of the state every socket shares is built and encoded once (:meth:`common_state`), each
+        socket's own part (seat, balance, cards, events) spliced onto it; sockets whose own part is the same (a
+        player's several sockets, the onlookers) share one text, and the table's messages are handed to the
+        event loop at once (:func:`~tablegames.server.client.send_all`)."""
         self._push_pending = False  # this push covers any merged one still planned
         self.timers.schedule()  # first: it sets the turn deadline the states show
+        conns = list(self.state.conns)
+        if not conns:
+            return
         self._meters_shown = self.live_meters()
         self._balances_shown = self._balances()
         self._views_shown = {}
         try:
-            for c in list(self.state.conns):
-                self.push(c)
+            head = encode_bytes(self.common_state())
+            texts: dict[tuple[Any, ...], str] = {}  # the socket's own part's key -> the message's text
+            out: list[tuple[Connection, str]] = []
+            for c in conns:
+                seat = self.state.seat_of(c.player.player_id)
+                before = (c.round_key, c.sent)
+                own = self.own_state(c, seat)
+                key = (seat, c.player.player_id, c.player.account_id, before)
+                text = texts.get(key)
+                if text is None:
+                    text = texts[key] = splice(head, own)
+                out.append((c, text))
+                hint = self._hint(c, seat)
+                if hint is not None:
+                    out.append((c, encode(hint)))
+            send_all(out)
         finally:
             self._meters_shown = None
             self._balances_shown = None
@@ -193,33 +216,66 @@ class Pusher:
         return state.server.meter_values(state.game)
 
     @on_worker
-    def _seeds_view(self, player_id: int, fair: bool) -> dict[str, Any]:
-        """The next round's client seeds as a player sees them (docs/protocol.md, "Client seeds"): their own
-        (``client_seed``: hash and, once revealed, seed) and every seated player's commitment (``seeds``)."""
-        if not fair:
-            return {"client_seed": None, "seeds": None}
+    def _committed_seeds(self) -> dict[str, Any]:
+        """Every seated player's commitment to the next round's client seeds (``seeds``: the same for every
+        socket; docs/protocol.md, "Client seeds")."""
         book = self.state.seed_round
-        mine = book.of(player_id)
         return {
-            "client_seed": None if mine is None else {"seed_hash": mine[0], "seed": mine[1]},
-            "seeds": {
-                "closed": book.closed,
-                "committed": [
-                    {"seat": e.seat, "seed_hash": e.seed_hash, "revealed": e.seed is not None}
-                    for e in book.entries({seat: p.player_id for seat, p in self.state.occupants.items()})
-                ],
-            },
+            "closed": book.closed,
+            "committed": [
+                {"seat": e.seat, "seed_hash": e.seed_hash, "revealed": e.seed is not None}
+                for e in book.entries({seat: p.player_id for seat, p in self.state.occupants.items()})
+            ],
         }
+
+    @on_worker
+    def _own_seed(self, player_id: int) -> dict[str, Any] | None:
+        """The player's own client seed for the next round (``client_seed``: hash and, once revealed, seed)."""
+        mine = self.state.seed_round.of(player_id)
+        return None if mine is None else {"seed_hash": mine[0], "seed": mine[1]}
 
     @on_worker
     def state_for(self, conn: Connection) -> dict[str, Any]:
         """The ``state`` message for this client: built only from the engine's view for its seat."""
+        seat = self.state.seat_of(conn.player.player_id)
+        return {**self.common_state(), **self.own_state(conn, seat)}
+
+    @on_worker
+    def common_state(self) -> dict[str, Any]:
+        """The part of the ``state`` message that is the same for every socket of the table."""
         state = self.state
-        seat = state.seat_of(conn.player.player_id)
+        live = state.live
+        deadline = state.deadline()
+        upcoming = state.upcoming_pf()
+        return {
+            "type": "state",
+            "table_id": state.table_id,
+            "round_id": live.round_id if live else None,
+            "seq": len(live.rnd.history) if live is not None else 0,
+            "occupants": {str(k): p.name for k, p in sorted(state.occupants.items())},
+            # (a table staff paused or closed takes no wager: issue 25)
+            "betting_open": state.status == "open"
+            and (live is None or live.rnd.is_over or live.rnd.phase == Phase.BETTING),
+            "table_status": state.status,
+            "deadline": deadline,
+            "seconds_left": None if deadline is None else max(0.0, round(deadline - time.time(), 3)),
+            "meters": dict(self._meters_shown if self._meters_shown is not None else self.live_meters()),
+            "commitment": live.pf.commitment if live is not None and live.pf is not None else None,
+            "next_commitment": upcoming.commitment if upcoming is not None else None,
+            "seeds": self._committed_seeds() if upcoming is not None else None,
+            "decision": state.decision_id(),
+            # the practice bots' seats (server/bots.py)
+            "bots": sorted(k for k, p in state.occupants.items() if p.bot),
+        }
+
+    @on_worker
+    def own_state(self, conn: Connection, seat: int | None) -> dict[str, Any]:
+        """The socket's own part of the ``state`` message: its seat, balance, client seed, the round as its
+        seat sees it and the events it has not been sent yet (marked sent now)."""
+        state = self.state
         live = state.live
         view = None
         events: list[dict[str, Any]] = []
-        seq = 0
         if live is not None:
             rnd = live.rnd
             views = self._views_shown
@@ -235,47 +291,38 @@ class Pusher:
                 conn.sent = 0
             events = rnd.visible_history(seat, conn.sent)  # the engine's rule of what the seat sees
             conn.sent = seq
-        deadline = state.deadline()
-        upcoming = state.upcoming_pf()
+        fair = state.server.config.deck_factory is None and state.server.config.source_factory is None
+        balances = self._balances_shown
         return {
-            "type": "state",
-            "table_id": state.table_id,
-            "round_id": live.round_id if live else None,
-            "seq": seq,
             "seat": seat,
             "balance": (
-                self._balances_shown[conn.player.account_id]
-                if self._balances_shown is not None and conn.player.account_id in self._balances_shown
+                balances[conn.player.account_id]
+                if balances is not None and conn.player.account_id in balances
                 else state.server.balance(conn.player)
             ),
-            "occupants": {str(k): p.name for k, p in sorted(state.occupants.items())},
-            # (a table staff paused or closed takes no wager: issue 25)
-            "betting_open": self.state.status == "open"
-            and (live is None or live.rnd.is_over or live.rnd.phase == Phase.BETTING),
-            "table_status": self.state.status,
-            "deadline": deadline,
-            "seconds_left": None if deadline is None else max(0.0, round(deadline - time.time(), 3)),
-            "meters": dict(self._meters_shown if self._meters_shown is not None else self.live_meters()),
-            "commitment": live.pf.commitment if live is not None and live.pf is not None else None,
-            "next_commitment": upcoming.commitment if upcoming is not None else None,
-            **self._seeds_view(conn.player.player_id, upcoming is not None),
-            "decision": state.decision_id(),
-            # the practice bots' seats, and whether this socket's player may seat bots (server/bots.py)
-            "bots": sorted(k for k, p in state.occupants.items() if p.bot),
+            "client_seed": self._own_seed(conn.player.player_id) if fair else None,
+            # whether this socket's player may seat bots (server/bots.py)
             "may_seat_bots": state.server.config.practice_bots and seat is not None,
             "round": view,
             "events": events,
         }
 
     @on_worker
-    def push(self, conn: Connection) -> None:
-        """Send ``conn`` its ``state`` (and its hint, when it asked for hints and its seat is to act)."""
-        state = self.state
-        conn.send(self.state_for(conn))
-        live = state.live
-        seat = state.seat_of(conn.player.player_id)
+    def _hint(self, conn: Connection, seat: int | None) -> dict[str, Any] | None:
+        """The socket's hint, when it asked for hints and its seat is to act (once per turn), else None."""
+        live = self.state.live
         if conn.hints and live is not None and seat is not None and live.rnd.to_act == seat:
             key = (live.rnd.round_no, len(live.rnd.history))
             if conn.last_hint != key:
                 conn.last_hint = key
-                conn.send(hint_message(live.rnd, seat, live.round_id, decision=state.decision_id()))
+                return hint_message(live.rnd, seat, live.round_id, decision=self.state.decision_id())
+        return None
+
+    @on_worker
+    def push(self, conn: Connection) -> None:
+        """Send ``conn`` its ``state`` (and its hint, when it asked for hints and its seat is to act)."""
+        seat = self.state.seat_of(conn.player.player_id)
+        conn.send(self.state_for(conn))
+        hint = self._hint(conn, seat)
+        if hint is not None:
+            conn.send(hint)

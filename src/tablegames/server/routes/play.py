@@ -66,7 +66,7 @@ async def play(
                 with contextlib.suppress(Exception):
                     await websocket.close(code=conn.close_code if conn.closed else 1000)
                 return
-            await websocket.send_text(json.dumps(msg))
+            await websocket.send_text(msg)  # encoded on the table's thread (server/wire.py)
 
     task = asyncio.create_task(sender())
     await runner.call(runner.attach, conn)
