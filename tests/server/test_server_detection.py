@@ -270,3 +270,30 @@ def test_two_detectors_at_once_score_each_round_once(h: Harness, db_url: str) ->
     assert live[("cheat", "dealer-1")][0] == live[("fair", "dealer-1")][0] == 30
     more(2)  # rounds above the watermark are scored
     assert pair[1].run_pass() == 2 and live_tests(h)[("cheat", "dealer-1")][0] == 32
+
+
+def test_a_database_outage_is_one_line_in_the_log_not_a_traceback(
+    h: Harness, db_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 20's outage convention (tests/ops/test_ops_outage.py reads the nodes' logs for tracebacks): a pass
+    that cannot reach the database logs one warning and is retried; any other failure keeps its traceback."""
+    import psycopg
+    from sqlalchemy.exc import OperationalError
+
+    detector(h).stop()
+    for error, level, traced in (
+        (OperationalError("SELECT 1", {}, psycopg.OperationalError("connection refused")), "WARNING", False),
+        (RuntimeError("a bug"), "ERROR", True),
+    ):
+        det = Detector(Transactions(db_url), h.server.config.clock, alpha=ALPHA, batch=10)
+
+        def failing(det: Detector = det, error: Exception = error) -> int:
+            det._stop.set()  # one pass, then the loop ends
+            raise error
+
+        det.run_pass = failing  # type: ignore[method-assign]
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="tablegames.server"):
+            det._run()
+        [record] = [r for r in caplog.records if "live detection" in r.getMessage()]
+        assert record.levelname == level and (record.exc_info is not None) is traced

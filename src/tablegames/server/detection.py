@@ -51,6 +51,7 @@ from tablegames.server.db import (
     RoundRow,
 )
 from tablegames.server.notify import notify_all
+from tablegames.server.outage import database_unreachable
 from tablegames.server.transactions import Transactions
 
 log = logging.getLogger("tablegames.server")
@@ -137,8 +138,11 @@ class Detector:
             more = False
             try:
                 more = self.run_pass() >= self.batch
-            except Exception:
-                log.exception("live detection pass failed; retried in %.1f s", self.interval)
+            except Exception as exc:
+                if database_unreachable(exc):  # an outage (issue 20): one line, the next pass retries
+                    log.warning("live detection waits for the database; retried in %.1f s", self.interval)
+                else:
+                    log.exception("live detection pass failed; retried in %.1f s", self.interval)
             if not more:
                 self._wake.wait(self.interval)
                 self._wake.clear()
