@@ -143,3 +143,9 @@ def test_the_cli_reports_the_pairs_in_json(url: str) -> None:
     out = json.loads(result.stdout.strip().splitlines()[-1])
     assert [(p["player"], p["partner"], p["scenario"]) for p in out["pairs"]] == [("p2", "p3", "share=2")]
     assert out["pairs"][0]["evidence_rounds"]
+    alone = CliRunner().invoke(
+        app, ["detect", "--database", url, "-f", "json", "--workers", "1", "--no-pairs"]
+    )
+    assert alone.exit_code == 0, alone.output
+    again = json.loads(alone.stdout.strip().splitlines()[-1])
+    assert again["pairs"] == [] and again["flagged"] == out["flagged"]  # the player tests alone, the same

@@ -58,6 +58,13 @@ def detect(
         int,
         typer.Option("--workers", help="processes scoring the rounds (0: one per core from 100,000 rounds)"),
     ] = 0,
+    pairs_too: Annotated[
+        bool,
+        typer.Option(
+            "--pairs/--no-pairs",
+            help="also test every pair of players at a table for collusion (share=2; the slower scan)",
+        ),
+    ] = True,
 ) -> None:
     """Score every stored decision against the hidden cards and report the flagged players."""
     if ctx.invoked_subcommand is not None:
@@ -89,14 +96,18 @@ def detect(
             label="rounds",
             advance=True,
         )
-        pairs = _with_progress(  # collusion: the pair tests (analysis/detect_pairs_db.py)
-            lambda progress: detect_pairs_database(
-                url, since=when, alpha=alpha, progress=lambda n: progress(n, total)
-            ),
-            quiet=fmt == Format.json or total < 20_000,
-            label="pairs",
-            advance=True,
-        ).pairs
+        pairs = (
+            _with_progress(  # collusion: the pair tests (analysis/detect_pairs_db.py)
+                lambda progress: detect_pairs_database(
+                    url, since=when, alpha=alpha, progress=lambda n: progress(n, total)
+                ),
+                quiet=fmt == Format.json or total < 20_000,
+                label="pairs",
+                advance=True,
+            ).pairs
+            if pairs_too
+            else []
+        )
     except RuleError as exc:
         fail(str(exc))
     if fmt == Format.json:
