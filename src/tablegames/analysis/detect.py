@@ -254,6 +254,24 @@ class SequentialTest:
             self.update(p, supported, hand)
 
 
+class LegalMistakes:
+    """A pair scorer's mistake check: a mistake under the legal information does not depend on the partner,
+    so it is the game's own scorer's (``legal``, set by the pair scorer)."""
+
+    legal: Any
+
+    def mistake_dealt(
+        self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
+    ) -> bool:
+        return bool(self.legal.mistake_dealt(dealt, seat, action, prior))
+
+    def mistake_key(
+        self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
+    ) -> Hashable:
+        key: Hashable = self.legal.mistake_key(dealt, seat, action, prior)
+        return key
+
+
 def _scorer_module(key: str) -> str:
     """A game's scorer is its analyzer's own part ``analysis/<stem>_detect.py`` (a game's files name it)."""
     return f"tablegames.analysis.{key.replace('-', '_')}_detect"

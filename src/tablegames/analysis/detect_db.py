@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
@@ -24,7 +24,6 @@ from typing import Any
 from tablegames.analysis import detect, detect_scan
 from tablegames.engine import Action
 from tablegames.rules import GameRules, make_rules
-from tablegames.rules.common import RuleError
 
 
 @dataclass
@@ -66,20 +65,17 @@ class DetectReport:
         }
 
 
-def _rounds(url: str, since: float | None, batch: int = 2_000) -> Iterator[Any]:
-    from sqlalchemy import create_engine, select
+def stored_rounds(
+    url: str, since: float | None, games: Sequence[str] = detect.COVERED, batch: int = 2_000
+) -> Iterator[Any]:
+    """The settled rounds of ``games`` (id, game, rules, deck, seat_players, events), oldest first, read in
+    batches (RuleError when a SQLite file is missing)."""
+    from sqlalchemy import select
     from sqlalchemy.orm import Session
 
-    from tablegames.server.db import SETTLED, RoundRow, normalize_url
+    from tablegames.server.db import SETTLED, RoundRow
 
-    url = normalize_url(url)
-    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
-        from pathlib import Path
-
-        if not Path(url.split(":///", 1)[1]).exists():
-            raise RuleError(f"no database at {url}")
-    engine = create_engine(url)
-    covered = list(detect.COVERED)
+    engine = detect_scan.engine(url)
     try:
         with Session(engine) as session:
             query = select(
@@ -89,7 +85,7 @@ def _rounds(url: str, since: float | None, batch: int = 2_000) -> Iterator[Any]:
                 RoundRow.deck,
                 RoundRow.seat_players,
                 RoundRow.events,
-            ).where(RoundRow.status == SETTLED, RoundRow.game.in_(covered))
+            ).where(RoundRow.status == SETTLED, RoundRow.game.in_(list(games)))
             if since is not None:
                 query = query.where(RoundRow.settled_at >= since)
             yield from session.execute(query.order_by(RoundRow.id).execution_options(yield_per=batch))
@@ -112,7 +108,7 @@ def detect_database_reference(
     scorers: dict[tuple[str, str], list[Any]] = {}
     tests: dict[tuple[int, str, str], detect.SequentialTest] = {}
     actions: dict[str, Action] = {}
-    for row in _rounds(url, since):
+    for row in stored_rounds(url, since):
         rid, game, rule_text, deck, seat_players, events = row
         key = (game, repr(sorted((rule_text or {}).items())))
         rules = rules_of.get(key)
@@ -149,7 +145,7 @@ def _finish(
 ) -> DetectReport:
     report.tests = len(tests)
     report.players = len({k[0] for k in tests})
-    names = _names(url, sorted({k[0] for k, t in tests.items() if t.flagged}))
+    names = player_names(url, sorted({k[0] for k, t in tests.items() if t.flagged}))
     for (player, game, scenario), t in sorted(tests.items()):
         if t.flagged_at is None:
             continue
@@ -195,7 +191,8 @@ def _observe(
             t.enter(rid)
 
 
-def _names(url: str, ids: list[int]) -> dict[int, str]:
+def player_names(url: str, ids: list[int]) -> dict[int, str]:
+    """The names of the players ``ids``."""
     if not ids:
         return {}
     from sqlalchemy import create_engine, select

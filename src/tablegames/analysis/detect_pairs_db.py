@@ -16,15 +16,15 @@ keys (``mistake_key``, ``score_key``).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from tablegames.analysis import detect
+from tablegames.analysis.detect_db import player_names, stored_rounds
 from tablegames.engine import Action
 from tablegames.rules import GameRules, make_rules
-from tablegames.rules.common import RuleError
 
 
 @dataclass
@@ -61,29 +61,6 @@ class PairReport:
 def _covered() -> list[str]:
     """The games with a collusion scorer."""
     return [key for key in detect.COVERED if detect.pair_scenarios(make_rules(key))]
-
-
-def _rounds(url: str, since: float | None, games: list[str], batch: int = 2_000) -> Iterator[Any]:
-    from sqlalchemy import create_engine, select
-
-    from tablegames.server.db import SETTLED, RoundRow, normalize_url
-
-    url = normalize_url(url)
-    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
-        from pathlib import Path
-
-        if not Path(url.split(":///", 1)[1]).exists():
-            raise RuleError(f"no database at {url}")
-    engine = create_engine(url)
-    cols = (RoundRow.id, RoundRow.game, RoundRow.rules, RoundRow.deck, RoundRow.seat_players, RoundRow.events)
-    query = select(*cols).where(RoundRow.status == SETTLED, RoundRow.game.in_(games))
-    if since is not None:
-        query = query.where(RoundRow.settled_at >= since)
-    try:
-        with engine.connect() as conn:
-            yield from conn.execute(query.order_by(RoundRow.id).execution_options(yield_per=batch))
-    finally:
-        engine.dispose()
 
 
 class _Scan:
@@ -179,7 +156,7 @@ def detect_pairs_database(
     scan = _Scan(alpha)
     report = PairReport(alpha=alpha)
     games = _covered()
-    for row in _rounds(url, since, games) if games else ():
+    for row in stored_rounds(url, since, games) if games else ():
         scan.round(*row)
         report.rounds += 1
         if progress is not None:
@@ -187,7 +164,7 @@ def detect_pairs_database(
     report.decisions = scan.decisions
     report.tests = len(scan.tests)
     flagged = [(k, t) for k, t in sorted(scan.tests.items()) if t.flagged_at is not None]
-    names = _names(url, sorted({i for k, _t in flagged for i in k[:2]}))
+    names = player_names(url, sorted({i for k, _t in flagged for i in k[:2]}))
     for (player, partner, game, scenario), t in flagged:
         assert t.flagged_at is not None
         report.pairs.append(
@@ -208,21 +185,3 @@ def detect_pairs_database(
         )
     report.seconds = time.perf_counter() - started
     return report
-
-
-def _names(url: str, ids: list[int]) -> dict[int, str]:
-    if not ids:
-        return {}
-    from sqlalchemy import create_engine, select
-
-    from tablegames.server.db import Player, normalize_url
-
-    engine = create_engine(normalize_url(url))
-    try:
-        with engine.connect() as conn:
-            return {
-                int(i): str(n)
-                for i, n in conn.execute(select(Player.id, Player.name).where(Player.id.in_(ids)))
-            }
-    finally:
-        engine.dispose()

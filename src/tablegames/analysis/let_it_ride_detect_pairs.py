@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tablegames.analysis import let_it_ride as lir
-from tablegames.analysis.detect import DecisionScore, scorer
+from tablegames.analysis.detect import DecisionScore, LegalMistakes, scorer
 from tablegames.analysis.protect_let_it_ride import _colex, hand5
 from tablegames.engine import Action, Round
 from tablegames.engine.actions import PULL, RIDE
@@ -73,7 +73,7 @@ def _colex_rows(rows: npt.NDArray[np.int64]) -> npt.NDArray[np.int32]:
     return _colex([s[:, j] for j in range(s.shape[1])])
 
 
-class LetItRidePairScorer:
+class LetItRidePairScorer(LegalMistakes):
     """Scores ride-or-pull decisions under ``share=2`` (the partner's three cards seen)."""
 
     def __init__(self, rules: LetItRideRules, scenario: str) -> None:
@@ -105,17 +105,6 @@ class LetItRidePairScorer:
         stage, up1 = self.legal._stage(prior)
         c1 = int(dealt["dealer"][1])
         return self.score_cards(dealt[f"seat {seat}"], dealt[f"seat {partner}"], c1, stage, up1, action)
-
-    def mistake_dealt(
-        self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
-    ) -> bool:
-        return bool(self.legal.mistake_dealt(dealt, seat, action, prior))
-
-    def mistake_key(
-        self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
-    ) -> Hashable:
-        key: Hashable = self.legal.mistake_key(dealt, seat, action, prior)
-        return key
 
     def score_key(
         self,

@@ -33,7 +33,7 @@ import numpy.typing as npt
 from tablegames.analysis import three_card_poker as tcpa
 from tablegames.analysis.advice import advisor
 from tablegames.analysis.common import colex_of
-from tablegames.analysis.detect import DecisionScore, scorer
+from tablegames.analysis.detect import DecisionScore, LegalMistakes, scorer
 from tablegames.analysis.protect_three_card_poker import _values
 from tablegames.engine import Action, Round, best_action
 from tablegames.rules.three_card_poker import FOLD, PLAY, ThreeCardPokerRules
@@ -80,7 +80,7 @@ def pair_table(rules: ThreeCardPokerRules, i: int) -> PairTable:
     return PairTable(rows, sums, sums > -DEALER_LEFT)
 
 
-class ThreeCardPokerPairScorer:
+class ThreeCardPokerPairScorer(LegalMistakes):
     """Scores play-or-fold decisions under ``share=2`` (the partner's three cards seen)."""
 
     def __init__(self, rules: ThreeCardPokerRules, scenario: str) -> None:
@@ -109,17 +109,6 @@ class ThreeCardPokerPairScorer:
     ) -> DecisionScore:
         """A recorded decision from the dealt cards by owner: the same score as :meth:`score` (tested)."""
         return self.score_cards(dealt[f"seat {seat}"], dealt[f"seat {partner}"], action)
-
-    def mistake_dealt(
-        self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
-    ) -> bool:
-        return bool(self.legal.mistake_dealt(dealt, seat, action, prior))
-
-    def mistake_key(
-        self, dealt: Mapping[str, Sequence[int]], seat: int, action: Action, prior: Sequence[Action] = ()
-    ) -> Hashable:
-        key: Hashable = self.legal.mistake_key(dealt, seat, action, prior)
-        return key
 
     def score_key(
         self,
