@@ -14,7 +14,7 @@ and the seed, so a lab reruns them with ``tablegames detect simulate``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tablegames.analysis import detect
@@ -88,7 +88,7 @@ def detection_rows(
         rows.append(
             {
                 **result.to_dict(),
-                "command": DetectionPlan(**{**plan.__dict__, "seed": plan.seed + i}).command(key, scenario),
+                "command": replace(plan, seed=plan.seed + i).command(key, scenario),
             }
         )
     return rows, ""
