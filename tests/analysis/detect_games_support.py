@@ -4,11 +4,12 @@ small stored database with a reader of one scenario."""
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from detect_support import settled_row
 
 from tablegames.analysis.detect import DecisionScore, Scorer
 from tablegames.engine import Action, Round, Table
@@ -102,7 +103,7 @@ def store(path: Path, rules: Any, reader: Scorer, rounds: int, seed: int = 4) ->
     from sqlalchemy import create_engine
     from sqlalchemy.orm import Session
 
-    from tablegames.server.db import SETTLED, Account, Base, GameTable, Player, RoundRow
+    from tablegames.server.db import Account, Base, GameTable, Player
 
     url = f"sqlite:///{path}"
     engine = create_engine(url)
@@ -129,20 +130,7 @@ def store(path: Path, rules: Any, reader: Scorer, rounds: int, seed: int = 4) ->
                 if seat == 2 and rng.random() < 0.1:
                     action = rng.choice([a for a in rnd.legal_actions(seat) if a != action])
                 rnd.act(seat, action)
-            s.add(
-                RoundRow(
-                    id=n + 1,
-                    table_id=1,
-                    round_no=rnd.round_no,
-                    game=rules.game,
-                    rules=table.described_rules(),
-                    status=SETTLED,
-                    deck=[int(c) for c in rnd.deck],
-                    seat_players={"1": 1, "2": 2},
-                    events=[e.to_dict() for e in rnd.history],
-                    settled_at=time.time(),
-                )
-            )
+            s.add(settled_row(n + 1, table, rnd, {"1": 1, "2": 2}))
         s.commit()
     engine.dispose()
     return url

@@ -1,12 +1,17 @@
-"""The detection tests' live decisions: three seats betting 100 cents each at an engine table."""
+"""The detection tests' live decisions (three seats betting 100 cents each at an engine table) and the row a
+settled engine round is stored as."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tablegames.engine import Round, Table
 from tablegames.randomness import SeededRandom
+
+if TYPE_CHECKING:
+    from tablegames.server.db import RoundRow
 
 
 def live_decisions(rules: Any, rounds: int, seed: int = 8) -> Iterator[tuple[Round, int]]:
@@ -21,3 +26,23 @@ def live_decisions(rules: Any, rounds: int, seed: int = 8) -> Iterator[tuple[Rou
             seat = rnd.to_act
             assert seat is not None
             yield rnd, seat
+
+
+def settled_row(
+    rid: int, table: Table, rnd: Round, seat_players: dict[str, int], table_id: int = 1
+) -> RoundRow:
+    """``rnd`` of ``table``, played out, as the server stores a settled round (id ``rid``)."""
+    from tablegames.server.db import SETTLED, RoundRow
+
+    return RoundRow(
+        id=rid,
+        table_id=table_id,
+        round_no=rnd.round_no,
+        game=table.game,
+        rules=table.described_rules(),
+        status=SETTLED,
+        deck=[int(c) for c in rnd.deck],
+        seat_players=seat_players,
+        events=[e.to_dict() for e in rnd.history],
+        settled_at=time.time(),
+    )

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from detect_support import settled_row
 
 from tablegames.analysis.detect import COVERED, scenarios, scorer
 from tablegames.engine import Action, Table
@@ -30,7 +31,7 @@ def _store(path: Path) -> str:
     from sqlalchemy import create_engine, text
     from sqlalchemy.orm import Session
 
-    from tablegames.server.db import SETTLED, Account, Base, GameTable, Player, RoundRow
+    from tablegames.server.db import Account, Base, GameTable, Player
 
     url = f"sqlite:///{path}"
     engine = create_engine(url)
@@ -67,17 +68,12 @@ def _store(path: Path) -> str:
                     rnd.act(seat, action, by=by)
                 rid += 1
                 s.add(
-                    RoundRow(
-                        id=rid,
+                    settled_row(
+                        rid,
+                        table,
+                        rnd,
+                        {str(i): i for i in range(1, SEATS + 1) if i != 4 or n % 7},
                         table_id=t_id,
-                        round_no=rnd.round_no,
-                        game=rules.game,
-                        rules=table.described_rules(),
-                        status=SETTLED,
-                        deck=[int(c) for c in rnd.deck],
-                        seat_players={str(i): i for i in range(1, SEATS + 1) if i != 4 or n % 7},
-                        events=[e.to_dict() for e in rnd.history],
-                        settled_at=time.time(),
                     )
                 )
         s.commit()

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from pathlib import Path
 
 import pytest
+from detect_support import settled_row
 from typer.testing import CliRunner
 
 from tablegames.analysis.detect import pair_scorer, scorer
@@ -66,7 +66,7 @@ def _store(path: Path) -> str:
     from sqlalchemy import create_engine
     from sqlalchemy.orm import Session
 
-    from tablegames.server.db import SETTLED, Account, Base, GameTable, Player, RoundRow
+    from tablegames.server.db import Account, Base, GameTable, Player
 
     url = f"sqlite:///{path}"
     engine = create_engine(url)
@@ -97,20 +97,7 @@ def _store(path: Path) -> str:
                         action = next(a for a in rnd.legal_actions(seat) if a != action)
                 by = "timeout" if seat == 3 and rng.random() < 0.05 else "player"
                 rnd.act(seat, action, by=by)
-            s.add(
-                RoundRow(
-                    id=rid,
-                    table_id=1,
-                    round_no=rnd.round_no,
-                    game=TCP.game,
-                    rules=table.described_rules(),
-                    status=SETTLED,
-                    deck=[int(c) for c in rnd.deck],
-                    seat_players={str(i): i for i in range(1, SEATS + 1) if i != 5 or rid % 9},
-                    events=[e.to_dict() for e in rnd.history],
-                    settled_at=time.time(),
-                )
-            )
+            s.add(settled_row(rid, table, rnd, {str(i): i for i in range(1, SEATS + 1) if i != 5 or rid % 9}))
         s.commit()
     engine.dispose()
     return url
