@@ -78,9 +78,13 @@ def _store(path: Path) -> str:
                 )
         s.commit()
         # every 10th round in the compact layout (another encoder), every 17th with its keys sorted: read by
-        # decoding the JSON; every 13th deck compact (still read in arrays)
-        rows = list(s.execute(text("SELECT id, events, deck FROM rounds")))
-        for i, e, d in rows:
+        # decoding the JSON; every 13th deck compact (still read in arrays); every 19th seat map with a seat
+        # number not written plainly and a seat without a player (the pair scan reads it one decision at a time)
+        rows = list(s.execute(text("SELECT id, events, deck, seat_players FROM rounds")))
+        for i, e, d, m in rows:
+            if i % 19 == 0:
+                m = json.dumps({**json.loads(m), "04": 2, "2": None})
+                s.execute(text("UPDATE rounds SET seat_players = :m WHERE id = :i"), {"m": m, "i": i})
             if i % 10 == 0:
                 e = json.dumps(json.loads(e), separators=(",", ":"))
             elif i % 17 == 0:
@@ -136,6 +140,45 @@ def test_the_fast_path_reports_exactly_what_the_reference_does(
     cut = time.time() + 3600
     assert _report(detect_database(url, since=cut)) == _report(detect_database_reference(url, since=cut))
     assert _report(detect_database(url, alpha=0.2)) == _report(detect_database_reference(url, alpha=0.2))
+
+
+def _pairs(report: Any) -> dict[str, Any]:
+    out = {k: v for k, v in report.__dict__.items() if k != "seconds"}
+    out["pairs"] = [f.to_dict() for f in report.pairs]
+    return out
+
+
+def test_the_pair_tests_on_the_fast_scan_are_the_references(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The collusion pair tests read from the batches (``detect_both``, ``detect_pairs_database``) report
+    exactly what the first pair scan does, with the player tests of the same scan the reference's too."""
+    from tablegames.analysis import detect_scan
+    from tablegames.analysis.detect_db import detect_database_reference
+    from tablegames.analysis.detect_pairs_db import (
+        detect_both,
+        detect_pairs_database,
+        detect_pairs_database_reference,
+    )
+
+    loose = 0.9  # flags under the null at this alpha: the flagged pairs' figures compared too
+    reference = _pairs(detect_pairs_database_reference(url, alpha=loose))
+    players, pairs = detect_both(url, alpha=loose)
+    assert _pairs(pairs) == reference
+    assert _report(players) == _report(detect_database_reference(url, alpha=loose))
+    # not vacuous: the pair games' rounds, every ordered pair of the four players, flags with evidence
+    assert reference["rounds"] == ROUNDS * 2 and reference["tests"] == 2 * 4 * 3
+    assert reference["pairs"] and all(f["evidence_rounds"] for f in reference["pairs"])
+    assert _pairs(detect_pairs_database(url, alpha=loose, chunk=97, workers=2)) == reference
+    monkeypatch.setattr(detect_scan, "BATCH", 23)
+    detect_scan.forget()
+    assert _pairs(detect_pairs_database(url, alpha=loose, chunk=211)) == reference
+    monkeypatch.undo()
+    cut = time.time() + 3600
+    assert _pairs(detect_pairs_database(url, since=cut)) == _pairs(
+        detect_pairs_database_reference(url, since=cut)
+    )
+    assert _pairs(detect_pairs_database(url)) == _pairs(detect_pairs_database_reference(url))
 
 
 def _decoded(events: list[Any], decks: list[Any]) -> tuple[list[Any], list[Any]]:

@@ -109,10 +109,16 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 def test_the_offline_scan_flags_the_colluding_pair_and_no_honest_one(url: str) -> None:
-    from tablegames.analysis.detect_pairs_db import detect_pairs_database
+    from tablegames.analysis.detect_pairs_db import detect_pairs_database, detect_pairs_database_reference
 
     done: list[int] = []
     report = detect_pairs_database(url, progress=done.append)
+    reference = detect_pairs_database_reference(url)  # the first scan, one round at a time: the same report
+    assert {**report.__dict__, "seconds": 0} == {**reference.__dict__, "seconds": 0}
+    assert {**detect_pairs_database(url, chunk=101, workers=2).__dict__, "seconds": 0} == {
+        **reference.__dict__,
+        "seconds": 0,
+    }
     assert report.rounds == sum(done) == ROUNDS
     assert report.tests == SEATS * (SEATS - 1)  # every ordered pair, one scenario
     flagged = {(f.player, f.partner) for f in report.pairs}

@@ -52,6 +52,10 @@ class DetectReport:
     alpha: float = detect.DEFAULT_ALPHA
     seconds: float = 0.0
     flagged: list[PlayerFlag] = field(default_factory=list)
+    # the pair tests, when scanned too (``pairs=True``: :mod:`tablegames.analysis.detect_pairs_db` reports them)
+    pair_rounds: int = 0
+    pair_decisions: int = 0
+    pair_tests: dict[tuple[Any, ...], detect.SequentialTest] = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -106,7 +110,7 @@ def detect_database_reference(
     report = DetectReport(alpha=alpha)
     rules_of: dict[tuple[str, str], GameRules] = {}
     scorers: dict[tuple[str, str], list[Any]] = {}
-    tests: dict[tuple[int, str, str], detect.SequentialTest] = {}
+    tests: dict[tuple[Any, ...], detect.SequentialTest] = {}
     actions: dict[str, Action] = {}
     for row in stored_rounds(url, since):
         rid, game, rule_text, deck, seat_players, events = row
@@ -141,7 +145,7 @@ def detect_database_reference(
 
 
 def _finish(
-    report: DetectReport, tests: dict[tuple[int, str, str], detect.SequentialTest], url: str, started: float
+    report: DetectReport, tests: dict[tuple[Any, ...], detect.SequentialTest], url: str, started: float
 ) -> DetectReport:
     report.tests = len(tests)
     report.players = len({k[0] for k in tests})
@@ -168,7 +172,7 @@ def _finish(
 
 
 def _observe(
-    tests: dict[tuple[int, str, str], detect.SequentialTest],
+    tests: dict[tuple[Any, ...], detect.SequentialTest],
     found: list[Any],
     dealt: dict[str, list[int]],
     player: int,
@@ -228,28 +232,31 @@ def detect_database(
     progress: Callable[[int], None] | None = None,
     workers: int = 1,
     chunk: int = 20_000,
+    pairs: bool = False,
 ) -> DetectReport:
     """Score every stored decision and test every player under every scenario (see the module); ``progress``
     is told how many more rounds are done. The same report as :func:`detect_database_reference` (tested),
     faster (:mod:`tablegames.analysis.detect_scan`): ranges of ``chunk`` round ids scanned, in ``workers``
-    processes (0: one per core from :data:`PARALLEL_FROM` rounds), their logs replayed in order."""
+    processes (0: one per core from :data:`PARALLEL_FROM` rounds), their logs replayed in order. ``pairs``: the
+    collusion pair tests from the same scan too (:mod:`tablegames.analysis.detect_pairs_scan`), in
+    :attr:`DetectReport.pair_tests`."""
     started = time.perf_counter()
     report = DetectReport(alpha=alpha)
-    tests: dict[tuple[int, str, str], detect.SequentialTest] = {}
+    tests: dict[tuple[Any, ...], detect.SequentialTest] = {}
     total, lo, hi = detect_scan.id_range(url, since)
     if workers == 0:
         workers = (os.cpu_count() or 1) if total >= PARALLEL_FROM else 1
     bounds = [(a, min(a + chunk, hi + 1)) for a in range(lo, hi + 1, chunk)] if total else []
     if workers <= 1 or len(bounds) <= 1:
-        parts: Iterator[detect_scan.Partial] = (detect_scan.scan(url, since, a, b) for a, b in bounds)
+        parts: Iterator[detect_scan.Partial] = (detect_scan.scan(url, since, a, b, pairs) for a, b in bounds)
         _fold(parts, report, tests, alpha, progress)
     else:
         from concurrent.futures import ProcessPoolExecutor
 
         # the first range here: this process' tables built once, the workers (forked after) start with them
-        first = detect_scan.scan(url, since, *bounds[0])
+        first = detect_scan.scan(url, since, *bounds[0], pairs)
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(detect_scan.scan, url, since, a, b) for a, b in bounds[1:]]
+            futures = [pool.submit(detect_scan.scan, url, since, a, b, pairs) for a, b in bounds[1:]]
             _fold(chain([first], (f.result() for f in futures)), report, tests, alpha, progress)
     return _finish(report, tests, url, started)
 
@@ -257,13 +264,16 @@ def detect_database(
 def _fold(
     parts: Iterator[detect_scan.Partial],
     report: DetectReport,
-    tests: dict[tuple[int, str, str], detect.SequentialTest],
+    tests: dict[tuple[Any, ...], detect.SequentialTest],
     alpha: float,
     progress: Callable[[int], None] | None,
 ) -> None:
     for part in parts:
-        detect_scan.replay(part, tests, alpha)
+        detect_scan.replay(part.logs, tests, alpha)
+        detect_scan.replay(part.pair_logs, report.pair_tests, alpha)
         report.rounds += part.rounds
         report.decisions += part.decisions
+        report.pair_rounds += part.pair_rounds
+        report.pair_decisions += part.pair_decisions
         if progress is not None and part.rounds:
             progress(part.rounds)

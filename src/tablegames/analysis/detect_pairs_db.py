@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import Any
 
 from tablegames.analysis import detect
-from tablegames.analysis.detect_db import player_names, stored_rounds
+from tablegames.analysis.detect_db import DetectReport, detect_database, player_names, stored_rounds
 from tablegames.engine import Action
 from tablegames.rules import GameRules, make_rules
 
@@ -143,15 +143,16 @@ class _Scan:
                 t.observe_values(True, answer[0], answer[1], rid)
 
 
-def detect_pairs_database(
+def detect_pairs_database_reference(
     url: str,
     *,
     since: float | None = None,
     alpha: float = detect.DEFAULT_ALPHA,
     progress: Callable[[int], None] | None = None,
 ) -> PairReport:
-    """Every ordered pair of players who sat at one table tested for collusion (see the module); ``progress``
-    is told how many more rounds are done."""
+    """The first path of :func:`detect_pairs_database`, kept as the reference it is tested against: the ORM rows,
+    every round's events decoded whole, one round at a time (see the module); ``progress`` is told how many more
+    rounds are done."""
     started = time.perf_counter()
     scan = _Scan(alpha)
     report = PairReport(alpha=alpha)
@@ -162,8 +163,14 @@ def detect_pairs_database(
         if progress is not None:
             progress(1)
     report.decisions = scan.decisions
-    report.tests = len(scan.tests)
-    flagged = [(k, t) for k, t in sorted(scan.tests.items()) if t.flagged_at is not None]
+    return _report(report, scan.tests, url, started)
+
+
+def _report(
+    report: PairReport, tests: dict[tuple[Any, ...], detect.SequentialTest], url: str, started: float
+) -> PairReport:
+    report.tests = len(tests)
+    flagged = [(k, t) for k, t in sorted(tests.items()) if t.flagged_at is not None]
     names = player_names(url, sorted({i for k, _t in flagged for i in k[:2]}))
     for (player, partner, game, scenario), t in flagged:
         assert t.flagged_at is not None
@@ -185,3 +192,42 @@ def detect_pairs_database(
         )
     report.seconds = time.perf_counter() - started
     return report
+
+
+def pair_report(found: DetectReport, url: str) -> PairReport:
+    """The pair tests of a :func:`~tablegames.analysis.detect_db.detect_database` run with ``pairs=True``, as
+    :func:`detect_pairs_database_reference` reports them (``seconds``: the whole scan's)."""
+    report = PairReport(rounds=found.pair_rounds, decisions=found.pair_decisions, alpha=found.alpha)
+    return _report(report, found.pair_tests, url, time.perf_counter() - found.seconds)
+
+
+def detect_both(
+    url: str,
+    *,
+    since: float | None = None,
+    alpha: float = detect.DEFAULT_ALPHA,
+    progress: Callable[[int], None] | None = None,
+    workers: int = 1,
+    chunk: int = 20_000,
+) -> tuple[DetectReport, PairReport]:
+    """The player tests and the pair tests from one scan of the stored rounds (read once, in arrays:
+    :mod:`tablegames.analysis.detect_pairs_scan`); each report exactly the reference's (tested)."""
+    found = detect_database(
+        url, since=since, alpha=alpha, progress=progress, workers=workers, chunk=chunk, pairs=True
+    )
+    return found, pair_report(found, url)
+
+
+def detect_pairs_database(
+    url: str,
+    *,
+    since: float | None = None,
+    alpha: float = detect.DEFAULT_ALPHA,
+    progress: Callable[[int], None] | None = None,
+    workers: int = 1,
+    chunk: int = 20_000,
+) -> PairReport:
+    """Every ordered pair of players who sat at one table tested for collusion (see the module), on the fast
+    scan (:func:`detect_both`: the player tests are scanned too); ``progress`` is told how many more rounds are
+    done. Exactly :func:`detect_pairs_database_reference`'s report (tested)."""
+    return detect_both(url, since=since, alpha=alpha, progress=progress, workers=workers, chunk=chunk)[1]

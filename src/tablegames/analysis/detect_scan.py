@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -144,6 +144,7 @@ class _Game:
     game: str
     scorers: list[Any]
     arrays: Any = None  # the game's array scorer (``analysis/<stem>_detect_arrays.py``), if it has one
+    pairs: list[Any] = field(default_factory=list)  # the pair scorers (``detect.pair_scorer``), if any
     mistakes: dict[Hashable, bool] = field(default_factory=dict)
     scores: list[dict[Hashable, Answer]] = field(default_factory=list)
 
@@ -180,7 +181,10 @@ class Partial:
 
     rounds: int = 0
     decisions: int = 0
-    logs: dict[tuple[int, str], tuple[list[str], list[Entry]]] = field(default_factory=dict)
+    logs: dict[tuple[Any, ...], tuple[list[str], list[Entry]]] = field(default_factory=dict)
+    pair_rounds: int = 0  # the pair tests' (:mod:`tablegames.analysis.detect_pairs_scan`), when scanned
+    pair_decisions: int = 0
+    pair_logs: dict[tuple[Any, ...], tuple[list[str], list[Entry]]] = field(default_factory=dict)
 
 
 def _game(game: str, rule_text: bytes | str | None, by_rules: dict[tuple[str, str], _Game]) -> _Game:
@@ -190,7 +194,8 @@ def _game(game: str, rule_text: bytes | str | None, by_rules: dict[tuple[str, st
     if g is None:
         rules = make_rules(game, dict(rule_map))
         scorers = [detect.scorer(rules, s) for s in detect.scenarios(rules)]
-        g = by_rules[key] = _Game(game, scorers, _arrays(rules), scores=[{} for _ in scorers])
+        pairs = [detect.pair_scorer(rules, s) for s in detect.pair_scenarios(rules)]
+        g = by_rules[key] = _Game(game, scorers, _arrays(rules), pairs, scores=[{} for _ in scorers])
     return g
 
 
@@ -244,8 +249,9 @@ def _groups(key: IntArray) -> tuple[IntArray, IntArray]:
 class _Scan:
     """One range's scan in progress (see :func:`scan`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, pairs: bool = False) -> None:
         self.part = Partial()
+        self.seat_texts: list[bytes | None] = []
         self.games: dict[tuple[str, bytes | None], int] = {}
         self.found: list[_Game] = []
         self.seat_index: dict[bytes | None, int] = {}
@@ -254,6 +260,11 @@ class _Scan:
         self.actions: dict[str, Action] = {}
         self.answers: list[list[Answer]] = []
         self.logged: list[tuple[IntArray, IntArray, IntArray, IntArray]] = []
+        self.pairs: Any = None
+        if pairs:
+            from tablegames.analysis.detect_pairs_scan import PairScan
+
+            self.pairs = PairScan(self)
 
     def _game_of(self, key: tuple[str, bytes | None]) -> int:
         i = self.games.get(key)
@@ -267,6 +278,7 @@ class _Scan:
         if i is None:
             i = self.seat_index[text] = len(self.seat_maps)
             self.seat_maps.append(_seat_map(text))
+            self.seat_texts.append(text)
             self.table = _seat_table(self.seat_maps)
         return i
 
@@ -316,61 +328,110 @@ class _Scan:
             self._generic(b, np.flatnonzero(need), gi, ans)
         rid = ids[ar[scored]]
         self.logged.append((rid, player[scored], gi[ar[scored]], ans[scored]))
+        if self.pairs is not None:
+            self.pairs.batch(b, ids, gi, si, cards, scored & (ans >= 0))
 
     def _generic(self, b: detect_chunk.Batch, need: IntArray, gi: IntArray, ans: IntArray) -> None:
         """The decisions ``need`` scored one by one (the game's cached answers), round by round."""
-        deal_bounds = np.searchsorted(b.deal_round, np.arange(int(b.act_round[-1]) + 2))
-        act_bounds = np.searchsorted(b.act_round, np.arange(int(b.act_round[-1]) + 2))
         wanted = set(need.tolist())
-        owners, cards = b.deal_owner.tolist(), b.deal_card.tolist()
-        seats, names = b.act_seat.tolist(), b.act_name.tolist()
-        for r in np.unique(b.act_round[need]).tolist():
+        for r, dealt, steps in walk(b, np.unique(b.act_round[need]).tolist(), self.action):
             g = self.found[int(gi[r])]
-            dealt: dict[str, list[int]] = {}
-            for j in range(int(deal_bounds[r]), int(deal_bounds[r + 1])):
-                dealt.setdefault(b.owners[owners[j]], []).append(cards[j])
-            prior: dict[int, list[Action]] = {}
-            for k in range(int(act_bounds[r]), int(act_bounds[r + 1])):
-                s = seats[k]
-                before = prior.setdefault(s, [])
-                action = self.action(b.names[names[k]])
+            for k, s, action, before in steps:
                 if k in wanted:
                     answers = g.answers(dealt, s, action, before)
                     if answers is not None:
                         ans[k] = len(self.answers)
                         self.answers.append(answers)
-                before.append(action)
 
     def finish(self) -> Partial:
         """The logs per player and game (:data:`Entry`), from the scored decisions in order."""
-        if not self.logged:
-            return self.part
-        rid, player, gi, ans = (np.concatenate(x) for x in zip(*self.logged, strict=True))
-        names = sorted({g.game for g in self.found})
-        game_of = np.asarray([names.index(g.game) for g in self.found], dtype=np.int64)
-        who, inverse = np.unique(player * len(names) + game_of[gi], return_inverse=True)
-        order = np.argsort(inverse, kind="stable")
-        group, rr, aa = inverse[order], rid[order], ans[order]
-        new = np.ones(len(order), dtype=np.int64)
-        new[1:] = (group[1:] != group[:-1]) | (rr[1:] != rr[:-1])  # a new hand (SequentialTest.enter)
-        cum = np.cumsum(new).tolist()
-        ends = np.searchsorted(group, np.arange(len(who) + 1)).tolist()
-        mistakes = np.flatnonzero(aa >= 0)
-        mistake_bounds = np.searchsorted(mistakes, ends).tolist()
-        rr_list, aa_list, mistake_list = rr.tolist(), aa.tolist(), mistakes.tolist()
-        scenario_names = {g.game: [sc.scenario for sc in g.scorers] for g in self.found}
-        for u, key in enumerate(who.tolist()):
-            lo, hi = ends[u], ends[u + 1]
-            log: list[Entry] = []
-            done = cum[lo] - 1
-            for k in mistake_list[mistake_bounds[u] : mistake_bounds[u + 1]]:
-                log.append((cum[k] - done, rr_list[k], rr_list[k], self.answers[aa_list[k]]))
-                done = cum[k]
-            if cum[hi - 1] > done:
-                log.append((cum[hi - 1] - done, rr_list[hi - 1], rr_list[hi - 1], None))
-            game = names[key % len(names)]
-            self.part.logs[(key // len(names), game)] = (scenario_names[game], log)
+        if self.logged:
+            rid, player, gi, ans = (np.concatenate(x) for x in zip(*self.logged, strict=True))
+            self.part.logs = logs([player], rid, gi, ans, self.answers, self.found)
+        if self.pairs is not None:
+            self.pairs.finish(self.part)
         return self.part
+
+
+def logs(
+    who: list[IntArray],
+    rid: IntArray,
+    gi: IntArray,
+    ans: IntArray,
+    answers: list[list[Answer]],
+    found: list[_Game],
+    pairs: bool = False,
+) -> dict[tuple[Any, ...], tuple[list[str], list[Entry]]]:
+    """The logs (:data:`Entry`) per test key (the columns ``who``, then the game's name) of decisions in order:
+    each one's round id, game (an index into ``found``) and answers (an index into ``answers``, -1: no
+    mistake); the scenarios the game's scorers' (``pairs``: its pair scorers')."""
+    names = sorted({g.game for g in found})
+    game_of = np.asarray([names.index(g.game) for g in found], dtype=np.int64)
+    columns = [np.unique(c, return_inverse=True) for c in who]
+    key = game_of[gi]
+    size = len(names)
+    for values, inverse in columns:
+        key = key + inverse.ravel() * size
+        size *= len(values)
+    keys, inverse = np.unique(key, return_inverse=True)
+    inverse = inverse.ravel()
+    order = np.argsort(inverse, kind="stable")
+    group, rr, aa = inverse[order], rid[order], ans[order]
+    new = np.ones(len(order), dtype=np.int64)
+    new[1:] = (group[1:] != group[:-1]) | (rr[1:] != rr[:-1])  # a new hand (SequentialTest.enter)
+    cum = np.cumsum(new).tolist()
+    ends = np.searchsorted(group, np.arange(len(keys) + 1)).tolist()
+    mistakes = np.flatnonzero(aa >= 0)
+    mistake_bounds = np.searchsorted(mistakes, ends).tolist()
+    rr_list, aa_list, mistake_list = rr.tolist(), aa.tolist(), mistakes.tolist()
+    scenario_names = {g.game: [sc.scenario for sc in (g.pairs if pairs else g.scorers)] for g in found}
+    out: dict[tuple[Any, ...], tuple[list[str], list[Entry]]] = {}
+    for u, k in enumerate(keys.tolist()):
+        lo, hi = ends[u], ends[u + 1]
+        log: list[Entry] = []
+        done = cum[lo] - 1
+        for m in mistake_list[mistake_bounds[u] : mistake_bounds[u + 1]]:
+            log.append((cum[m] - done, rr_list[m], rr_list[m], answers[aa_list[m]]))
+            done = cum[m]
+        if cum[hi - 1] > done:
+            log.append((cum[hi - 1] - done, rr_list[hi - 1], rr_list[hi - 1], None))
+        game = names[k % len(names)]
+        k //= len(names)
+        ids = []
+        for values, _ in columns:
+            ids.append(int(values[k % len(values)]))
+            k //= len(values)
+        out[(*ids, game)] = (scenario_names[game], log)
+    return out
+
+
+def walk(
+    b: detect_chunk.Batch, rounds: list[int], action_of: Callable[[str], Action]
+) -> Iterator[tuple[int, dict[str, list[int]], Iterator[tuple[int, int, Action, list[Action]]]]]:
+    """The batch's rounds ``rounds`` (ascending) one by one: each one's dealt cards by owner and its decisions
+    in order, each with its seat's earlier actions in the round (the reference's ``dealt`` and ``prior``)."""
+    if not rounds:
+        return
+    top = np.arange(rounds[-1] + 2)
+    deal_bounds = np.searchsorted(b.deal_round, top).tolist()
+    act_bounds = np.searchsorted(b.act_round, top).tolist()
+    owners, cards = b.deal_owner.tolist(), b.deal_card.tolist()
+    seats, names = b.act_seat.tolist(), b.act_name.tolist()
+
+    def steps(r: int) -> Iterator[tuple[int, int, Action, list[Action]]]:
+        prior: dict[int, list[Action]] = {}
+        for k in range(act_bounds[r], act_bounds[r + 1]):
+            s = seats[k]
+            before = prior.setdefault(s, [])
+            action = action_of(b.names[names[k]])
+            yield k, s, action, before
+            before.append(action)
+
+    for r in rounds:
+        dealt: dict[str, list[int]] = {}
+        for j in range(deal_bounds[r], deal_bounds[r + 1]):
+            dealt.setdefault(b.owners[owners[j]], []).append(cards[j])
+        yield r, dealt, steps(r)
 
 
 class _Dealt:
@@ -418,23 +479,27 @@ def _column(owner: str) -> int:
     return 1 + int(number) if name == "seat" and number.isdigit() and str(int(number)) == number else -1
 
 
-def scan(url: str, since: float | None = None, lo: int | None = None, hi: int | None = None) -> Partial:
-    """Score the decisions of the rounds with ids in [lo, hi) (see the module)."""
-    state = _Scan()
+def scan(
+    url: str, since: float | None = None, lo: int | None = None, hi: int | None = None, pairs: bool = False
+) -> Partial:
+    """Score the decisions of the rounds with ids in [lo, hi) (see the module); ``pairs``: the pair tests'
+    logs too (:mod:`tablegames.analysis.detect_pairs_scan`)."""
+    state = _Scan(pairs)
     for rows in _batches(url, since, lo, hi):
         state.batch(rows)
     return state.finish()
 
 
 def replay(
-    part: Partial,
-    tests: dict[tuple[int, str, str], detect.SequentialTest],
+    logs: dict[tuple[Any, ...], tuple[list[str], list[Entry]]],
+    tests: dict[tuple[Any, ...], detect.SequentialTest],
     alpha: float,
 ) -> None:
-    """A range's logs into the tests (ranges in the order of their ids)."""
-    for (player, game), (names, log) in part.logs.items():
+    """A range's logs (:attr:`Partial.logs` or :attr:`Partial.pair_logs`) into the tests, keyed by the log's
+    key and the scenario (ranges in the order of their ids)."""
+    for key, (names, log) in logs.items():
         found = [
-            tests.setdefault((player, game, name), detect.SequentialTest(alpha=alpha, scenarios=len(names)))
+            tests.setdefault((*key, name), detect.SequentialTest(alpha=alpha, scenarios=len(names)))
             for name in names
         ]
         for new, last, rid, answers in log:

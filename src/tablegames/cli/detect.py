@@ -62,7 +62,7 @@ def detect(
         bool,
         typer.Option(
             "--pairs/--no-pairs",
-            help="also test every pair of players at a table for collusion (share=2; the slower scan)",
+            help="also test every pair of players at a table for collusion (share=2)",
         ),
     ] = True,
 ) -> None:
@@ -72,7 +72,7 @@ def detect(
     import os
 
     from tablegames.analysis.detect_db import count_rounds, detect_database
-    from tablegames.analysis.detect_pairs_db import detect_pairs_database
+    from tablegames.analysis.detect_pairs_db import detect_both
     from tablegames.rules import RuleError
 
     url = database or os.environ.get("TABLEGAMES_DATABASE_URL")
@@ -88,26 +88,30 @@ def detect(
     when = _since(since)
     try:
         total = count_rounds(url, when)
-        report = _with_progress(
-            lambda progress: detect_database(
-                url, since=when, alpha=alpha, progress=lambda n: progress(n, total), workers=workers
-            ),
-            quiet=fmt == Format.json or total < 20_000,
-            label="rounds",
-            advance=True,
-        )
-        pairs = (
-            _with_progress(  # collusion: the pair tests (analysis/detect_pairs_db.py)
-                lambda progress: detect_pairs_database(
-                    url, since=when, alpha=alpha, progress=lambda n: progress(n, total)
+        report, pair_report = (
+            _with_progress(  # the pair tests from the same scan (analysis/detect_pairs_scan.py)
+                lambda progress: (
+                    detect_both(
+                        url, since=when, alpha=alpha, progress=lambda n: progress(n, total), workers=workers
+                    )
+                    if pairs_too
+                    else (
+                        detect_database(
+                            url,
+                            since=when,
+                            alpha=alpha,
+                            progress=lambda n: progress(n, total),
+                            workers=workers,
+                        ),
+                        None,
+                    )
                 ),
                 quiet=fmt == Format.json or total < 20_000,
-                label="pairs",
+                label="rounds",
                 advance=True,
-            ).pairs
-            if pairs_too
-            else []
+            )
         )
+        pairs = pair_report.pairs if pair_report is not None else []
     except RuleError as exc:
         fail(str(exc))
     if fmt == Format.json:
