@@ -115,6 +115,7 @@ def test_the_fast_path_reports_exactly_what_the_reference_does(
 ) -> None:
     from tablegames.analysis import detect_scan
     from tablegames.analysis.detect_db import detect_database, detect_database_reference
+    from tablegames.analysis.detect_pairs_db import detect_both
 
     reference = _report(detect_database_reference(url))
     done: list[int] = []
@@ -130,6 +131,7 @@ def test_the_fast_path_reports_exactly_what_the_reference_does(
     assert all(f["evidence_rounds"] and f["log10_evidence"] > 6 for f in fast["flagged"])
     # in ranges of round ids (several hands of a player apart), in one process or two: the same
     assert _report(detect_database(url, chunk=97)) == reference
+    assert _report(detect_both(url)[0]) == reference  # with the pair tests from the same scan
     assert _report(detect_database(url, chunk=211, workers=2)) == reference
     # read in small batches (a hand's decisions and a player's hands across batches), the caches afresh
     monkeypatch.setattr(detect_scan, "BATCH", 23)
@@ -152,9 +154,8 @@ def test_the_pair_tests_on_the_fast_scan_are_the_references(
     url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The collusion pair tests read from the batches (``detect_both``, ``detect_pairs_database``) report
-    exactly what the first pair scan does, with the player tests of the same scan the reference's too."""
+    exactly what the first pair scan does."""
     from tablegames.analysis import detect_scan
-    from tablegames.analysis.detect_db import detect_database_reference
     from tablegames.analysis.detect_pairs_db import (
         detect_both,
         detect_pairs_database,
@@ -163,9 +164,7 @@ def test_the_pair_tests_on_the_fast_scan_are_the_references(
 
     loose = 0.9  # flags under the null at this alpha: the flagged pairs' figures compared too
     reference = _pairs(detect_pairs_database_reference(url, alpha=loose))
-    players, pairs = detect_both(url, alpha=loose)
-    assert _pairs(pairs) == reference
-    assert _report(players) == _report(detect_database_reference(url, alpha=loose))
+    assert _pairs(detect_both(url, alpha=loose)[1]) == reference
     # not vacuous: the pair games' rounds, every ordered pair of the four players, flags with evidence
     assert reference["rounds"] == ROUNDS * 2 and reference["tests"] == 2 * 4 * 3
     assert reference["pairs"] and all(f["evidence_rounds"] for f in reference["pairs"])
@@ -178,7 +177,6 @@ def test_the_pair_tests_on_the_fast_scan_are_the_references(
     assert _pairs(detect_pairs_database(url, since=cut)) == _pairs(
         detect_pairs_database_reference(url, since=cut)
     )
-    assert _pairs(detect_pairs_database(url)) == _pairs(detect_pairs_database_reference(url))
 
 
 def _decoded(events: list[Any], decks: list[Any]) -> tuple[list[Any], list[Any]]:
@@ -390,6 +388,54 @@ def test_let_it_ride_mistakes_in_arrays_are_the_scorers() -> None:
         dealt = {"seat 3": deals[row, :3].tolist(), "dealer": deals[row, 3:].tolist()}
         expected.append(sc.mistake_dealt(dealt, 3, (PULL, RIDE)[int(action[row])], before))
     assert mistake[50:].tolist() == expected and 100 < sum(expected) < n - 100
+
+
+def test_three_card_poker_pair_scores_in_arrays_are_the_pair_scorers() -> None:
+    """Random deals of two seats, both actions: each mistake's answers under ``share=2`` from the arrays are the
+    pair scorer's ``score_dealt`` against the partner's cards; a deal they do not read (the partner short, a card
+    shared) is left to the scorer."""
+    import numpy as np
+
+    from tablegames.analysis.detect import pair_scenarios, pair_scorer
+    from tablegames.analysis.detect_chunk import Decisions
+    from tablegames.analysis.three_card_poker_detect_arrays import mistakes, pair_answers
+    from tablegames.rules.three_card_poker import FOLD, PLAY
+
+    rules = make_rules("three-card-poker")
+    pairs = [pair_scorer(rules, s) for s in pair_scenarios(rules)]
+    rng = np.random.default_rng(11)
+    n = 4000
+    deals = np.argsort(rng.random((n, 52)), axis=1)[:, :6]
+    action = rng.integers(0, 2, n)
+    d = Decisions(
+        seat=np.full(n, 1, dtype=np.int64),
+        cards=deals[:, :3],
+        count=np.full(n, 3, dtype=np.int64),
+        dealer=np.full((n, 3), -1, dtype=np.int64),
+        dealer_count=np.zeros(n, dtype=np.int64),
+        action=action,
+        actions=[PLAY, FOLD],
+        prior=np.zeros(n, dtype=np.int64),
+        prior_first=np.full(n, -1, dtype=np.int64),
+    )
+    ok, mistake = mistakes(scorer(rules, "dealer-1"), d)
+    rows = np.flatnonzero(ok & mistake)
+    assert len(rows) > 100
+    partner = deals[rows, 3:]
+    read, got = pair_answers(pairs, d.take(rows), partner, np.full(len(rows), 3, dtype=np.int64))
+    assert read.all() and len(got) == len(rows)
+    for k, row in enumerate(rows.tolist()):
+        dealt = {"seat 1": deals[row, :3].tolist(), "seat 4": deals[row, 3:].tolist()}
+        act = (PLAY, FOLD)[int(action[row])]
+        scores = [sc.score_dealt(dealt, 1, act, partner=4) for sc in pairs]
+        assert got[k] == [(s.mistake, s.p, s.supported) for s in scores]
+    assert {a[2] for row in got for a in row} == {True, False}
+    odd = partner[:4].copy()
+    odd[0, 2] = -1  # the partner short
+    odd[1, 0] = deals[rows[1], 0]  # a card of the player's
+    odd[2, 1] = odd[2, 0]  # a card twice
+    count = np.asarray([2, 3, 3, 3], dtype=np.int64)
+    assert pair_answers(pairs, d.take(rows[:4]), odd, count)[0].tolist() == [False, False, False, True]
 
 
 @pytest.mark.parametrize("game", sorted(COVERED))

@@ -55,9 +55,11 @@ class PairScan:
         si: IntArray,
         cards: _Dealt,
         mistake: BoolArray,
+        prior: tuple[IntArray, IntArray],
     ) -> None:
         """One batch's rows: ``gi`` and ``si`` each round's game and seat map (indices into the scan's),
-        ``cards`` its dealt cards, ``mistake`` which decisions the player scan found mistakes."""
+        ``cards`` its dealt cards, ``mistake`` which decisions the player scan found mistakes, ``prior`` each
+        decision's count of its seat's earlier actions in the round and the row of the first."""
         scan, part = self.scan, self.scan.part
         while len(self.plain) < len(scan.seat_texts):
             self.plain.append(_plain(scan.seat_texts[len(self.plain)]))
@@ -87,8 +89,10 @@ class PairScan:
         di, o = np.nonzero((partners >= 0) & (partners != player[kd][:, None]))
         k = kd[di]
         ans = np.full(len(k), -1, dtype=np.int64)
+        score = mistake[k] & (first[ar[k], o] > k)
+        self._arrays(b, cards, gi, k, o, score, ans, prior)
         wanted: dict[int, list[tuple[int, int]]] = {}
-        for row in np.flatnonzero(mistake[k] & (first[ar[k], o] > k)).tolist():
+        for row in np.flatnonzero(score).tolist():
             wanted.setdefault(int(k[row]), []).append((row, int(o[row])))
         extra: list[
             tuple[int, int, int, int, int]
@@ -114,6 +118,35 @@ class PairScan:
             order = np.argsort(cols[0], kind="stable")  # the decisions' order (each decision's rows together)
             cols = [c[order] for c in cols]
         self.rows.append(tuple(cols[1:]))
+
+    def _arrays(
+        self,
+        b: detect_chunk.Batch,
+        cards: _Dealt,
+        gi: IntArray,
+        k: IntArray,
+        o: IntArray,
+        score: BoolArray,
+        ans: IntArray,
+        prior: tuple[IntArray, IntArray],
+    ) -> None:
+        """The rows ``score`` of games whose array scorer has ``pair_answers`` scored in arrays (``ans`` set,
+        ``score`` cleared where read)."""
+        rows = np.flatnonzero(score)
+        game = gi[b.act_round[k[rows]]]
+        for g in np.unique(game).tolist():
+            found = self.scan.found[g]
+            pair_answers = getattr(found.arrays, "pair_answers", None)
+            if pair_answers is None:
+                continue
+            sel = rows[game == g]
+            d = cards.decisions(b, k[sel], *prior, [self.scan.action(x) for x in b.names])
+            at = b.act_round[k[sel]] * cards.columns + o[sel] + 1
+            read, got = pair_answers(found.pairs, d, cards.cards[at], cards.count[at])
+            done = sel[read]
+            ans[done] = np.arange(len(self.answers), len(self.answers) + len(got))
+            score[done] = False
+            self.answers.extend(got)
 
     def _odd(
         self,

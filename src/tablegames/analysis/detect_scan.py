@@ -329,7 +329,7 @@ class _Scan:
         rid = ids[ar[scored]]
         self.logged.append((rid, player[scored], gi[ar[scored]], ans[scored]))
         if self.pairs is not None:
-            self.pairs.batch(b, ids, gi, si, cards, scored & (ans >= 0))
+            self.pairs.batch(b, ids, gi, si, cards, scored & (ans >= 0), (prior, head))
 
     def _generic(self, b: detect_chunk.Batch, need: IntArray, gi: IntArray, ans: IntArray) -> None:
         """The decisions ``need`` scored one by one (the game's cached answers), round by round."""
