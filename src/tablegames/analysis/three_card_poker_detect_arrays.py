@@ -107,8 +107,9 @@ def _colex(hand: IntArray) -> IntArray:
 
 def _distinct(cards: IntArray) -> BoolArray:
     """Rows of three cards, each a card (0-51), none twice."""
-    out: BoolArray = (cards >= 0).all(axis=1) & (cards < 52).all(axis=1)
-    out &= (cards[:, 0] != cards[:, 1]) & (cards[:, 0] != cards[:, 2]) & (cards[:, 1] != cards[:, 2])
+    inside = (cards >= 0).all(axis=1) & (cards < 52).all(axis=1)
+    differ = (cards[:, 0] != cards[:, 1]) & (cards[:, 0] != cards[:, 2]) & (cards[:, 1] != cards[:, 2])
+    out: BoolArray = inside & differ
     return out
 
 
