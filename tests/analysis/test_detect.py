@@ -119,6 +119,37 @@ def test_the_martingale_has_mean_one_under_the_null() -> None:
             assert p * (p + lam_f * (1 - p)) / p + (1 - p) * (1 - lam_f) == 1
 
 
+def test_the_test_steps_are_the_formulas_floats() -> None:
+    """Each update's logs are, float for float, each martingale's log step computed afresh (the steps are
+    cached by p), and the test crosses at the hand where log M first reaches the threshold (log M is computed
+    only once the largest log reaches it)."""
+    import math
+    import random
+
+    from tablegames.analysis.detect import LAMBDAS
+
+    rng = random.Random(3)
+    for alpha in (1e-6, 0.05, 0.5):
+        t = SequentialTest(alpha=alpha, scenarios=2)
+        logs, crossed = [0.0] * len(LAMBDAS), None
+        for hand in range(1, 3_000):
+            pf = rng.choice([1 / 49, 0.3, 0.5, 0.9, rng.random()])
+            supported = rng.random() < pf + 0.2 * (1 - pf)
+            t.observe_values(True, pf, supported, hand)
+            if supported:
+                logs = [
+                    x + math.log((pf + lam * (1 - pf)) / pf) for x, lam in zip(logs, LAMBDAS, strict=True)
+                ]
+            else:
+                logs = [x + math.log(1 - lam) for x, lam in zip(logs, LAMBDAS, strict=True)]
+            top = max(logs)
+            m = top + math.log(sum(math.exp(x - top) for x in logs) / len(logs))
+            if crossed is None and m >= math.log(2 / alpha):
+                crossed = hand
+            assert t.logs == logs
+        assert t.flagged_at == crossed is not None
+
+
 def test_a_score_is_exact_and_its_exposure_averages_to_the_legal_value() -> None:
     """Over the 49 possible seen cards (each equally likely), the mean exposed value of playing is the legal
     (the exact advisor's) value of playing: the law of total expectation, exactly."""

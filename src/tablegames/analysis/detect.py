@@ -53,6 +53,10 @@ from tablegames.rules.common import RuleError
 DEFAULT_ALPHA = 1e-6
 LAMBDAS = (0.5, 0.8, 0.95, 0.99)
 """The alternatives mixed by the test: an informed mistake is supported with probability ``p + lam (1 - p)``."""
+_MISSES = [math.log(1 - lam) for lam in LAMBDAS]
+"""Each martingale's log step at an unsupported mistake."""
+_STEPS: dict[float, list[float]] = {}
+"""Each martingale's log step at a supported mistake, by ``p`` (the same floats as computed afresh)."""
 
 
 @dataclass(frozen=True)
@@ -217,12 +221,18 @@ class SequentialTest:
             self.supported += 1
             if len(self.evidence) < 50:
                 self.evidence.append(hand)
-            self.logs = [
-                x + math.log((pf + lam * (1 - pf)) / pf) for x, lam in zip(self.logs, LAMBDAS, strict=True)
-            ]
+            step = _STEPS.get(pf)
+            if step is None:
+                if len(_STEPS) >= 100_000:
+                    _STEPS.clear()
+                step = _STEPS[pf] = [math.log((pf + lam * (1 - pf)) / pf) for lam in LAMBDAS]
         else:
-            self.logs = [x + math.log(1 - lam) for x, lam in zip(self.logs, LAMBDAS, strict=True)]
-        if self.flagged_at is None and self.log_evidence >= self.log_threshold:
+            step = _MISSES
+        self.logs = [x + d for x, d in zip(self.logs, step, strict=True)]
+        # log M <= the largest log (a mean of terms exp(x - top) <= 1, in floating point too): below the
+        # threshold, it need not be computed
+        threshold = self.log_threshold
+        if self.flagged_at is None and max(self.logs) >= threshold and self.log_evidence >= threshold:
             self.flagged_at = self.hands
 
     def enter(self, hand: Any) -> None:
