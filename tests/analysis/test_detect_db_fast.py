@@ -256,6 +256,65 @@ def test_the_batch_reads_what_json_does(url: str) -> None:
         )
 
 
+def _read(reader: Any, texts: list[bytes]) -> tuple[list[Any], list[Any], list[bool]]:
+    """A reader's deals and decisions of the rounds it reads (padded names as bytes), and which it leaves to JSON."""
+    from tablegames.analysis.detect_chunk import WIDTH, joined
+
+    a, end, starts = joined(texts)
+    dr, pos, owner, ar, seat, name, by, bad = reader(a, end, starts, WIDTH)
+    deals = [
+        (r, p, o.tobytes()) for r, p, o in zip(dr.tolist(), pos.tolist(), owner, strict=True) if not bad[r]
+    ]
+    acts = [
+        (r, s, n.tobytes(), b)
+        for r, s, n, b in zip(ar.tolist(), seat.tolist(), name, by.tolist(), strict=True)
+        if not bad[r]
+    ]
+    return deals, acts, bad.tolist()
+
+
+def test_the_compiled_reader_reads_what_the_numpy_reader_does(url: str) -> None:
+    """The single compiled pass over the bytes (``detect_chunk_kernel``) and the NumPy reader: the same deals,
+    decisions and rounds left to JSON, on every stored round and on 3,000 texts broken at random (a byte
+    deleted, changed to one of the layout's, or a span repeated), each mixed with plain rounds."""
+    from sqlalchemy import create_engine, text
+
+    from tablegames.analysis.detect_chunk import read_events_numpy
+    from tablegames.analysis.detect_chunk_kernel import read_events
+
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        events = [e.encode() for (e,) in conn.execute(text("SELECT events FROM rounds ORDER BY id"))]
+    engine.dispose()
+    whole = _read(read_events, events)
+    assert whole == _read(read_events_numpy, events)
+    assert any(whole[2]) and not all(whole[2]) and len(whole[1]) > 1000
+    rng = random.Random(9)
+    chars = b'"\\\x00 ,:{}0123456789a_'
+    broken = []
+    for _ in range(3_000):
+        t = bytearray(rng.choice(events[:200]))
+        at = rng.randrange(len(t))
+        kind = rng.randrange(3)
+        if kind == 0:
+            del t[at]
+        elif kind == 1:
+            t[at] = rng.choice(chars)
+        else:
+            t[at:at] = t[at : at + rng.randrange(1, 40)]
+        broken.append(bytes(t))
+    for lo in range(0, len(broken), 100):
+        batch = [x for pair in zip(broken[lo : lo + 100], events[:100], strict=True) for x in pair]
+        assert _read(read_events, batch) == _read(read_events_numpy, batch)
+    edges = [
+        b"",
+        b'"action"',
+        b'"card_dealt"',
+        b'{"type": "action", "seat": 1234567, "action": "x", "by": "player"}',
+    ]
+    assert _read(read_events, edges) == _read(read_events_numpy, edges)
+
+
 def test_three_card_poker_mistakes_in_arrays_are_the_scorers() -> None:
     """Every hand, both actions: the array check agrees with ``mistake_dealt`` (R-TCP-2); decisions it does
     not read are left to the scorer."""

@@ -176,19 +176,21 @@ def _round_of(starts: IntArray, at: IntArray) -> IntArray:
     return (np.searchsorted(starts, at, side="right") - 1).astype(np.int64)
 
 
-def parse_batch(events: list[bytes | None], decks: list[bytes | None]) -> Batch:
-    """The deals and decisions of a batch of rounds (see the module); ``events[i]`` and ``decks[i]`` the
-    i-th round's columns as JSON text (None: SQL NULL)."""
-    texts = [e or b"" for e in events]
-    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1
-    starts = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(lengths)[:-1]])
-    a = np.frombuffer(b"\x00".join(texts) + b"\x00" * _PAD, dtype=np.uint8)
-    bad = np.zeros(len(texts), dtype=np.bool_)
-    owners: list[str] = []
-    owner_codes: dict[str, int] = {}
-    names: list[str] = []
-    name_codes: dict[str, int] = {}
+Reader = Any
+"""A reader of a batch's joined events (:func:`read_events_numpy`'s signature and answers)."""
 
+
+def read_events_numpy(
+    a: npt.NDArray[np.uint8], end: int, starts: IntArray, width: int
+) -> tuple[
+    IntArray, IntArray, npt.NDArray[np.uint8], IntArray, IntArray, npt.NDArray[np.uint8], BoolArray, BoolArray
+]:
+    """The NumPy reader (several vector passes over the bytes ``a``, padded past ``end``; ``starts`` each
+    round's first byte): per deal its round, position and owner (padded with NULs to ``width``), per decision its
+    round, seat, name (padded) and whether the player took it, and which rounds must be read as JSON (their rows
+    here are to be dropped). The compiled single pass
+    (:func:`~tablegames.analysis.detect_chunk_kernel.read_events`) gives the same (tested)."""
+    bad = np.zeros(len(starts), dtype=np.bool_)
     # the deals: every "card_dealt" opens an event of the engine's shape
     d = _find(a, _DEAL, 6, check=False)
     ok = _is(a, d - len(_DEAL_OPEN), _DEAL_OPEN + _DEAL + _TO)
@@ -227,15 +229,46 @@ def parse_batch(events: list[bytes | None], decks: list[bytes | None]) -> Batch:
     act_round = act_round_all[typed]
     bad[act_round[~ok_a]] = True
     # each parsed event accounts for two occurrences: any other one sends its round to JSON
-    occurrences = np.bincount(act_round_all, minlength=len(texts))
-    parsed = np.bincount(act_round[ok_a], minlength=len(texts))
+    occurrences = np.bincount(act_round_all, minlength=len(starts))
+    parsed = np.bincount(act_round[ok_a], minlength=len(starts))
     bad |= occurrences != 2 * parsed
+    by_player = (by_n == len(_PLAYER) - 1) & _is(a, by_at, _PLAYER)
+    return deal_round, position, to_bytes, act_round, seat, name_bytes, by_player, bad
 
+
+def _compiled() -> Reader:
+    from tablegames.analysis.detect_chunk_kernel import read_events
+
+    return read_events
+
+
+def joined(texts: list[bytes]) -> tuple[npt.NDArray[np.uint8], int, IntArray]:
+    """A batch's texts joined by NULs as a reader reads them: the bytes (padded), where the texts end, each
+    one's first byte."""
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1
+    starts = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(lengths)[:-1]])
+    text = b"\x00".join(texts)
+    return np.frombuffer(text + b"\x00" * _PAD, dtype=np.uint8), len(text), starts
+
+
+def parse_batch(events: list[bytes | None], decks: list[bytes | None], reader: Reader = None) -> Batch:
+    """The deals and decisions of a batch of rounds (see the module); ``events[i]`` and ``decks[i]`` the
+    i-th round's columns as JSON text (None: SQL NULL); ``reader``: the events' reader (the compiled single
+    pass by default, :func:`read_events_numpy` the same in NumPy)."""
+    texts = [e or b"" for e in events]
+    a, end, starts = joined(texts)
+    owners: list[str] = []
+    owner_codes: dict[str, int] = {}
+    names: list[str] = []
+    name_codes: dict[str, int] = {}
+    read = reader or _compiled()
+    deal_round, position, to_bytes, act_round, seat, name_bytes, by_player, bad = read(
+        a, end, starts, WIDTH
+    )
     keep_d = ~bad[deal_round]
     keep_a = ~bad[act_round]
     deal_owner = _codes(to_bytes[keep_d], owner_codes, owners)
     act_name = _codes(name_bytes[keep_a], name_codes, names)
-    by_player = (by_n == len(_PLAYER) - 1) & _is(a, by_at, _PLAYER)
     batch = Batch(
         deal_round[keep_d],
         deal_owner,
