@@ -262,9 +262,7 @@ def parse_batch(events: list[bytes | None], decks: list[bytes | None], reader: R
     names: list[str] = []
     name_codes: dict[str, int] = {}
     read = reader or _compiled()
-    deal_round, position, to_bytes, act_round, seat, name_bytes, by_player, bad = read(
-        a, end, starts, WIDTH
-    )
+    deal_round, position, to_bytes, act_round, seat, name_bytes, by_player, bad = read(a, end, starts, WIDTH)
     keep_d = ~bad[deal_round]
     keep_a = ~bad[act_round]
     deal_owner = _codes(to_bytes[keep_d], owner_codes, owners)
