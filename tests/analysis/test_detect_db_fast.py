@@ -315,6 +315,25 @@ def test_the_compiled_reader_reads_what_the_numpy_reader_does(url: str) -> None:
     assert _read(read_events, edges) == _read(read_events_numpy, edges)
 
 
+def test_names_whose_hashes_collide_are_told_apart(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The names' codes by their 64-bit hashes, checked: with the hash made to collide (the multipliers 0: only
+    the last word counts), the names are sorted themselves, and a batch reads the same."""
+    import numpy as np
+    from sqlalchemy import create_engine, text
+
+    from tablegames.analysis import detect_chunk
+
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        rows = list(conn.execute(text("SELECT events, deck FROM rounds ORDER BY id LIMIT 400")))
+    engine.dispose()
+    events, decks = [e for e, _ in rows], [d for _, d in rows]
+    expected = _arrays(events, decks)
+    monkeypatch.setattr(detect_chunk, "_MIX", (np.uint64(0), np.uint64(0)))
+    assert _arrays(events, decks) == expected
+    assert len({o for _, o, _ in expected[0]}) > 3
+
+
 def test_three_card_poker_mistakes_in_arrays_are_the_scorers() -> None:
     """Every hand, both actions: the array check agrees with ``mistake_dealt`` (R-TCP-2); decisions it does
     not read are left to the scorer."""

@@ -156,20 +156,34 @@ def _digits(a: npt.NDArray[np.uint8], at: IntArray) -> tuple[IntArray, IntArray,
     return n, value, (n >= 1) & (n <= 6)
 
 
+_MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))
+"""The multipliers mixing a name's three 64-bit words into its hash (:func:`_codes`)."""
+
+
 def _codes(padded: npt.NDArray[np.uint8], names: dict[str, int], out: list[str]) -> IntArray:
     """Each padded string's code in ``out`` (new names appended)."""
     if not len(padded):
         return np.zeros(0, dtype=np.int64)
-    view = np.ascontiguousarray(padded).view(f"V{WIDTH}").ravel()
-    uniq, inverse = np.unique(view, return_inverse=True)
+    rows = np.ascontiguousarray(padded)
+    # each string's 64-bit hash (its three words mixed), the distinct hashes found by a sort of integers; the
+    # strings checked equal to their hash's first one (else the strings themselves sorted)
+    words = rows.view(np.uint64)
+    mixed = words[:, 0] * _MIX[0] ^ words[:, 1] * _MIX[1] ^ words[:, 2]
+    _, first, inverse = np.unique(mixed, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    reps: list[Any] = [rows[i].tobytes() for i in first.tolist()]
+    if not (rows == rows[first][inverse]).all():
+        uniq, inverse = np.unique(rows.view(f"V{WIDTH}").ravel(), return_inverse=True)
+        reps, inverse = [bytes(u) for u in uniq.tolist()], inverse.ravel()
     table = []
-    for u in uniq.tolist():
-        name = bytes(u).rstrip(b"\x00").decode()
+    for u in reps:
+        name = u.rstrip(b"\x00").decode()
         if name not in names:
             names[name] = len(out)
             out.append(name)
         table.append(names[name])
-    return np.asarray(table, dtype=np.int64)[inverse.ravel()]
+    codes: IntArray = np.asarray(table, dtype=np.int64)[inverse.ravel()]
+    return codes
 
 
 def _round_of(starts: IntArray, at: IntArray) -> IntArray:
@@ -247,8 +261,8 @@ def joined(texts: list[bytes]) -> tuple[npt.NDArray[np.uint8], int, IntArray]:
     one's first byte."""
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1
     starts = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(lengths)[:-1]])
-    text = b"\x00".join(texts)
-    return np.frombuffer(text + b"\x00" * _PAD, dtype=np.uint8), len(text), starts
+    text = b"\x00".join([*texts, b"\x00" * (_PAD - 1)])  # the padding joined too: one copy
+    return np.frombuffer(text, dtype=np.uint8), len(text) - _PAD, starts
 
 
 def parse_batch(events: list[bytes | None], decks: list[bytes | None], reader: Reader = None) -> Batch:

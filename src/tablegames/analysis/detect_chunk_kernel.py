@@ -128,18 +128,6 @@ def _action(a: U8, p: int, width: int) -> tuple[int, int, int, int, int]:  # pra
 
 
 @njit(cache=True, nogil=True)
-def _count(a: U8, end: int) -> tuple[int, int]:  # pragma: no cover - compiled
-    deals = actions = 0
-    for i in range(end):
-        if a[i] == 34:
-            if _is(a, i, _DEAL):
-                deals += 1
-            elif _is(a, i, _ACTION):
-                actions += 1
-    return deals, actions
-
-
-@njit(cache=True, nogil=True)
 def _read(
     a: U8,
     end: int,
@@ -166,7 +154,7 @@ def _read(
             r += 1
         if _is(a, i, _DEAL):
             to_at, to_n, position, ok = _deal(a, i, width)
-            if ok:
+            if ok and nd < len(deal_round):
                 deal_round[nd] = r
                 deal_position[nd] = position
                 _copy(a, to_at, to_n, deal_owner, nd)
@@ -176,14 +164,14 @@ def _read(
         elif _is(a, i, _ACTION):
             occurrences[r] += 1
             kind, seat, name_at, name_n, player = _action(a, i, width)
-            if kind == 2:
+            if kind == 2 and na < len(act_round):
                 parsed[r] += 1
                 act_round[na] = r
                 act_seat[na] = seat
                 _copy(a, name_at, name_n, act_name, na)
                 act_player[na] = player == 1
                 na += 1
-            elif kind == 1:
+            elif kind != 0:
                 bad[r] = True
     for k in range(rounds):
         if occurrences[k] != 2 * parsed[k]:
@@ -197,7 +185,9 @@ def read_events(
     """The batch's joined events ``a`` (bytes to ``end``, then padding) read in one pass: per deal its round,
     position and owner (padded with NULs to ``width``), per decision its round, seat, name (padded) and whether
     the player took it, and which rounds must be read as JSON (their rows here are to be dropped)."""
-    deals, actions = _count(a, end)
+    # at most one row per event of the engine's layout (each read event's text its own, a deal's at least 77
+    # bytes, an action's 53; a row past these would send its round to JSON)
+    deals, actions = end // 64 + 1, end // 48 + 1
     deal_round = np.empty(deals, dtype=np.int64)
     deal_position = np.empty(deals, dtype=np.int64)
     deal_owner = np.zeros((deals, width), dtype=np.uint8)

@@ -365,22 +365,33 @@ def logs(
     """The logs (:data:`Entry`) per test key (the columns ``who``, then the game's name) of decisions in order:
     each one's round id, game (an index into ``found``) and answers (an index into ``answers``, -1: no
     mistake); the scenarios the game's scorers' (``pairs``: its pair scorers')."""
+    if not len(rid):
+        return {}
     names = sorted({g.game for g in found})
     game_of = np.asarray([names.index(g.game) for g in found], dtype=np.int64)
-    columns = [np.unique(c, return_inverse=True) for c in who]
     key = game_of[gi]
     size = len(names)
-    for values, inverse in columns:
-        key = key + inverse.ravel() * size
-        size *= len(values)
-    keys, inverse = np.unique(key, return_inverse=True)
-    inverse = inverse.ravel()
-    order = np.argsort(inverse, kind="stable")
-    group, rr, aa = inverse[order], rid[order], ans[order]
-    new = np.ones(len(order), dtype=np.int64)
-    new[1:] = (group[1:] != group[:-1]) | (rr[1:] != rr[:-1])  # a new hand (SequentialTest.enter)
+    columns: list[tuple[Any, int]] = []  # each column's values (None: the ids themselves) and their count
+    for c in who:
+        if int(c.min()) >= 0 and int(c.max()) < 1 << 20:
+            values, inverse, n = None, c, int(c.max()) + 1
+        else:
+            values, inverse = np.unique(c, return_inverse=True)
+            inverse, n = inverse.ravel(), len(values)
+        key = key + inverse * size
+        columns.append((values, n))
+        size *= n
+    order = np.argsort(key, kind="stable")  # a key's rows together, in order
+    ordered = key[order]
+    change = np.ones(len(order), dtype=np.bool_)
+    change[1:] = ordered[1:] != ordered[:-1]
+    heads = np.flatnonzero(change)
+    keys = ordered[heads]
+    rr, aa = rid[order], ans[order]
+    new = change.astype(np.int64)
+    new[1:] |= rr[1:] != rr[:-1]  # a new hand (SequentialTest.enter)
     cum = np.cumsum(new).tolist()
-    ends = np.searchsorted(group, np.arange(len(keys) + 1)).tolist()
+    ends = [*heads.tolist(), len(order)]
     mistakes = np.flatnonzero(aa >= 0)
     mistake_bounds = np.searchsorted(mistakes, ends).tolist()
     rr_list, aa_list, mistake_list = rr.tolist(), aa.tolist(), mistakes.tolist()
@@ -398,9 +409,9 @@ def logs(
         game = names[k % len(names)]
         k //= len(names)
         ids = []
-        for values, _ in columns:
-            ids.append(int(values[k % len(values)]))
-            k //= len(values)
+        for values, n in columns:
+            ids.append(k % n if values is None else int(values[k % n]))
+            k //= n
         out[(*ids, game)] = (scenario_names[game], log)
     return out
 
