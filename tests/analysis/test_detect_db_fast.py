@@ -315,6 +315,47 @@ def test_the_compiled_reader_reads_what_the_numpy_reader_does(url: str) -> None:
     assert _read(read_events, edges) == _read(read_events_numpy, edges)
 
 
+def _deck_read(read: Any, decks: list[bytes | None]) -> Any:
+    try:
+        return [x.tolist() for x in read(decks)]
+    except ValueError as exc:  # json's errors too
+        return type(exc)
+
+
+def test_the_compiled_deck_reader_reads_what_the_numpy_one_does(url: str) -> None:
+    """The decks in one compiled pass and in NumPy: the same cards, or the same error, on the stored decks and on
+    2,000 decks broken at random (a byte deleted, changed, or a span repeated), each among plain ones."""
+    from sqlalchemy import create_engine, text
+
+    from tablegames.analysis.detect_chunk import _decks, _decks_numpy
+
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        decks = [d.encode() for (d,) in conn.execute(text("SELECT deck FROM rounds ORDER BY id"))]
+    engine.dispose()
+    assert _deck_read(_decks, decks) == _deck_read(_decks_numpy, decks)
+    rng = random.Random(4)
+    chars = b"0123456789[], .-x"
+    ways: set[str] = set()
+    for _ in range(2_000):
+        t = bytearray(rng.choice(decks))
+        at = rng.randrange(len(t))
+        kind = rng.randrange(3)
+        if kind == 0:
+            del t[at]
+        elif kind == 1:
+            t[at] = rng.choice(chars)
+        else:
+            t[at:at] = t[at : at + rng.randrange(1, 12)]
+        batch: list[bytes | None] = [decks[0], bytes(t), None, decks[1]]
+        got = _deck_read(_decks, batch)
+        assert got == _deck_read(_decks_numpy, batch)
+        ways.add(got.__name__ if isinstance(got, type) else "read")
+    assert ways == {"read", "JSONDecodeError"}  # read, and refused by JSON
+    too_long = [decks[0], b"[1234567, 2]"]  # a plain list, a number too long to be a card
+    assert _deck_read(_decks, too_long) is _deck_read(_decks_numpy, too_long) is ValueError
+
+
 def test_names_whose_hashes_collide_are_told_apart(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The names' codes by their 64-bit hashes, checked: with the hash made to collide (the multipliers 0: only
     the last word counts), the names are sorted themselves, and a batch reads the same."""
@@ -381,13 +422,37 @@ def test_three_card_poker_mistakes_in_arrays_are_the_scorers() -> None:
     assert not mistakes(sc, odd)[0].any()  # two cards, a card twice, another action: the scorer's
 
 
+def _tcp_decisions(n: int, seed: int, seat: int, dealer: bool) -> tuple[Any, Any, Any]:
+    """``n`` random Three Card Poker deals of six cards (the seat's three, then the dealer's or a partner's), a
+    random play or fold each, as the array scorers take them (the dealer's cards given or not)."""
+    import numpy as np
+
+    from tablegames.analysis.detect_chunk import Decisions
+    from tablegames.rules.three_card_poker import FOLD, PLAY
+
+    rng = np.random.default_rng(seed)
+    deals = np.argsort(rng.random((n, 52)), axis=1)[:, :6]
+    action = rng.integers(0, 2, n)
+    d = Decisions(
+        seat=np.full(n, seat, dtype=np.int64),
+        cards=deals[:, :3],
+        count=np.full(n, 3, dtype=np.int64),
+        dealer=deals[:, 3:] if dealer else np.full((n, 3), -1, dtype=np.int64),
+        dealer_count=np.full(n, 3 if dealer else 0, dtype=np.int64),
+        action=action,
+        actions=[PLAY, FOLD],
+        prior=np.zeros(n, dtype=np.int64),
+        prior_first=np.full(n, -1, dtype=np.int64),
+    )
+    return deals, action, d
+
+
 def test_three_card_poker_scores_in_arrays_are_the_scorers() -> None:
     """Random deals, both actions: each mistake's answers under every ``dealer-K`` from the arrays are the
     scorer's ``score_dealt`` (its ``mistake``, ``p`` and ``supported``); a deal they do not read (the dealer's
     cards short or among the player's) is left to the scorer."""
     import numpy as np
 
-    from tablegames.analysis.detect_chunk import Decisions
     from tablegames.analysis.three_card_poker_detect import ThreeCardPokerScorer
     from tablegames.analysis.three_card_poker_detect_arrays import answers, mistakes
     from tablegames.rules.three_card_poker import FOLD, PLAY
@@ -396,21 +461,8 @@ def test_three_card_poker_scores_in_arrays_are_the_scorers() -> None:
     found = [scorer(rules, s) for s in scenarios(rules)]
     assert all(isinstance(sc, ThreeCardPokerScorer) for sc in found)
     typed = [sc for sc in found if isinstance(sc, ThreeCardPokerScorer)]
-    rng = np.random.default_rng(7)
     n = 3000
-    deals = np.argsort(rng.random((n, 52)), axis=1)[:, :6]
-    action = rng.integers(0, 2, n)
-    d = Decisions(
-        seat=np.full(n, 2, dtype=np.int64),
-        cards=deals[:, :3],
-        count=np.full(n, 3, dtype=np.int64),
-        dealer=deals[:, 3:],
-        dealer_count=np.full(n, 3, dtype=np.int64),
-        action=action,
-        actions=[PLAY, FOLD],
-        prior=np.zeros(n, dtype=np.int64),
-        prior_first=np.full(n, -1, dtype=np.int64),
-    )
+    deals, action, d = _tcp_decisions(n, 7, seat=2, dealer=True)
     ok, mistake = mistakes(typed[0], d)
     rows = np.flatnonzero(ok & mistake)
     assert len(rows) > 100
@@ -475,27 +527,13 @@ def test_three_card_poker_pair_scores_in_arrays_are_the_pair_scorers() -> None:
     import numpy as np
 
     from tablegames.analysis.detect import pair_scenarios, pair_scorer
-    from tablegames.analysis.detect_chunk import Decisions
     from tablegames.analysis.three_card_poker_detect_arrays import mistakes, pair_answers
     from tablegames.rules.three_card_poker import FOLD, PLAY
 
     rules = make_rules("three-card-poker")
     pairs = [pair_scorer(rules, s) for s in pair_scenarios(rules)]
-    rng = np.random.default_rng(11)
     n = 4000
-    deals = np.argsort(rng.random((n, 52)), axis=1)[:, :6]
-    action = rng.integers(0, 2, n)
-    d = Decisions(
-        seat=np.full(n, 1, dtype=np.int64),
-        cards=deals[:, :3],
-        count=np.full(n, 3, dtype=np.int64),
-        dealer=np.full((n, 3), -1, dtype=np.int64),
-        dealer_count=np.zeros(n, dtype=np.int64),
-        action=action,
-        actions=[PLAY, FOLD],
-        prior=np.zeros(n, dtype=np.int64),
-        prior_first=np.full(n, -1, dtype=np.int64),
-    )
+    deals, action, d = _tcp_decisions(n, 11, seat=1, dealer=False)
     ok, mistake = mistakes(scorer(rules, "dealer-1"), d)
     rows = np.flatnonzero(ok & mistake)
     assert len(rows) > 100

@@ -358,17 +358,36 @@ _DECK_BYTES[list(b"0123456789[], ")] = True
 
 def _decks(decks: list[bytes | None]) -> tuple[IntArray, IntArray, IntArray]:
     """The batch's decks flat, each round's first index into it and its length (a deck that is not a plain
-    list of small nonnegative integers decoded as JSON)."""
+    list of small nonnegative integers decoded as JSON): in one compiled pass
+    (:func:`~tablegames.analysis.detect_chunk_kernel.read_decks`), as :func:`_decks_numpy` reads them (tested)."""
+    from tablegames.analysis.detect_chunk_kernel import read_decks
+
+    texts = [d or b"[]" for d in decks]
+    a, end, starts = joined(texts)
+    plain, too_long, value, count = read_decks(a, end, starts, _DECK_BYTES)
+    if not plain:
+        return _json_decks(texts)
+    if too_long:
+        raise ValueError("a deck entry too long to be a card")
+    return value, np.concatenate([[0], np.cumsum(count)[:-1]]).astype(np.int64), count
+
+
+def _json_decks(texts: list[bytes]) -> tuple[IntArray, IntArray, IntArray]:
+    lists: list[Any] = [json.loads(t) or [] for t in texts]
+    count = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
+    flat = np.fromiter((int(c) for x in lists for c in x), dtype=np.int64, count=int(count.sum()))
+    return flat, np.concatenate([[0], np.cumsum(count)[:-1]]).astype(np.int64), count
+
+
+def _decks_numpy(decks: list[bytes | None]) -> tuple[IntArray, IntArray, IntArray]:
+    """:func:`_decks` in NumPy passes (the first reader, kept to test the compiled one against)."""
     texts = [d or b"[]" for d in decks]
     a = np.frombuffer(b"\x00".join(texts) + b"\x00", dtype=np.uint8)
     body = a[:-1]
     plain = bool(_DECK_BYTES[body][body != 0].all())
     plain = plain and int(np.count_nonzero(body == 91)) == int(np.count_nonzero(body == 93)) == len(texts)
     if not plain:
-        lists: list[Any] = [json.loads(t) or [] for t in texts]
-        count = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
-        flat = np.fromiter((int(c) for x in lists for c in x), dtype=np.int64, count=int(count.sum()))
-        return flat, np.concatenate([[0], np.cumsum(count)[:-1]]).astype(np.int64), count
+        return _json_decks(texts)
     digit = (a >= 48) & (a <= 57)
     begin = np.flatnonzero(digit[1:] & ~digit[:-1]) + 1
     if digit[0]:
