@@ -87,12 +87,16 @@ def play_values(rules: ThreeCardPokerRules, i: int, dealer: IntArray) -> IntArra
     return tcpa._result_values(rules)[res] + (rules.ante_bonus.odds(TcpHand(int(hand[i]))) or 0)
 
 
+@lru_cache(maxsize=8)
 def _values(rules: ThreeCardPokerRules, i: int) -> tuple[IntArray, IntArray]:
     """For player hand ``i`` (colex): the dealer hands of the 49 cards left (their rows) and the value of
-    playing against each."""
+    playing against each (read-only: kept for the next tables of the same hand, detection builds four)."""
     masks = _deck()[3]
     free = np.flatnonzero((masks & masks[i]) == 0)
-    return free, play_values(rules, i, free)
+    values = play_values(rules, i, free)
+    free.setflags(write=False)
+    values.setflags(write=False)
+    return free, values
 
 
 @lru_cache(maxsize=8)
