@@ -64,6 +64,9 @@ def answers(scorers: list[ThreeCardPokerScorer], d: Decisions) -> tuple[BoolArra
     out: list[list[Answer]] = [[] for _ in rows]
     order, reps, starts, ends = _classes(rep[rows])
     played = play[rows][order]
+    for lo in starts:  # the tables a class at a time (its dealer hands' values built once for the scenarios)
+        for sc in scorers:
+            _table(sc, int(reps[lo]))
     for sc in scorers:
         s = np.sort(seen[rows][order, : sc.k], axis=1)
         key = (s * (52 ** np.arange(sc.k))).sum(axis=1)
