@@ -3,6 +3,7 @@ settled engine round is stored as."""
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -46,3 +47,18 @@ def settled_row(
         events=[e.to_dict() for e in rnd.history],
         settled_at=time.time(),
     )
+
+
+def broken(rng: random.Random, texts: list[bytes], chars: bytes, span: int) -> bytes:
+    """One of ``texts`` broken at random: a byte deleted, changed to one of ``chars``, or a span (up to
+    ``span`` bytes) repeated (the batch reader's adversarial texts)."""
+    t = bytearray(rng.choice(texts))
+    at = rng.randrange(len(t))
+    kind = rng.randrange(3)
+    if kind == 0:
+        del t[at]
+    elif kind == 1:
+        t[at] = rng.choice(chars)
+    else:
+        t[at:at] = t[at : at + rng.randrange(1, span)]
+    return bytes(t)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from detect_support import broken as _broken
 from detect_support import settled_row
 
 from tablegames.analysis.detect import COVERED, scenarios, scorer
@@ -291,18 +292,7 @@ def test_the_compiled_reader_reads_what_the_numpy_reader_does(url: str) -> None:
     assert any(whole[2]) and not all(whole[2]) and len(whole[1]) > 1000
     rng = random.Random(9)
     chars = b'"\\\x00 ,:{}0123456789a_'
-    broken = []
-    for _ in range(3_000):
-        t = bytearray(rng.choice(events[:200]))
-        at = rng.randrange(len(t))
-        kind = rng.randrange(3)
-        if kind == 0:
-            del t[at]
-        elif kind == 1:
-            t[at] = rng.choice(chars)
-        else:
-            t[at:at] = t[at : at + rng.randrange(1, 40)]
-        broken.append(bytes(t))
+    broken = [_broken(rng, events[:200], chars, 40) for _ in range(3_000)]
     for lo in range(0, len(broken), 100):
         batch = [x for pair in zip(broken[lo : lo + 100], events[:100], strict=True) for x in pair]
         assert _read(read_events, batch) == _read(read_events_numpy, batch)
@@ -338,16 +328,7 @@ def test_the_compiled_deck_reader_reads_what_the_numpy_one_does(url: str) -> Non
     chars = b"0123456789[], .-x"
     ways: set[str] = set()
     for _ in range(2_000):
-        t = bytearray(rng.choice(decks))
-        at = rng.randrange(len(t))
-        kind = rng.randrange(3)
-        if kind == 0:
-            del t[at]
-        elif kind == 1:
-            t[at] = rng.choice(chars)
-        else:
-            t[at:at] = t[at : at + rng.randrange(1, 12)]
-        batch: list[bytes | None] = [decks[0], bytes(t), None, decks[1]]
+        batch: list[bytes | None] = [decks[0], _broken(rng, decks, chars, 12), None, decks[1]]
         got = _deck_read(_decks, batch)
         assert got == _deck_read(_decks_numpy, batch)
         ways.add(got.__name__ if isinstance(got, type) else "read")
