@@ -33,7 +33,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from fractions import Fraction
 from itertools import combinations_with_replacement
 from math import comb, prod
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -43,6 +43,9 @@ from tablegames.analysis.detect import DecisionScore, LegalMistakes, scorer
 from tablegames.analysis.protect_one_eyed_flush import _kernels
 from tablegames.engine import Action, Round
 from tablegames.rules.one_eyed_flush import OneEyedFlushRules
+
+if TYPE_CHECKING:
+    from tablegames.analysis.one_eyed_flush_detect import OneEyedFlushScorer
 
 PAIR_SCENARIOS = ("share=2",)
 State = tuple[int, int, int, int]  # the player's sorted classes and the Flip Card's class
@@ -58,7 +61,7 @@ class OneEyedFlushPairScorer(LegalMistakes):
         self.scenario = scenario
         # the legal values, the mistake check and the decision's form: the game's scorer (its module imports
         # this one)
-        self.legal: Any = scorer(rules, "dealer-hole-1")
+        self.legal = cast("OneEyedFlushScorer", scorer(rules, "dealer-hole-1"))
         self.kernels = _kernels()
         self._fair_best = oefa._solve(rules).best
         self._tables = kern.table_args(self.legal.tables)
@@ -162,7 +165,10 @@ class OneEyedFlushPairScorer(LegalMistakes):
         """The score from the cards alone (the player's three, the Flip Card, the partner's three)."""
         state, _option = self.legal._state(mine, flip, action)
         best, ev, n = self.informed(state, self._classes(theirs))
-        return self.legal.decision(mine, flip, action, best, ev, n, lambda: self.support(state))
+        score: DecisionScore = self.legal.decision(
+            mine, flip, action, best, ev, n, lambda: self.support(state)
+        )
+        return score
 
 
 def pair_scorer(rules: OneEyedFlushRules, scenario: str) -> OneEyedFlushPairScorer:
