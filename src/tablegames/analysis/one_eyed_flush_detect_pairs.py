@@ -31,8 +31,9 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from fractions import Fraction
+from functools import lru_cache
 from itertools import combinations_with_replacement
-from math import comb, prod
+from math import comb
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -51,6 +52,8 @@ PAIR_SCENARIOS = ("share=2",)
 State = tuple[int, int, int, int]  # the player's sorted classes and the Flip Card's class
 Classes = tuple[int, int, int]  # the partner's sorted classes
 TRIPLES = np.array(list(combinations_with_replacement(range(oefa.NC), 3)), dtype=np.int64)
+TIMES = (TRIPLES[:, :, None] == np.arange(oefa.NC)[None, None, :]).sum(axis=1)  # [triple, class]: how often
+CHOOSE = np.array([[comb(n, k) for k in range(4)] for n in range(5)], dtype=np.int64)  # C(n, k), n <= 4
 
 
 class OneEyedFlushPairScorer(LegalMistakes):
@@ -66,7 +69,7 @@ class OneEyedFlushPairScorer(LegalMistakes):
         self._fair_best = oefa._solve(rules).best
         self._tables = kern.table_args(self.legal.tables)
         self._values: dict[tuple[State, Classes], tuple[int, list[int], int]] = {}
-        self._supports: dict[State, list[Fraction]] = {}
+        self._supports = _supports_of(rules)
 
     # --- the protocol --------------------------------------------------------------------------------------
 
@@ -144,10 +147,9 @@ class OneEyedFlushPairScorer(LegalMistakes):
         found = self._supports.get(state)
         if found is None:
             left = self._left(state)
-            k = (TRIPLES[:, :, None] == np.arange(len(left))[None, None, :]).sum(axis=1)  # [triple, class]
-            ways = np.array([prod(comb(int(n), int(j)) for n, j in zip(left, row, strict=True)) for row in k])
+            ways = CHOOSE[left[None, :], TIMES].prod(axis=1)  # the partner's hands of each class multiset
             keep = ways > 0
-            rems = (left[None, :] - k[keep]).astype(np.int64)
+            rems = (left[None, :] - TIMES[keep]).astype(np.int64)
             states = np.tile(np.array(state, dtype=np.int64), (len(rems), 1))
             out = np.zeros(len(rems), dtype=np.float64)
             chosen = np.zeros(len(rems), dtype=np.int64)
@@ -169,6 +171,12 @@ class OneEyedFlushPairScorer(LegalMistakes):
             mine, flip, action, best, ev, n, lambda: self.support(state)
         )
         return score
+
+
+@lru_cache(maxsize=4)
+def _supports_of(rules: OneEyedFlushRules) -> dict[State, list[Fraction]]:
+    """The states' supports, shared by the scorers of a rule set (filled as mistakes are met)."""
+    return {}
 
 
 def pair_scorer(rules: OneEyedFlushRules, scenario: str) -> OneEyedFlushPairScorer:
