@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 from detect_games_support import dealt_of
-from detect_support import settled_row
+from detect_support import store_table
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,7 +24,7 @@ from tablegames.analysis.detect import DecisionScore, pair_scenarios, pair_score
 from tablegames.analysis.detect_simulate import simulate
 from tablegames.analysis.one_eyed_flush_detect_pairs import OneEyedFlushPairScorer
 from tablegames.analysis.protect_one_eyed_flush import _kernels
-from tablegames.engine import Action, Table
+from tablegames.engine import Action, Round, Table
 from tablegames.engine.actions import STAND, discard
 from tablegames.randomness import SeededRandom
 from tablegames.rules import make_rules
@@ -186,41 +186,18 @@ SEATS = 4  # seats 2 and 3 collude (each plays on the other's cards); 1 and 4 er
 
 
 def _store(path: Path) -> str:
-    from sqlalchemy import create_engine
-    from sqlalchemy.orm import Session
-
-    from tablegames.server.db import Account, Base, GameTable, Player
-
-    url = f"sqlite:///{path}"
-    engine = create_engine(url)
-    Base.metadata.create_all(engine)
     rng = random.Random(7)
     fair = scorer(OEF, "dealer-hole-1")
-    with Session(engine) as s:
-        s.add_all([Account(id=i, name=f"a{i}", kind="wallet", balance=0) for i in range(1, SEATS + 1)])
-        s.add_all([Player(id=i, name=f"p{i}", token_hash=f"t{i}", account_id=i) for i in range(1, SEATS + 1)])
-        s.add(GameTable(id=1, name="t1", game=OEF.game, seats=SEATS, min_bet=100, max_bet=1000))
-        s.flush()
-        table = Table(OEF, seats=SEATS, source=SeededRandom(21))
-        for rid in range(1, ROUNDS + 1):
-            rnd = table.new_round()
-            for s_no in range(1, SEATS + 1):
-                rnd.place_wager(s_no, rnd.main_wager(), 100)
-            rnd.deal()
-            while not rnd.is_over:
-                seat = rnd.to_act
-                assert seat is not None
-                if seat in (2, 3):
-                    action = SC.score(rnd, seat, STAND, partner=5 - seat).informed_best
-                else:
-                    action = fair.score(rnd, seat, STAND).legal_best
-                    if rng.random() < 0.15:
-                        action = rng.choice([a for a in rnd.legal_actions(seat) if a != action])
-                rnd.act(seat, action)
-            s.add(settled_row(rid, table, rnd, {str(i): i for i in range(1, SEATS + 1)}))
-        s.commit()
-    engine.dispose()
-    return url
+
+    def act(rnd: Round, seat: int) -> tuple[Action, str]:
+        if seat in (2, 3):
+            return SC.score(rnd, seat, STAND, partner=5 - seat).informed_best, "player"
+        action = fair.score(rnd, seat, STAND).legal_best
+        if rng.random() < 0.15:
+            action = rng.choice([a for a in rnd.legal_actions(seat) if a != action])
+        return action, "player"
+
+    return store_table(path, OEF, SEATS, ROUNDS, act, lambda rid: {str(i): i for i in range(1, SEATS + 1)})
 
 
 def test_the_offline_scan_flags_exactly_the_colluding_pair(tmp_path: Path) -> None:
