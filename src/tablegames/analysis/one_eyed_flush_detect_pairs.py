@@ -53,7 +53,7 @@ State = tuple[int, int, int, int]  # the player's sorted classes and the Flip Ca
 Classes = tuple[int, int, int]  # the partner's sorted classes
 TRIPLES = np.array(list(combinations_with_replacement(range(oefa.NC), 3)), dtype=np.int64)
 TIMES = (TRIPLES[:, :, None] == np.arange(oefa.NC)[None, None, :]).sum(axis=1)  # [triple, class]: how often
-CHOOSE = np.array([[comb(n, k) for k in range(4)] for n in range(5)], dtype=np.int64)  # C(n, k), n <= 4
+CHOOSE = np.array([[comb(n, k) for k in range(4)] for n in range(53)], dtype=np.int64)  # C(n, k), k <= 3
 
 
 class OneEyedFlushPairScorer(LegalMistakes):
