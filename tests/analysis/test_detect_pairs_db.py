@@ -8,14 +8,13 @@ import random
 from pathlib import Path
 
 import pytest
-from detect_support import settled_row
+from detect_support import store_table
 from typer.testing import CliRunner
 
 from tablegames.analysis.detect import pair_scorer, scorer
 from tablegames.analysis.detect_pairs_simulate import seating
 from tablegames.analysis.detect_simulate import simulate
-from tablegames.engine import Table
-from tablegames.randomness import SeededRandom
+from tablegames.engine import Action, Round
 from tablegames.rules import make_rules
 
 pytest.importorskip("sqlalchemy")
@@ -63,44 +62,24 @@ def test_cheaters_come_in_pairs() -> None:
 
 
 def _store(path: Path) -> str:
-    from sqlalchemy import create_engine
-    from sqlalchemy.orm import Session
-
-    from tablegames.server.db import Account, Base, GameTable, Player
-
-    url = f"sqlite:///{path}"
-    engine = create_engine(url)
-    Base.metadata.create_all(engine)
     rng = random.Random(7)
     pair = pair_scorer(TCP, "share=2")
     fair = scorer(TCP, "dealer-1")
-    with Session(engine) as s:
-        s.add_all([Account(id=i, name=f"a{i}", kind="wallet", balance=0) for i in range(1, SEATS + 1)])
-        s.add_all([Player(id=i, name=f"p{i}", token_hash=f"t{i}", account_id=i) for i in range(1, SEATS + 1)])
-        s.add(GameTable(id=1, name="t1", game=TCP.game, seats=SEATS, min_bet=100, max_bet=1000))
-        s.flush()
-        table = Table(TCP, seats=SEATS, source=SeededRandom(21))
-        for rid in range(1, ROUNDS + 1):
-            rnd = table.new_round()
-            for s_no in range(1, SEATS + 1):
-                rnd.place_wager(s_no, rnd.main_wager(), 100)
-            rnd.deal()
-            while not rnd.is_over:
-                seat = rnd.to_act
-                assert seat is not None
-                first = rnd.legal_actions(seat)[0]
-                if seat in (2, 3):
-                    action = pair.score(rnd, seat, first, partner=5 - seat).informed_best
-                else:
-                    action = fair.score(rnd, seat, first).legal_best
-                    if seat in (1, 4) and rng.random() < 0.15:
-                        action = next(a for a in rnd.legal_actions(seat) if a != action)
-                by = "timeout" if seat == 3 and rng.random() < 0.05 else "player"
-                rnd.act(seat, action, by=by)
-            s.add(settled_row(rid, table, rnd, {str(i): i for i in range(1, SEATS + 1) if i != 5 or rid % 9}))
-        s.commit()
-    engine.dispose()
-    return url
+
+    def act(rnd: Round, seat: int) -> tuple[Action, str]:
+        first = rnd.legal_actions(seat)[0]
+        if seat in (2, 3):
+            action = pair.score(rnd, seat, first, partner=5 - seat).informed_best
+        else:
+            action = fair.score(rnd, seat, first).legal_best
+            if seat in (1, 4) and rng.random() < 0.15:
+                action = next(a for a in rnd.legal_actions(seat) if a != action)
+        return action, "timeout" if seat == 3 and rng.random() < 0.05 else "player"
+
+    def players(rid: int) -> dict[str, int]:
+        return {str(i): i for i in range(1, SEATS + 1) if i != 5 or rid % 9}
+
+    return store_table(path, TCP, SEATS, ROUNDS, act, players)
 
 
 @pytest.fixture(scope="module")

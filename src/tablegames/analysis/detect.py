@@ -41,7 +41,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Protocol
@@ -280,6 +280,28 @@ class LegalMistakes:
     ) -> Hashable:
         key: Hashable = self.legal.mistake_key(dealt, seat, action, prior)
         return key
+
+
+class Lazy(Mapping[Action, Fraction]):
+    """A support computed when first read (most decisions are not mistakes and need no ``p``)."""
+
+    def __init__(self, make: Callable[[], dict[Action, Fraction]]) -> None:
+        self._make = make
+        self._value: dict[Action, Fraction] | None = None
+
+    def _get(self) -> dict[Action, Fraction]:
+        if self._value is None:
+            self._value = self._make()
+        return self._value
+
+    def __getitem__(self, key: Action) -> Fraction:
+        return self._get()[key]
+
+    def __iter__(self) -> Iterator[Action]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
 
 
 def _scorer_module(key: str) -> str:

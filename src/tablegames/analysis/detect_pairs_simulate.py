@@ -5,7 +5,8 @@ Each table seats up to seven (R-0.2): the players are laid out as units (a collu
 an honest player), pairs spread evenly among the honest players, a new table begun when a pair would not fit.
 A cheater sees its partner's cards (every hand, or a fraction ``read_rate`` of hands, decided per hand) and then
 plays the informed choice (the game's :class:`~tablegames.analysis.detect.PairScorer`); otherwise the legal
-optimum. Honest players play the legal optimum, and with probability ``honest_noise`` per decision another legal
+optimum; with probability ``cheater_noise`` per decision it takes another legal action at random instead.
+Honest players play the legal optimum, and with probability ``honest_noise`` per decision another legal
 action at random.
 
 Every ordered pair of players at a table has a test (A uses B's cards), entered at each of A's hands and updated at
@@ -66,6 +67,7 @@ def simulate_pairs(
     seed: int,
     alpha: float,
     progress: Progress | None = None,
+    cheater_noise: float = 0.0,
 ) -> SimulationResult:
     """Play the pairs and the honest players ``hands`` hands each and test every ordered pair at each table."""
     if cheaters % 2:
@@ -84,7 +86,8 @@ def simulate_pairs(
                     tests[(a, b)] = detect.SequentialTest(alpha=alpha, scenarios=m)
         table = Table(rules, seats=len(group), source=SeededRandom(f"collude/{seed}/{no}"))
         for _hand in range(hands):
-            _play(table, group, seat_of, pair, fair, tests, cheaters, read_rate, honest_noise, rngs)
+            noise = (honest_noise, cheater_noise)
+            _play(table, group, seat_of, pair, fair, tests, cheaters, read_rate, noise, rngs)
             done += len(group)
             if progress is not None:
                 progress(done, total)
@@ -111,6 +114,7 @@ def simulate_pairs(
         scenarios_tested=m,
         seed=seed,
         cheater_hands_to_flag=flags,
+        cheater_noise=cheater_noise,
     )
 
 
@@ -123,10 +127,11 @@ def _play(
     tests: dict[tuple[int, int], detect.SequentialTest],
     cheaters: int,
     read_rate: float,
-    noise: float,
+    noise: tuple[float, float],
     rngs: list[random.Random],
 ) -> None:
-    """One round at ``table``: every decision taken and entered into its player's tests."""
+    """One round at ``table``: every decision taken and entered into its player's tests (``noise``: the honest
+    players' and the cheaters' rates of random mistakes; no draw at a rate of 0)."""
     rnd = table.new_round()
     for s_no in range(1, len(group) + 1):
         rnd.place_wager(s_no, rnd.main_wager(), 100)
@@ -143,8 +148,9 @@ def _play(
         reading = mate is not None and reads[p]
         s = pair.score(rnd, seat, legal[0], partner=mate) if reading else fair.score(rnd, seat, legal[0])
         action = s.informed_best if reading else s.legal_best
-        if p >= cheaters and noise and rngs[p].random() < noise:
-            others = [a for a in legal if a != s.legal_best]
+        slip = noise[0] if p >= cheaters else noise[1]
+        if slip and rngs[p].random() < slip:
+            others = [a for a in legal if a != action]
             action = rngs[p].choice(others) if others else action
         mistake = s.chose(action).mistake
         for q in group:
@@ -153,7 +159,11 @@ def _play(
             t = tests[(p, q)]
             t.enter(hand)
             if mistake and seat_of[q] not in acted and seat_of[q] != seat:
-                scored = s if reading and q == p ^ 1 else pair.score(rnd, seat, action, partner=seat_of[q])
+                same = (
+                    reading and q == p ^ 1 and action in (s.action, s.informed_best)
+                )  # (else One Eyed Flush:
+                # a discard of the informed class by the other card may not be s.informed_best)
+                scored = s if same else pair.score(rnd, seat, action, partner=seat_of[q])
                 scored = scored.chose(action)
                 t.observe_values(True, scored.p, scored.supported, hand)
         acted.add(seat)

@@ -1,7 +1,8 @@
 """The detection harness (issue 27): synthetic cheaters and honest players, and how fast the test flags them.
 
 Cheaters see the scenario's hidden cards (every hand, or a fraction ``read_rate`` of hands, decided per hand)
-and then play the informed choice; otherwise the legal optimum. Honest players play the legal optimum (the
+and then play the informed choice; otherwise the legal optimum; with ``cheater_noise`` they also take another
+legal action at random at that rate per decision (a cheater who makes random mistakes too). Honest players play the legal optimum (the
 exact advisor) or, with ``honest_strategy="rule-of-thumb"``, the rule of thumb a table's bot plays
 (:class:`~tablegames.engine.Bot` without an advisor: systematic mistakes that read the legal information only),
 and with probability ``honest_noise`` per decision another legal action chosen at random: mistakes
@@ -55,6 +56,7 @@ class SimulationResult:
     seed: int
     cheater_hands_to_flag: list[int | None]  # per cheater, None: not flagged within ``hands``
     honest_strategy: str = OPTIMAL
+    cheater_noise: float = 0.0
 
     def percentile(self, q: float) -> int | None:
         """Hands to flag at the q-th percentile over *all* cheaters (an unflagged one counts as never): None
@@ -66,6 +68,7 @@ class SimulationResult:
         return None if value == math.inf else int(value)
 
     def to_dict(self) -> dict[str, Any]:
+        """The figures (``cheater_noise`` only when not 0: a run without it prints what it always did)."""
         return {
             "game": self.game,
             "scenario": self.scenario,
@@ -85,7 +88,7 @@ class SimulationResult:
             "scenarios_tested": self.scenarios_tested,
             "threshold": self.scenarios_tested / self.alpha,
             "seed": self.seed,
-        }
+        } | ({"cheater_noise": self.cheater_noise} if self.cheater_noise else {})
 
 
 def simulate(
@@ -102,12 +105,13 @@ def simulate(
     method: str = "auto",
     progress: Progress | None = None,
     honest_strategy: str = OPTIMAL,
+    cheater_noise: float = 0.0,
 ) -> SimulationResult:
     """Play ``cheaters`` and ``honest`` players ``hands`` hands each and test every one (see the module)."""
     if cheaters < 0 or honest < 0 or hands <= 0:
         raise RuleError("cheaters and honest must be >= 0 and hands > 0")
-    if not 0.0 <= read_rate <= 1.0 or not 0.0 <= honest_noise <= 1.0:
-        raise RuleError("--read-rate and --honest-noise are fractions from 0 to 1")
+    if not all(0.0 <= x <= 1.0 for x in (read_rate, honest_noise, cheater_noise)):
+        raise RuleError("--read-rate, --honest-noise and --cheater-noise are fractions from 0 to 1")
     if not 0.0 < alpha < 1.0:
         raise RuleError("alpha must be between 0 and 1")
     if honest_strategy not in HONEST_STRATEGIES:
@@ -128,6 +132,7 @@ def simulate(
             seed=seed,
             alpha=alpha,
             progress=progress,
+            cheater_noise=cheater_noise,
         )
     detect.scorer(rules, scenario)  # RuleError for an unknown game or scenario
     m = len(detect.scenarios(rules))
@@ -156,9 +161,9 @@ def simulate(
         progress,
     )
     if method == "kernel" and kernel is not None:
-        flags = kernel(*args)
+        flags = kernel(*args, cheater_noise=cheater_noise)
     else:
-        flags = _engine(*args, rule_of_thumb=honest_strategy == RULE_OF_THUMB)
+        flags = _engine(*args, rule_of_thumb=honest_strategy == RULE_OF_THUMB, cheater_noise=cheater_noise)
     return SimulationResult(
         game=rules.game,
         scenario=scenario,
@@ -175,6 +180,7 @@ def simulate(
         seed=seed,
         cheater_hands_to_flag=flags[:cheaters],
         honest_strategy=honest_strategy,
+        cheater_noise=cheater_noise,
     )
 
 
@@ -191,9 +197,11 @@ def _engine(
     m: int,
     progress: Progress | None,
     rule_of_thumb: bool = False,
+    cheater_noise: float = 0.0,
 ) -> list[int | None]:
     """Players ``0 .. players-1`` (the first ``cheaters`` cheat), seven to an engine table; honest ones by the
-    rule of thumb when ``rule_of_thumb``."""
+    rule of thumb when ``rule_of_thumb``; cheaters err at random at ``cheater_noise`` (no draw when 0: the
+    same play as without it)."""
     score = detect.scorer(rules, scenario)
     thumb = Bot()
     tests = [detect.SequentialTest(alpha=alpha, scenarios=m) for _ in range(players)]
@@ -218,7 +226,8 @@ def _engine(
                         action = s.informed_best
                 elif rule_of_thumb:
                     action = thumb.choose(rnd, seat)
-                if p >= cheaters and noise and rngs[p].random() < noise:
+                slip = noise if p >= cheaters else cheater_noise
+                if slip and rngs[p].random() < slip:
                     others = [a for a in rnd.legal_actions(seat) if a != action]
                     action = rngs[p].choice(others) if others else action
                 if action not in (s.action, s.legal_best, s.informed_best):

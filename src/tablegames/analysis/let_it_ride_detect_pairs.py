@@ -16,7 +16,7 @@ once per hand class (suits relabelled: the count is a class's).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations, permutations
@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tablegames.analysis import let_it_ride as lir
-from tablegames.analysis.detect import DecisionScore, LegalMistakes, scorer
+from tablegames.analysis.detect import DecisionScore, Lazy, LegalMistakes, scorer
 from tablegames.analysis.protect_let_it_ride import _colex, hand5
 from tablegames.engine import Action, Round
 from tablegames.engine.actions import PULL, RIDE
@@ -187,28 +187,6 @@ def _support2(diff: npt.NDArray[np.int64]) -> dict[Action, Fraction]:
 @lru_cache(maxsize=4)
 def _trips(n: int) -> npt.NDArray[np.int64]:
     return np.array(list(combinations(range(n), 3)), dtype=np.int64)
-
-
-class Lazy(Mapping[Action, Fraction]):
-    """A support computed when first read (most decisions are not mistakes and need no ``p``)."""
-
-    def __init__(self, make: Callable[[], dict[Action, Fraction]]) -> None:
-        self._make = make
-        self._value: dict[Action, Fraction] | None = None
-
-    def _get(self) -> dict[Action, Fraction]:
-        if self._value is None:
-            self._value = self._make()
-        return self._value
-
-    def __getitem__(self, key: Action) -> Fraction:
-        return self._get()[key]
-
-    def __iter__(self) -> Iterator[Action]:
-        return iter(self._get())
-
-    def __len__(self) -> int:
-        return len(self._get())
 
 
 def pair_scorer(rules: LetItRideRules, scenario: str) -> LetItRidePairScorer:

@@ -35,7 +35,7 @@ sees it).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -45,7 +45,7 @@ import numpy.typing as npt
 
 from tablegames.analysis import one_eyed_flush as oefa
 from tablegames.analysis import one_eyed_flush_kernel as kern
-from tablegames.analysis.detect import DecisionScore
+from tablegames.analysis.detect import DecisionScore, Lazy
 from tablegames.analysis.protect_one_eyed_flush import MODES, _kernels
 from tablegames.engine import Action, Round, best_action
 from tablegames.engine.actions import STAND, discard
@@ -215,23 +215,43 @@ class OneEyedFlushScorer:
         legal, legal_best = self._legal_of(mine, flip)
         if hidden is None:  # next-card never dealt: no information (p 0)
             return DecisionScore(action, legal, legal, legal_best, legal_best, {})
-        state, option = self._state(mine, flip, action)
-        e = self.exposure(state)
+        e = self.exposure(self._state(mine, flip, action)[0])
         seen = [self.class_of[int(c)] for c in hidden]
         row = seen[0] * len(self.counts) + seen[1] if len(seen) == 2 else seen[0]
         best, n = int(e.best[row]), int(e.n[row])
-        ev = e.ev[row].tolist()
         assert best >= 0, "the hidden cards are among the player's or the Flip Card"
+        return self.decision(mine, flip, action, best, e.ev[row].tolist(), n, e.support)
+
+    def decision(
+        self,
+        mine: Sequence[int],
+        flip: int,
+        action: Action,
+        best: int,
+        ev: Sequence[int],
+        n: int,
+        support: Sequence[Fraction] | Callable[[], Sequence[Fraction]],
+    ) -> DecisionScore:
+        """The score of ``action`` from the informed option ``best``, every option's value summed over ``n``
+        deals (``ev``) and P(each option is the informed choice) (a callable: computed when first read)."""
+        legal, legal_best = self._legal_of(mine, flip)
         classes = [self.class_of[int(c)] for c in mine[:3]]
-        key = state[:3]
+        key = sorted(classes)
 
         def option_of(a: Action) -> int:
             return 0 if a.index is None else 1 + key.index(classes[a.index])
 
-        informed = action if option == best else STAND if best == 0 else discard(classes.index(key[best - 1]))
+        if option_of(action) == best:
+            informed = action
+        else:
+            informed = STAND if best == 0 else discard(classes.index(key[best - 1]))
         exposed: dict[Action, Fraction | float] = {a: Fraction(ev[option_of(a)], n) for a in legal}
-        support = {a: e.support[option_of(a)] for a in legal}
-        return DecisionScore(action, legal, exposed, legal_best, informed, support)
+        if callable(support):
+            by_option = support
+            lazy = Lazy(lambda: {a: by_option()[option_of(a)] for a in legal})
+            return DecisionScore(action, legal, exposed, legal_best, informed, lazy)
+        chances = {a: support[option_of(a)] for a in legal}
+        return DecisionScore(action, legal, exposed, legal_best, informed, chances)
 
 
 @lru_cache(maxsize=4)
@@ -244,3 +264,6 @@ def _legal_values(rules: OneEyedFlushRules) -> dict[tuple[int, ...], Any]:
 def scorer(rules: OneEyedFlushRules, scenario: str) -> OneEyedFlushScorer:
     """The scorer of ``dealer-hole-1``, ``dealer-hole-both`` or ``next-card``."""
     return OneEyedFlushScorer(rules, scenario)
+
+
+from tablegames.analysis.one_eyed_flush_detect_pairs import PAIR_SCENARIOS, pair_scorer  # noqa: E402, F401

@@ -28,8 +28,11 @@ def dealer_1(
     alpha: float,
     m: int,
     progress: Progress | None,
+    cheater_noise: float = 0.0,
 ) -> list[int | None]:
-    """Three Card Poker ``dealer-1`` in arrays (see the module), a block of players at a time."""
+    """Three Card Poker ``dealer-1`` in arrays (see the module), a block of players at a time. A decision's
+    random mistake (the other action) is one uniform draw per player and hand against the player's rate:
+    ``noise`` for the honest, ``cheater_noise`` for the cheaters (0: the same draws and play as without it)."""
     from tablegames.analysis import three_card_poker as tcpa
     from tablegames.analysis.three_card_poker_detect import PERMS, class_table, hand_perm
     from tablegames.rules.three_card_poker import ThreeCardPokerRules
@@ -59,8 +62,8 @@ def dealer_1(
         legal = fair[i]
         cheat = (np.arange(first, first + n) < cheaters)[:, None]
         reads = rng.random((n, hands)) < read_rate
-        slips = rng.random((n, hands)) < noise
-        act = np.where(cheat, np.where(reads, informed, legal), legal ^ slips)
+        slips = rng.random((n, hands)) < np.where(cheat, cheater_noise, noise)
+        act = np.where(cheat, np.where(reads, informed, legal), legal) ^ slips
         mistake = (act != legal) & ~tie[i]
         supported = act == informed
         p = np.where(act, p_play[cls], 1.0 - p_play[cls])

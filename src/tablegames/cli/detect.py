@@ -159,6 +159,12 @@ def simulate(
     honest_noise: Annotated[
         float, typer.Option("--honest-noise", help="an honest player's rate of random mistakes")
     ] = 0.0,
+    cheater_noise: Annotated[
+        float,
+        typer.Option(
+            "--cheater-noise", help="a cheater's rate of random mistakes (besides the informed play)"
+        ),
+    ] = 0.0,
     honest_strategy: Annotated[
         str,
         typer.Option(
@@ -196,6 +202,7 @@ def simulate(
                 method=method,
                 progress=progress,
                 honest_strategy=honest_strategy,
+                cheater_noise=cheater_noise,
             ),
             quiet=fmt == Format.json or (cheaters + honest) * hands < 20_000,
         )
