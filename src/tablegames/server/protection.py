@@ -105,7 +105,11 @@ def money_sums(
 
 
 _LIMIT_ROWS: Final = select(
-    PlayerLimit.kind, PlayerLimit.amount, PlayerLimit.pending, PlayerLimit.pending_amount, PlayerLimit.effective_at
+    PlayerLimit.kind,
+    PlayerLimit.amount,
+    PlayerLimit.pending,
+    PlayerLimit.pending_amount,
+    PlayerLimit.effective_at,
 ).where(PlayerLimit.player_id == bindparam("player"))
 # the breaks and exclusions not over at ``now`` (those over stay over while the clock goes on)
 _EXCLUSION_ROWS: Final = select(Exclusion.kind, Exclusion.started_at, Exclusion.ends_at).where(
@@ -326,7 +330,13 @@ class ProtectionService:
         )
 
     def _refuse_over(
-        self, c: Connection | None, player_id: int, limits: Mapping[str, int], now: float, what: str, cents: int
+        self,
+        c: Connection | None,
+        player_id: int,
+        limits: Mapping[str, int],
+        now: float,
+        what: str,
+        cents: int,
     ) -> None:
         """Refuse ``cents`` more of ``what`` (deposit | loss) when any window's limit (of ``limits``, those in
         force) would be passed; the sums read on ``c`` (None: alone, in autocommit)."""
@@ -367,7 +377,9 @@ class ProtectionService:
         g = self.guard(player.player_id, now)
         self._refuse_excluded(g, now, "wagers")
         if session_over:
-            raise ApiError("session_limit", "your session has reached its time limit: sign in again later", 409)
+            raise ApiError(
+                "session_limit", "your session has reached its time limit: sign in again later", 409
+            )
         self._refuse_over(None, player.player_id, g.limits_at(now), now, "loss", cost)
         return now
 

@@ -222,7 +222,9 @@ class Protocol:
             )
 
     @on_worker
-    def _first_or_stored(self, handler: Any, conn: Connection, msg: dict[str, Any], kind: str, rid: str) -> None:
+    def _first_or_stored(
+        self, handler: Any, conn: Connection, msg: dict[str, Any], kind: str, rid: str
+    ) -> None:
         """Handle a wager or an act (:data:`LOOKED_UP_ON_FAILURE`) whose request id this process has not answered;
         when it fails, the answer stored under its request id (before a restart or a takeover), if any, is the
         answer instead (as if looked up first: a repeated request id changes nothing)."""
