@@ -22,7 +22,19 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
-from sqlalchemy import Connection, bindparam, func, insert, select
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Connection,
+    Float,
+    bindparam,
+    cast,
+    func,
+    insert,
+    null,
+    select,
+    union_all,
+)
 from sqlalchemy.orm import Session
 
 from tablegames.server import audit
@@ -81,12 +93,15 @@ def _check_value(kind: str, value: object) -> int | None:
     return value
 
 
+_INSERT_MONEY: Final = insert(PlayerMoney)
+
+
 def record(
     c: Connection | Session, player_id: int, at: float, kind: str, amount: int, round_id: int | None = None
 ) -> None:
     """One deposit, stake or return, in the caller's transaction."""
     c.execute(
-        insert(PlayerMoney),
+        _INSERT_MONEY,
         [{"player_id": player_id, "at": at, "kind": kind, "amount": amount, "round_id": round_id}],
     )
 
@@ -111,9 +126,19 @@ _LIMIT_ROWS: Final = select(
     PlayerLimit.pending_amount,
     PlayerLimit.effective_at,
 ).where(PlayerLimit.player_id == bindparam("player"))
-# the breaks and exclusions not over at ``now`` (those over stay over while the clock goes on)
-_EXCLUSION_ROWS: Final = select(Exclusion.kind, Exclusion.started_at, Exclusion.ends_at).where(
-    Exclusion.player_id == bindparam("player"), Exclusion.ends_at > bindparam("now")
+# A guard in one statement: the limits (ends_at null), then the breaks and exclusions not over at ``now`` (those
+# over stay over while the clock goes on).
+_GUARD_ROWS: Final = union_all(
+    _LIMIT_ROWS.add_columns(cast(null(), Float).label("started_at"), cast(null(), Float).label("ends_at")),
+    select(
+        Exclusion.kind,
+        cast(null(), BigInteger),
+        cast(null(), Boolean),
+        cast(null(), BigInteger),
+        cast(null(), Float),
+        Exclusion.started_at,
+        Exclusion.ends_at,
+    ).where(Exclusion.player_id == bindparam("player"), Exclusion.ends_at > bindparam("now")),
 )
 GUARDS_KEPT: Final = 50_000  # players whose guard this process keeps (SQLite)
 
@@ -124,7 +149,7 @@ class Guard:
     and exclusions not over at ``read_at`` (the server's clock); the clock applies both at each check."""
 
     limits: tuple[Any, ...]  # rows of _LIMIT_ROWS (LimitLike, with .kind)
-    exclusions: tuple[Any, ...]  # rows of _EXCLUSION_ROWS (.kind, .started_at, .ends_at)
+    exclusions: tuple[Any, ...]  # exclusion rows of _GUARD_ROWS (.kind, .started_at, .ends_at)
     read_at: float
 
     def limits_at(self, now: float) -> dict[str, int]:
@@ -144,10 +169,9 @@ class Guard:
 
 def read_guard(c: Connection, player_id: int, now: float) -> Guard:
     """A player's :class:`Guard` as the database has it (on ``c``: in its transaction, if any)."""
+    rows = list(c.execute(_GUARD_ROWS, {"player": player_id, "now": now}))
     return Guard(
-        tuple(c.execute(_LIMIT_ROWS, {"player": player_id})),
-        tuple(c.execute(_EXCLUSION_ROWS, {"player": player_id, "now": now})),
-        now,
+        tuple(r for r in rows if r.ends_at is None), tuple(r for r in rows if r.ends_at is not None), now
     )
 
 
