@@ -14,11 +14,12 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Connection, Engine, event, select
+from sqlalchemy import Connection, Engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
+from tablegames.server import statements as sql
 from tablegames.server.cluster import FENCE, IDLE_IN_TRANSACTION_MS, LeaseLost, check_fence
-from tablegames.server.db import Account, make_engine
+from tablegames.server.db import make_engine
 
 Fence = tuple[int, int]  # (table id, lease generation) of a table's write (server/cluster.py)
 
@@ -167,7 +168,7 @@ class Transactions:
                 out[a] = cached
         if missing:
             with self.reads.connect() as conn:
-                for a, b in conn.execute(select(Account.id, Account.balance).where(Account.id.in_(missing))):
+                for a, b in conn.execute(sql.ACCOUNT_BALANCES, {"accounts": missing}):
                     out[int(a)] = int(b)
                     if self.cache_balances:
                         self.balance_cache[int(a)] = int(b)
