@@ -3,8 +3,8 @@
 - an event of plain values keeps its dict (``Event.to_dict``): what it hands out equals what a fresh event
   computes, for every event of a played round of every game, for every viewer, also after the caller changed
   the dict it was given;
-- ``round_view`` reads each seat's cards as the viewer sees them once: its view equals the one of the reference
-  below (the view before), for every viewer, after every step of rounds of every game and variant.
+- ``round_view`` reads each seat's cards as the viewer sees them once: the parts of its view that read them equal
+  the reference below (the view before), for every viewer, after every step of rounds of every game and variant.
 """
 
 from __future__ import annotations
@@ -52,8 +52,9 @@ def test_an_events_kept_dict_is_the_computed_one(game: str) -> None:
         assert e == fresh and repr(e) == repr(fresh)  # (the kept dict is no field)
 
 
-def reference_view(rnd: Round, seat: int | None) -> dict[str, Any]:
-    """``round_view`` as it was (each seat's visible cards worked out again for every use)."""
+def reference_parts(rnd: Round, seat: int | None) -> dict[str, Any]:
+    """The parts of ``round_view`` that read the cards, as they were (each seat's visible cards worked out again
+    for every use); the other parts did not change."""
     shown: dict[int, bool] = {}
     for e in rnd.history:
         if isinstance(e, CardDealt):
@@ -78,50 +79,20 @@ def reference_view(rnd: Round, seat: int | None) -> dict[str, Any]:
         for s in rnd.active_seats
         if s.seat == seat or any(c is not None for c in seen(s.cards))
     }
-    dealer_shown = any(c is not None for c in seen(rnd.dealer))
     return {
-        "game": rnd.table.game,
-        "round_no": rnd.round_no,
-        "phase": rnd.phase.value,
-        "to_act": rnd.to_act,
-        "legal_actions": [str(a) for a in rnd.legal_actions(seat)] if seat is not None else [],
-        "seats": [
-            {
-                "seat": s.seat,
-                "wagers": dict(s.wagers),
-                "options": dict(s.options),
-                "cards": cards(s.cards),
-                "out": s.out,
-                "decided": s.decided,
-                "staked": s.staked,
-                "returned": s.returned if s.settled else None,
-            }
-            for s in rnd.seats.values()
-        ],
+        "seat_cards": [cards(s.cards) for s in rnd.seats.values()],
         "dealer": cards(rnd.dealer),
         "hands": hands,
-        "dealer_hand": hand(rnd.dealer) if dealer_shown else None,
-        "meters": dict(rnd.table.meters),
-        "wager_specs": [
-            {
-                "name": w.name,
-                "main": w.main,
-                "fixed_cents": w.fixed_cents,
-                "needs_option": w.needs_option,
-                "cost_multiple": w.cost_multiple,
-                "requires": w.requires,
-                "title": w.title,
-                "options": list(w.options),
-            }
-            for w in rnd.wager_specs()
-        ],
+        "dealer_hand": hand(rnd.dealer) if any(c is not None for c in seen(rnd.dealer)) else None,
         **rnd.flow.extra_view(rnd, cards),
     }
 
 
 def same(rnd: Round, seats: int) -> None:
     for viewer in [None, *range(1, seats + 1)]:
-        assert rnd.view(viewer) == reference_view(rnd, viewer), (rnd.rules, seats, viewer)
+        view, ref = rnd.view(viewer), reference_parts(rnd, viewer)
+        view["seat_cards"] = [s["cards"] for s in view["seats"]]
+        assert {k: view[k] for k in ref} == ref, (rnd.rules, seats, viewer)
 
 
 @pytest.mark.parametrize("game", GAMES)
