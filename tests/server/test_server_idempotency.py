@@ -136,3 +136,37 @@ def test_an_over_long_or_control_character_request_id_is_a_clear_bad_message(
     assert h.balance(headers) == 100_000
     assert ws.state()["round_id"] is None  # no round opened
     h.check_ledger()
+
+
+def test_a_forgotten_request_id_is_a_duplicate_also_when_its_repeat_would_pass(
+    make_server: Callable[..., Harness],
+) -> None:
+    """A wager's and an act's stored answer is looked up only when the message fails (server/protocol.py): a
+    request id answered before (a restart, a takeover: here this process forgets its answers) whose repeat
+    would be taken now is still answered as its duplicate, since the key stored with the first answer rolls the
+    second back, and nothing changes."""
+    h = make_server()
+    table = h.table("let-it-ride", seats=1)
+    tok, headers = h.player("lia")
+    a = h.seated(tok, table)
+    wager = a.request(type="wager", wagers={"bets": 500}, request_id="w-1")
+    st = a.until(lambda m: m["type"] == "state" and m["round"]["phase"] == "deciding")
+    pull = a.request(type="act", action="pull", decision=st["decision"], request_id="p-1")
+    assert wager["duplicate"] is pull["duplicate"] is False
+    a.request(type="act", action="ride", decision=a.state()["decision"])
+    a.until(lambda m: m["type"] == "round_result" and m["round_id"] == wager["round_id"])
+    answers = h.server.runners[table].state.answers
+    answers.clear()
+    balance = h.balance(headers)
+    assert a.request(type="wager", wagers={"bets": 500}, request_id="w-1") == {**wager, "duplicate": True}
+    assert h.balance(headers) == balance and a.state()["round_id"] == wager["round_id"]  # no new round
+    assert a.request(type="wager", wagers={"bets": 500}, request_id="w-2")["duplicate"] is False
+    st = a.until(lambda m: m["type"] == "state" and m["round"]["phase"] == "deciding")
+    answers.clear()
+    assert a.request(type="act", action="pull", decision=st["decision"], request_id="p-1") == {
+        **pull,
+        "duplicate": True,
+    }
+    now = a.state()
+    assert now["decision"] == st["decision"] and bets_up(a) == ["1", "2", "$"]  # nothing pulled
+    h.check_ledger()

@@ -9,6 +9,7 @@ import json
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -21,7 +22,7 @@ from server_harness import WS, Harness
 from tablegames.cli import app
 from tablegames.server.contract import ServerMessage
 from tablegames.server.db import AuditEntry, PlayerSession, RoundRow
-from tablegames.server.protection import CLOSE_EXCLUDED, COOLING_OFF, DAY
+from tablegames.server.protection import CLOSE_EXCLUDED, COOLING_OFF, DAY, Guard, Guards
 from tablegames.server.recovery import without_returned
 from tablegames.server.sessions import CLOSE_SESSION_ENDED
 
@@ -438,3 +439,50 @@ def test_a_lone_wager_returned_voids_its_round(make_server: Callable[..., Harnes
     again = b.request(type="wager", wagers={"main": 100})  # the next round opens anew, and is dealt
     assert again["type"] == "ack" and again["round_id"] != ack["round_id"]
     h.check_ledger()
+
+
+def test_a_kept_guard_is_never_stale() -> None:
+    """protection.Guards (SQLite): a guard read while a change of its player is under way, or read before a
+    change that ended meanwhile, is not kept; one read earlier than the clock's time now is not used."""
+    guards = Guards()
+    g = Guard((), (), 100.0)
+    _, token = guards.get(1, 100.0)
+    guards.keep(token, g)
+    assert guards.get(1, 100.0)[0] is g and guards.get(1, 99.0)[0] is None  # (the clock went back: read)
+    with guards.changing(1):
+        assert guards.get(1, 100.0) == (None, None)  # under way: read, not kept
+        _, token = guards.get(2, 100.0)
+    assert guards.get(1, 100.0)[0] is None
+    guards.keep(token, g)  # player 2's read began before no change of theirs: kept
+    assert guards.get(2, 100.0)[0] is g
+    _, token = guards.get(1, 100.0)
+    with guards.changing(1):
+        pass
+    guards.keep(token, g)  # read before a change that ended: not kept
+    assert guards.get(1, 100.0)[0] is None
+    # a kept increase comes into force on the clock, without a read
+    row = SimpleNamespace(kind="loss_day", amount=700, pending=True, pending_amount=5_000, effective_at=200.0)
+    pending = Guard((row,), (SimpleNamespace(kind="break", started_at=90.0, ends_at=150.0),), 100.0)
+    assert pending.limits_at(199.0) == {"loss_day": 700} and pending.limits_at(200.0) == {"loss_day": 5_000}
+    assert pending.active(149.0) is not None and pending.active(150.0) is None
+
+
+def test_a_limit_or_break_set_after_wagers_takes_effect_at_once(make_server: Callable[..., Harness]) -> None:
+    clock = Clock()
+    h = make_server(clock=clock)
+    t1, t2 = h.table("final-count"), h.table("final-count")
+    ann = register(h, "ann")
+    token = ann["Authorization"].split()[1]
+    assert buy_in(h, ann, 10_000, "in").status_code == 200
+    a, b = h.seated(token, t1), h.seated(token, t2)
+    assert a.request(type="wager", wagers={"main": 600})["type"] == "ack"  # (the guard read, kept on SQLite)
+    set_limits(h, ann, loss_day=700)
+    refused = b.request(type="wager", wagers={"main": 200})
+    assert refused["type"] == "error" and refused["code"] == "loss_limit", refused
+    set_limits(h, ann, loss_day=5_000)  # an increase: after the cooling-off
+    assert b.request(type="wager", wagers={"main": 200})["code"] == "loss_limit"
+    assert b.request(type="wager", wagers={"main": 100})["type"] == "ack"  # exactly at the limit in force
+    r = h.client.post("/protection/break", json={"period": "1d"}, headers=ann)
+    assert r.status_code == 200, r.text
+    assert closed_with(a, "on_break") == CLOSE_EXCLUDED
+    assert buy_in(h, ann, 100, "again").json()["error"]["code"] == "on_break"

@@ -21,9 +21,19 @@ class Event:
     kind: ClassVar[str] = "event"
 
     def to_dict(self) -> dict[str, Any]:
+        """A new JSON-ready dict. (An event of plain values keeps its dict and hands out copies: a round's events
+        are turned into dicts for every socket at every push.)"""
+        kept = self.__dict__.get(_KEPT)
+        if kept is not None:
+            return dict(kept)
         data: dict[str, Any] = {"type": self.kind}
+        flat = True
         for name in _field_names(type(self)):
-            data[name] = _jsonable(getattr(self, name))
+            value = data[name] = _jsonable(getattr(self, name))
+            flat = flat and not isinstance(value, list | dict)
+        if flat:  # (a copy of it shares nothing mutable with it)
+            object.__setattr__(self, _KEPT, data)
+            return dict(data)
         return data
 
     def for_viewer(self, seat: int | None) -> dict[str, Any]:
@@ -32,6 +42,7 @@ class Event:
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+_KEPT = "_kept_dict"  # (not a field: equality, hashing and repr ignore it)
 
 
 def _field_names(cls: type[Event]) -> tuple[str, ...]:

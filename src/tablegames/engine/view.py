@@ -30,28 +30,34 @@ def round_view(rnd: Round, seat: int | None) -> dict[str, Any]:
     for e in rnd.history:
         if isinstance(e, CardDealt):
             shown[e.card] = rnd.card_visible(e, seat)
-    revealed = revealed_cards(rnd)
+    visible_cards = {c for c, v in shown.items() if v} | revealed_cards(rnd)
 
     def seen(cs: Sequence[int]) -> list[int | None]:
-        return [c if shown.get(c) or c in revealed else None for c in cs]
+        return [c if c in visible_cards else None for c in cs]
+
+    def names(visible: Sequence[int | None]) -> list[str | None]:
+        return [None if c is None else str(CARDS[c]) for c in visible]
 
     def cards(cs: Sequence[int]) -> list[str | None]:
-        return [None if c is None else str(CARDS[c]) for c in seen(cs)]
+        return names(seen(cs))
 
-    def hand(cs: Sequence[int]) -> dict[str, Any]:
+    def hand(visible: list[int | None]) -> dict[str, Any]:
         # from the cards this viewer sees only (unseen ones as None): never a word about a hidden card
-        visible = seen(cs)
         return {
             "description": rnd.definition.describe_hand(rnd.rules, visible),
             "total": rnd.definition.total(rnd.rules, visible),
         }
 
+    seats_seen = {
+        k: seen(s.cards) for k, s in rnd.seats.items()
+    }  # (each seat's cards as this viewer sees them)
     hands = {
-        str(s.seat): hand(s.cards)
+        str(s.seat): hand(seats_seen[s.seat])
         for s in rnd.active_seats
-        if s.seat == seat or any(c is not None for c in seen(s.cards))
+        if s.seat == seat or any(c is not None for c in seats_seen[s.seat])
     }
-    dealer_shown = any(c is not None for c in seen(rnd.dealer))
+    dealer_seen = seen(rnd.dealer)
+    dealer_shown = any(c is not None for c in dealer_seen)
 
     return {
         "game": rnd.table.game,
@@ -64,17 +70,17 @@ def round_view(rnd: Round, seat: int | None) -> dict[str, Any]:
                 "seat": s.seat,
                 "wagers": dict(s.wagers),
                 "options": dict(s.options),
-                "cards": cards(s.cards),
+                "cards": names(seats_seen[k]),
                 "out": s.out,
                 "decided": s.decided,
                 "staked": s.staked,
                 "returned": s.returned if s.settled else None,
             }
-            for s in rnd.seats.values()
+            for k, s in rnd.seats.items()
         ],
-        "dealer": cards(rnd.dealer),
+        "dealer": names(dealer_seen),
         "hands": hands,
-        "dealer_hand": hand(rnd.dealer) if dealer_shown else None,
+        "dealer_hand": hand(dealer_seen) if dealer_shown else None,
         "meters": dict(rnd.table.meters),
         "wager_specs": [
             {

@@ -8,7 +8,7 @@ import contextlib
 import itertools
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tablegames.server.core import PlayerInfo
 from tablegames.server.wire import encode
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     pass
 
 
+T = TypeVar("T")
 MAX_QUEUE = 1000
 
 # Sockets (docs/protocol.md, issue 11 defect 8): a player's newest sockets win; the table keeps room for players.
@@ -40,15 +41,47 @@ def _on(loop: asyncio.AbstractEventLoop | None) -> bool:
         return False
 
 
+Held = list[tuple[asyncio.AbstractEventLoop, Callable[..., None], tuple[Any, ...]]]
+_held = threading.local()  # .calls: the hand-overs held by the step running on this thread (run_holding)
+
+
 def _call_on(loop: asyncio.AbstractEventLoop | None, fn: Callable[..., None], *args: Any) -> None:
     """Run ``fn(*args)`` on ``loop``'s thread: now when the caller is on it (or there is no loop), else handed
-    over in order; nothing once the loop is closing (nobody is listening any more)."""
+    over in order (held to the end of a table's step, when the caller is one: :func:`run_holding`); nothing once
+    the loop is closing (nobody is listening any more)."""
     if _on(loop):
         fn(*args)
         return
     assert loop is not None
+    held: Held | None = getattr(_held, "calls", None)
+    if held is not None:
+        held.append((loop, fn, args))
+        return
     with contextlib.suppress(RuntimeError):
         loop.call_soon_threadsafe(fn, *args)
+
+
+def run_holding(fn: Callable[[], T]) -> T:
+    """(A table's step, on a worker thread.) Run ``fn()`` holding every hand-over to the event loop it makes
+    (its messages, its timers), then hand them over at once, in order, when it ends (also when it raised): one
+    wake-up of the loop a step, not one a message."""
+    held: Held = []
+    _held.calls = held
+    try:
+        return fn()
+    finally:
+        _held.calls = None
+        loops: dict[asyncio.AbstractEventLoop, Held] = {}
+        for call in held:
+            loops.setdefault(call[0], []).append(call)
+        for loop, calls in loops.items():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(_run_held, calls)
+
+
+def _run_held(held: Held) -> None:
+    for _, fn, args in held:
+        fn(*args)
 
 
 _OPENED = itertools.count()

@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from tablegames.server.client import _call_on
+from tablegames.server.client import _call_on, run_holding
 from tablegames.server.threads import on_any, on_loop
 
 if TYPE_CHECKING:
@@ -79,7 +79,8 @@ class Inbox:
         while True:
             fn, future = await queue.get()
             try:
-                result = await loop.run_in_executor(self.server.workers, fn)
+                # (the step's messages and timers handed to the loop at once when it ends)
+                result = await loop.run_in_executor(self.server.workers, functools.partial(run_holding, fn))
             except asyncio.CancelledError:
                 if future is not None and not future.done():
                     future.cancel()

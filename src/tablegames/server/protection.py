@@ -16,10 +16,25 @@ breaks (time-outs) and self-exclusion, on the server's one clock (``Config.clock
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Final
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass
+from typing import Any, Final, Protocol
 
-from sqlalchemy import Connection, func, insert, select
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Connection,
+    Float,
+    bindparam,
+    cast,
+    func,
+    insert,
+    null,
+    select,
+    union_all,
+)
 from sqlalchemy.orm import Session
 
 from tablegames.server import audit
@@ -44,7 +59,20 @@ BREAK, SELF_EXCLUSION = "break", "self_exclusion"
 CLOSE_EXCLUDED: Final = 4403  # the close code of a socket closed by a break or self-exclusion
 
 
-def effective(row: PlayerLimit | None, now: float) -> int | None:
+class LimitLike(Protocol):
+    """A limit's stored columns (a :class:`PlayerLimit` or a row of :data:`_LIMIT_ROWS`)."""
+
+    @property
+    def amount(self) -> int | None: ...
+    @property
+    def pending(self) -> bool: ...
+    @property
+    def pending_amount(self) -> int | None: ...
+    @property
+    def effective_at(self) -> float | None: ...
+
+
+def effective(row: LimitLike | None, now: float) -> int | None:
     """A limit's amount in force at ``now`` (a pending change counts once its time has come)."""
     if row is None:
         return None
@@ -65,12 +93,15 @@ def _check_value(kind: str, value: object) -> int | None:
     return value
 
 
+_INSERT_MONEY: Final = insert(PlayerMoney)
+
+
 def record(
     c: Connection | Session, player_id: int, at: float, kind: str, amount: int, round_id: int | None = None
 ) -> None:
     """One deposit, stake or return, in the caller's transaction."""
     c.execute(
-        insert(PlayerMoney),
+        _INSERT_MONEY,
         [{"player_id": player_id, "at": at, "kind": kind, "amount": amount, "round_id": round_id}],
     )
 
@@ -86,6 +117,116 @@ def money_sums(
         q = q.where(PlayerMoney.at <= until)
     sums = {str(k): int(v) for k, v in s.execute(q.group_by(PlayerMoney.kind))}
     return {k: sums.get(k, 0) for k in ("deposit", "stake", "return")}
+
+
+_LIMIT_ROWS: Final = select(
+    PlayerLimit.kind,
+    PlayerLimit.amount,
+    PlayerLimit.pending,
+    PlayerLimit.pending_amount,
+    PlayerLimit.effective_at,
+).where(PlayerLimit.player_id == bindparam("player"))
+# A guard in one statement: the limits (ends_at null), then the breaks and exclusions not over at ``now`` (those
+# over stay over while the clock goes on).
+_GUARD_ROWS: Final = union_all(
+    _LIMIT_ROWS.add_columns(cast(null(), Float).label("started_at"), cast(null(), Float).label("ends_at")),
+    select(
+        Exclusion.kind,
+        cast(null(), BigInteger),
+        cast(null(), Boolean),
+        cast(null(), BigInteger),
+        cast(null(), Float),
+        Exclusion.started_at,
+        Exclusion.ends_at,
+    ).where(Exclusion.player_id == bindparam("player"), Exclusion.ends_at > bindparam("now")),
+)
+GUARDS_KEPT: Final = 50_000  # players whose guard this process keeps (SQLite)
+
+
+@dataclass(frozen=True)
+class Guard:
+    """What a wager's, a buy-in's or a seat's check reads of a player: their limits as stored and their breaks
+    and exclusions not over at ``read_at`` (the server's clock); the clock applies both at each check."""
+
+    limits: tuple[Any, ...]  # rows of _LIMIT_ROWS (LimitLike, with .kind)
+    exclusions: tuple[Any, ...]  # exclusion rows of _GUARD_ROWS (.kind, .started_at, .ends_at)
+    read_at: float
+
+    def limits_at(self, now: float) -> dict[str, int]:
+        """The limits in force at ``now`` (kind -> amount; kinds without one left out)."""
+        out = {}
+        for row in self.limits:
+            value = effective(row, now)
+            if value is not None:
+                out[str(row.kind)] = value
+        return out
+
+    def active(self, now: float) -> Any | None:
+        """The break or exclusion in force at ``now`` (the one ending last), if any."""
+        found = [e for e in self.exclusions if e.started_at <= now < e.ends_at]
+        return max(found, key=lambda e: e.ends_at) if found else None
+
+
+def read_guard(c: Connection, player_id: int, now: float) -> Guard:
+    """A player's :class:`Guard` as the database has it (on ``c``: in its transaction, if any)."""
+    rows = list(c.execute(_GUARD_ROWS, {"player": player_id, "now": now}))
+    return Guard(
+        tuple(r for r in rows if r.ends_at is None), tuple(r for r in rows if r.ends_at is not None), now
+    )
+
+
+class Guards:
+    """The players' guards kept in memory (SQLite: this process is the database's only writer, and every limit,
+    break or exclusion is written through :class:`ProtectionService`, which calls :meth:`changing` around its
+    transaction). A guard read while a change of its player is under way, or read before a change that ended
+    meanwhile, is not kept; a kept guard is used only at or after the time it was read (the clock applies it)."""
+
+    def __init__(self) -> None:
+        self._kept: dict[int, Guard] = {}
+        self._version: dict[int, int] = {}  # player -> changes ended (a guard read before one is stale)
+        self._changing: dict[int, int] = {}  # player -> changes under way (their guard is read, not kept)
+        self._lock = threading.Lock()
+
+    def get(self, player_id: int, now: float) -> tuple[Guard | None, tuple[int, int] | None]:
+        """(The kept guard usable at ``now``, or None; the token to :meth:`keep` a guard read now, or None.)"""
+        with self._lock:
+            if self._changing.get(player_id):
+                return None, None
+            g = self._kept.get(player_id)
+            if g is not None and now >= g.read_at:
+                return g, None
+            return None, (player_id, self._version.get(player_id, 0))
+
+    def keep(self, token: tuple[int, int] | None, guard: Guard) -> None:
+        """Keep ``guard`` (read after :meth:`get` gave ``token``) unless a change began or ended since."""
+        if token is None:
+            return
+        player_id, version = token
+        with self._lock:
+            if self._changing.get(player_id) or self._version.get(player_id, 0) != version:
+                return
+            if len(self._kept) >= GUARDS_KEPT:
+                self._kept.clear()
+            self._kept[player_id] = guard
+
+    @contextmanager
+    def changing(self, player_id: int) -> Iterator[None]:
+        """Around a transaction that changes the player's limits, breaks or exclusions (to its commit or
+        rollback): meanwhile their guard is read from the database each time, and afterwards read again."""
+        with self._lock:
+            self._changing[player_id] = self._changing.get(player_id, 0) + 1
+            self._kept.pop(player_id, None)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._kept.pop(player_id, None)
+                self._version[player_id] = self._version.get(player_id, 0) + 1
+                left = self._changing[player_id] - 1
+                if left:
+                    self._changing[player_id] = left
+                else:
+                    del self._changing[player_id]
 
 
 class ProtectionService:
@@ -107,6 +248,28 @@ class ProtectionService:
         self.on_limits: Callable[[int], None] | None = (
             None  # the player's limits changed (their session reads them)
         )
+        # SQLite: the players' guards kept in memory (this process writes them all). PostgreSQL: other processes
+        # write them too; every check reads them (one autocommit round trip, or in the wager's transaction).
+        self.guards = Guards() if db.sqlite else None
+
+    def _changing(self, player_id: int) -> AbstractContextManager[None]:
+        return self.guards.changing(player_id) if self.guards is not None else nullcontext()
+
+    def guard(self, player_id: int, now: float, c: Connection | None = None) -> Guard:
+        """The player's :class:`Guard` at ``now``: the one kept (SQLite), else read (on ``c``, or alone)."""
+        token = None
+        if self.guards is not None:
+            kept, token = self.guards.get(player_id, now)
+            if kept is not None:
+                return kept
+        if c is not None:
+            g = read_guard(c, player_id, now)
+        else:
+            with self.db.reads.connect() as rc:
+                g = read_guard(rc, player_id, now)
+        if self.guards is not None:
+            self.guards.keep(token, g)
+        return g
 
     # --- limits ---------------------------------------------------------------------------------------
 
@@ -120,7 +283,7 @@ class ProtectionService:
         waits :data:`COOLING_OFF` seconds (``initial``, at registration: every limit at once)."""
         checked = {kind: _check_value(kind, value) for kind, value in changes.items()}
         now = self.clock()
-        with self.db.tx() as s:
+        with self._changing(player.player_id), self.db.tx() as s:
             rows = self._rows(s, player.player_id)
             for kind, new in checked.items():
                 row = rows.get(kind)
@@ -178,8 +341,8 @@ class ProtectionService:
             ex = self.active(s, player.player_id, now)
         return {"limits": limits, "used": used, "exclusion": None if ex is None else _exclusion(ex, now)}
 
-    def _refuse_excluded(self, s: Session, player_id: int, now: float, doing: str) -> None:
-        ex = self.active(s, player_id, now)
+    def _refuse_excluded(self, g: Guard, now: float, doing: str) -> None:
+        ex = g.active(now)
         if ex is None:
             return
         if ex.kind == BREAK:
@@ -190,14 +353,28 @@ class ProtectionService:
             "excluded", f"you excluded yourself until {_when(ex.ends_at)}: no {doing} until then", 403
         )
 
-    def _refuse_over(self, s: Session, player_id: int, now: float, what: str, cents: int) -> None:
-        """Refuse ``cents`` more of ``what`` (deposit | loss) when any window's limit would be passed."""
-        limits = self.limits(s, player_id, now)
+    def _refuse_over(
+        self,
+        c: Connection | None,
+        player_id: int,
+        limits: Mapping[str, int],
+        now: float,
+        what: str,
+        cents: int,
+    ) -> None:
+        """Refuse ``cents`` more of ``what`` (deposit | loss) when any window's limit (of ``limits``, those in
+        force) would be passed; the sums read on ``c`` (None: alone, in autocommit)."""
+        if not any(f"{what}_{w}" in limits for w in WINDOWS):
+            return
+        if c is None:
+            with self.db.reads.connect() as rc:
+                self._refuse_over(rc, player_id, limits, now, what, cents)
+            return
         for w, seconds in WINDOWS.items():
             limit = limits.get(f"{what}_{w}")
             if limit is None:
                 continue
-            sums = money_sums(s, player_id, now - seconds, now)
+            sums = money_sums(c, player_id, now - seconds, now)
             used = sums["deposit"] if what == "deposit" else sums["stake"] - sums["return"]
             if used + cents > limit:
                 left = max(0, limit - used)
@@ -212,38 +389,42 @@ class ProtectionService:
     def check_deposit(self, player: PlayerInfo, cents: int) -> float:
         """Refuse a buy-in over a deposit limit, or during a break or exclusion; the clock's time of the check."""
         now = self.clock()
-        with self.db.sessions() as s:
-            self._refuse_excluded(s, player.player_id, now, "deposits")
-            self._refuse_over(s, player.player_id, now, "deposit", cents)
+        g = self.guard(player.player_id, now)
+        self._refuse_excluded(g, now, "deposits")
+        self._refuse_over(None, player.player_id, g.limits_at(now), now, "deposit", cents)
         return now
 
     def check_wager(self, player: PlayerInfo, cost: int, session_over: bool = False) -> float:
         """Refuse a wager of ``cost`` cents over a loss limit, during a break or exclusion, or past the session
         limit (``session_over``); the clock's time of the check."""
         now = self.clock()
-        with self.db.sessions() as s:
-            self._refuse_excluded(s, player.player_id, now, "wagers")
-            if session_over:
-                raise ApiError(
-                    "session_limit", "your session has reached its time limit: sign in again later", 409
-                )
-            self._refuse_over(s, player.player_id, now, "loss", cost)
+        g = self.guard(player.player_id, now)
+        self._refuse_excluded(g, now, "wagers")
+        if session_over:
+            raise ApiError(
+                "session_limit", "your session has reached its time limit: sign in again later", 409
+            )
+        self._refuse_over(None, player.player_id, g.limits_at(now), now, "loss", cost)
         return now
 
     def recheck_loss(self, c: Connection, player_id: int, now: float) -> None:
         """(In the wager's transaction, its stake recorded and the player's wallet locked by its posting.) The
         loss limits again, over what is committed now: two wagers of one player at two tables at once are
         serialized by the wallet's lock, so the second sees the first and is refused if the two pass a limit
-        (the check before the transaction read without the lock)."""
-        with Session(bind=c) as s:  # (joins the caller's transaction: nothing is committed here)
-            self._refuse_over(s, player_id, now, "loss", 0)
+        (the check before the transaction read without the lock). The limits are the kept ones on SQLite (this
+        process's one writer lock orders every change of them with this transaction), else read on ``c``."""
+        if self.guards is not None:
+            limits = self.guard(player_id, now, c).limits_at(now)
+        else:
+            limits = Guard(tuple(c.execute(_LIMIT_ROWS, {"player": player_id})), (), now).limits_at(now)
+        self._refuse_over(c, player_id, limits, now, "loss", 0)
 
     def check_play(self, player: PlayerInfo) -> None:
         """Refuse a seat or a table's socket during a break or exclusion."""
         if player.spectator:
             return
-        with self.db.sessions() as s:
-            self._refuse_excluded(s, player.player_id, self.clock(), "play")
+        now = self.clock()
+        self._refuse_excluded(self.guard(player.player_id, now), now, "play")
 
     # --- breaks and self-exclusion --------------------------------------------------------------------
 
@@ -263,7 +444,7 @@ class ProtectionService:
         if not isinstance(period, str) or period not in periods:
             raise ApiError("bad_period", f"the period must be one of {', '.join(periods)}")
         now = self.clock()
-        with self.db.tx() as s:
+        with self._changing(player.player_id), self.db.tx() as s:
             old = self.active(s, player.player_id, now)
             ends = now + periods[period]
             if old is not None and old.ends_at >= ends and (old.kind == SELF_EXCLUSION or kind == BREAK):

@@ -41,6 +41,11 @@ from tablegames.server.wire import decode
 log = logging.getLogger("tablegames.server")
 
 IDEMPOTENT = frozenset({"sit", "leave", "wager", "act", "client_seed"})  # the state-changing messages
+# Those whose stored answer is looked up only once the message fails (a refusal, or its answer's key already
+# stored: the transaction writing it rolls back): their answer's key is written in the transaction of their
+# change, so one taken before (a restart, a takeover) never lets the change happen twice; the common case costs no
+# read.
+LOOKED_UP_ON_FAILURE = frozenset({"wager", "act"})
 SPECTATOR_MAY = frozenset({"ping"})  # all a spectator's socket may send (issue 24)
 
 
@@ -163,13 +168,16 @@ class Protocol:
             if kind in IDEMPOTENT and rid is not None:
                 pid = conn.player.player_id
                 old = self.store.remembered(pid, rid)
-                if old is None and kind != "wager":  # (a wager looks its own up, stored with its money)
+                if old is None and kind not in LOOKED_UP_ON_FAILURE:
                     # not answered by this process (yet): answered before a restart or a takeover, or forgotten
                     old = self.store.stored_answer(pid, rid)
                     if old is not None:
                         self.store.remember(pid, old)
                 if old is not None:  # a repeated request id: the first answer again, nothing changes
                     conn.send({**old, "duplicate": True})
+                    return
+                if kind in LOOKED_UP_ON_FAILURE:
+                    self._first_or_stored(handler, conn, msg, kind, rid)
                     return
             handler(self, conn, msg)
         except ApiError as exc:
@@ -212,6 +220,34 @@ class Protocol:
             conn.send(
                 {"type": "error", "code": "server_error", "message": "internal error", "request_id": rid}
             )
+
+    @on_worker
+    def _first_or_stored(
+        self, handler: Any, conn: Connection, msg: dict[str, Any], kind: str, rid: str
+    ) -> None:
+        """Handle a wager or an act (:data:`LOOKED_UP_ON_FAILURE`) whose request id this process has not answered;
+        when it fails, the answer stored under its request id (before a restart or a takeover), if any, is the
+        answer instead (as if looked up first: a repeated request id changes nothing)."""
+        try:
+            handler(self, conn, msg)
+        except (ApiError, IllegalAction, IntegrityError):
+            try:
+                check_request_id(rid, required=True)
+            except ApiError:
+                valid = False  # never stored (it was refused)
+            else:
+                valid = True
+            if not valid:
+                raise
+            pid = conn.player.player_id
+            if kind == "wager":
+                old = self.store.stored(pid, idempotency_key(f"wager:{self.state.table_id}", rid))
+            else:
+                old = self.store.stored_answer(pid, rid)
+            if old is None:
+                raise
+            self.store.remember(pid, old)
+            conn.send({**old, "duplicate": True})
 
     @on_worker
     def _ack(self, conn: Connection, kind: str, msg: dict[str, Any], **fields: Any) -> None:
@@ -326,11 +362,7 @@ class Protocol:
         rid = check_request_id(msg.get("request_id"), required=True)
         assert rid is not None
         player = conn.player
-        key = idempotency_key(f"wager:{self.state.table_id}", rid)
-        old = self.store.stored(player.player_id, key)
-        if old is not None:
-            conn.send({**old, "duplicate": True})
-            return
+        key = idempotency_key(f"wager:{self.state.table_id}", rid)  # (looked up if it fails: handle())
         seat = self.state.seat_of(player.player_id)
         if seat is None:
             raise ApiError("not_seated", "take a seat (sit) before wagering")

@@ -162,8 +162,9 @@ class Pusher:
             self.changed()
 
     @on_worker
-    def changed(self) -> None:
-        """The table changed: the timer is set and every socket gets its ``state``.
+    def changed(self) -> dict[int, int]:
+        """The table changed: the timer is set and every socket gets its ``state``; the wallet balances the
+        states show (account id -> cents; the table's result messages show the same).
 
         The part of the state every socket shares is built and encoded once (:meth:`common_state`), each
         socket's own part (seat, balance, cards, events) spliced onto it; sockets whose own part is the same (a
@@ -173,9 +174,9 @@ class Pusher:
         self.timers.schedule()  # first: it sets the turn deadline the states show
         conns = list(self.state.conns)
         if not conns:
-            return
+            return {}
         self._meters_shown = self.live_meters()
-        self._balances_shown = self._balances()
+        self._balances_shown = shown = self._balances()
         self._views_shown = {}
         try:
             head = encode_bytes(self.common_state())
@@ -194,6 +195,7 @@ class Pusher:
                 if hint is not None:
                     out.append((c, encode(hint)))
             send_all(out)
+            return shown
         finally:
             self._meters_shown = None
             self._balances_shown = None

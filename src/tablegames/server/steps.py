@@ -317,10 +317,12 @@ class RoundSteps:
                     c.send(notice)
                 self.timers.schedule()
                 return
-            self.pusher.changed()
+            balances = self.pusher.changed()  # (read once, for every socket: its state's and its result's)
             if live.result is not None:
                 for c in list(self.state.conns):
-                    c.send({**live.result, "balance": self.state.server.balance(c.player)})
+                    shown = None if c.player.spectator else balances.get(c.player.account_id)
+                    balance = shown if shown is not None else self.state.server.balance(c.player)
+                    c.send({**live.result, "balance": balance})
             if self.state.engine.meters:  # linked meters: the other tables of the game show the new values
                 for other in list(self.state.server.runners.values()):
                     if other.state is not self.state and other.game == self.state.game and other.conns:

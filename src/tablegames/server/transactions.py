@@ -14,11 +14,12 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Connection, Engine, event, select
+from sqlalchemy import Connection, Engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
-from tablegames.server.cluster import IDLE_IN_TRANSACTION_MS, check_fence
-from tablegames.server.db import Account, make_engine
+from tablegames.server import statements as sql
+from tablegames.server.cluster import FENCE, IDLE_IN_TRANSACTION_MS, LeaseLost, check_fence
+from tablegames.server.db import make_engine
 
 Fence = tuple[int, int]  # (table id, lease generation) of a table's write (server/cluster.py)
 
@@ -39,6 +40,7 @@ class Transactions:
         self.engine: Engine = make_engine(database_url)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
         self.reads = self.engine.execution_options(isolation_level="AUTOCOMMIT")  # one round trip a query
+        self.fenced = self.reads  # (PostgreSQL) a fenced write's connection: it begins with its fence
         self.sqlite = self.engine.dialect.name == "sqlite"
         if not self.sqlite:
             event.listen(self.engine, "connect", _session_settings)
@@ -54,6 +56,35 @@ class Transactions:
         # Several processes (server/cluster.py): this process's node name while it holds leases; a write given
         # a fence checks the table's lease first. None: no leases (SQLite, or stopped).
         self.fence_node: str | None = None
+        self._fence_sql: dict[
+            tuple[int, int, str], str
+        ] = {}  # (table, generation, node) -> BEGIN and the fence
+
+    def _begin_fenced(self, conn: Connection, fence: Fence, node: str) -> None:
+        """PostgreSQL, a connection in autocommit: ``BEGIN`` and the fence (:func:`cluster.check_fence`'s lock of
+        the table's lease as held, or :class:`LeaseLost`) in one round trip (one simple query of two statements:
+        the driver would send its own ``BEGIN`` first otherwise). The transaction is then the server's; the
+        driver's commit or rollback ends it (they act on the server's transaction status)."""
+        key = (*fence, node)
+        query = self._fence_sql.get(key)
+        if query is None:
+            table_id, generation = fence
+            bound = FENCE.bindparams(t=table_id, g=generation, n=node)
+            query = "BEGIN; " + str(
+                bound.compile(dialect=self.engine.dialect, compile_kwargs={"literal_binds": True})
+            )
+            if len(self._fence_sql) > 10_000:
+                self._fence_sql.clear()
+            self._fence_sql[key] = query
+        cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cur.execute(query)
+            cur.nextset()  # (the first result is BEGIN's)
+            row = cur.fetchone()
+        finally:
+            cur.close()
+        if row is None:
+            raise LeaseLost(fence[0])
 
     @contextmanager
     def tx(self, fence: Fence | None = None) -> Iterator[Session]:
@@ -68,12 +99,22 @@ class Transactions:
         """One transaction on a Core connection: the table hot paths (wagers, steps, settlements) use prebuilt
         statements on it instead of the ORM. Committed on success, rolled back on any error. ``fence``: as
         :meth:`tx`."""
-        with self._one_writer(), self.engine.connect() as conn, self._transaction(conn):
+        node = self.fence_node
+        fenced = fence is not None and node is not None and not self.sqlite
+        with (
+            self._one_writer(),
+            (self.fenced if fenced else self.engine).connect() as conn,
+            self._transaction(conn),
+        ):
             if self.sqlite:
                 # The database's write lock first, not at the first write: what this transaction reads stays as
                 # read until it commits, whatever other processes do (a settlement reads the jackpot meters).
                 conn.exec_driver_sql("BEGIN IMMEDIATE")
-            self._fence(conn, fence)
+            if fenced:
+                assert fence is not None and node is not None
+                self._begin_fenced(conn, fence, node)
+            else:
+                self._fence(conn, fence)
             yield conn
 
     @contextmanager
@@ -127,7 +168,7 @@ class Transactions:
                 out[a] = cached
         if missing:
             with self.reads.connect() as conn:
-                for a, b in conn.execute(select(Account.id, Account.balance).where(Account.id.in_(missing))):
+                for a, b in conn.execute(sql.ACCOUNT_BALANCES, {"accounts": missing}):
                     out[int(a)] = int(b)
                     if self.cache_balances:
                         self.balance_cache[int(a)] = int(b)

@@ -1,0 +1,118 @@
+"""What a push builds for every socket (issue 28), proven equal to the reference:
+
+- an event of plain values keeps its dict (``Event.to_dict``): what it hands out equals what a fresh event
+  computes, for every event of a played round of every game, for every viewer, also after the caller changed
+  the dict it was given;
+- ``round_view`` reads each seat's cards as the viewer sees them once: the parts of its view that read them equal
+  the reference below (the view before), for every viewer, after every step of rounds of every game and variant.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from engine_support import every_wager
+from test_engine_secrecy import variants
+
+from tablegames.cards import CARDS
+from tablegames.engine import Table
+from tablegames.engine.base import Round
+from tablegames.engine.events import CardDealt
+from tablegames.engine.view import revealed_cards
+from tablegames.randomness import SeededRandom
+from tablegames.rules import GAMES, make_rules, registry
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_an_events_kept_dict_is_the_computed_one(game: str) -> None:
+    table = Table(make_rules(game), seats=3, source=SeededRandom(7))
+    rnd = table.new_round()
+    for s in (1, 2, 3):
+        for name, amount, option in every_wager(registry.get(game), table.rules, 300):
+            rnd.place_wager(s, name, amount, option)
+    rnd.deal()
+    pick = random.Random(7)
+    while not rnd.is_over:
+        seat = rnd.to_act
+        assert seat is not None
+        rnd.act(seat, str(pick.choice(rnd.legal_actions(seat))))
+    assert len(rnd.history) > 5
+    for e in rnd.history:
+        fresh = dataclasses.replace(e)  # (built again: nothing kept)
+        given = e.to_dict()
+        given["type"] = "changed"
+        given["card"] = "changed"
+        assert e.to_dict() == fresh.to_dict() != given
+        for viewer in (None, 1, 2, 3):
+            assert e.for_viewer(viewer) == dataclasses.replace(e).for_viewer(viewer)
+        assert e == fresh and repr(e) == repr(fresh)  # (the kept dict is no field)
+
+
+def reference_parts(rnd: Round, seat: int | None) -> dict[str, Any]:
+    """The parts of ``round_view`` that read the cards, as they were (each seat's visible cards worked out again
+    for every use); the other parts did not change."""
+    shown: dict[int, bool] = {}
+    for e in rnd.history:
+        if isinstance(e, CardDealt):
+            shown[e.card] = rnd.card_visible(e, seat)
+    revealed = revealed_cards(rnd)
+
+    def seen(cs: Sequence[int]) -> list[int | None]:
+        return [c if shown.get(c) or c in revealed else None for c in cs]
+
+    def cards(cs: Sequence[int]) -> list[str | None]:
+        return [None if c is None else str(CARDS[c]) for c in seen(cs)]
+
+    def hand(cs: Sequence[int]) -> dict[str, Any]:
+        visible = seen(cs)
+        return {
+            "description": rnd.definition.describe_hand(rnd.rules, visible),
+            "total": rnd.definition.total(rnd.rules, visible),
+        }
+
+    hands = {
+        str(s.seat): hand(s.cards)
+        for s in rnd.active_seats
+        if s.seat == seat or any(c is not None for c in seen(s.cards))
+    }
+    return {
+        "seat_cards": [cards(s.cards) for s in rnd.seats.values()],
+        "dealer": cards(rnd.dealer),
+        "hands": hands,
+        "dealer_hand": hand(rnd.dealer) if any(c is not None for c in seen(rnd.dealer)) else None,
+        **rnd.flow.extra_view(rnd, cards),
+    }
+
+
+def same(rnd: Round, seats: int) -> None:
+    for viewer in [None, *range(1, seats + 1)]:
+        view, ref = rnd.view(viewer), reference_parts(rnd, viewer)
+        view["seat_cards"] = [s["cards"] for s in view["seats"]]
+        assert {k: view[k] for k in ref} == ref, (rnd.rules, seats, viewer)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_view_is_the_reference_view(game: str) -> None:
+    pick = random.Random(11)
+    for n, rules in enumerate(variants(game)):
+        for seats in (1, 3, 5):
+            table = Table(make_rules(game, rules), seats=seats, source=SeededRandom(100 * n + seats))
+            rnd = table.new_round()
+            same(rnd, seats)
+            for s in range(1, seats + 1):
+                if s == seats and seats > 1:
+                    continue  # (a seat without a wager)
+                for name, amount, option in every_wager(registry.get(game), table.rules, 300):
+                    rnd.place_wager(s, name, amount, option)
+                same(rnd, seats)
+            rnd.deal()
+            same(rnd, seats)
+            while not rnd.is_over:
+                seat = rnd.to_act
+                assert seat is not None
+                rnd.act(seat, str(pick.choice(rnd.legal_actions(seat))))
+                same(rnd, seats)
