@@ -16,7 +16,7 @@ from tablegames.engine.events import CardsRevealed, Event
 from tablegames.rules import final_count as fc
 from tablegames.rules.final_count import STAND, TURN
 from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
-from tablegames.simulation.kernels import add_square, add_square_times, load_round
+from tablegames.simulation.kernels import add_square, add_square_times, game_kernel, load_round
 from tablegames.simulation.strategy import named_strategy_tables, rank_cards, rank_text
 from tablegames.simulation.tables import R4, rank_index
 
@@ -26,13 +26,14 @@ fc_category = njit(inline="always")(fc.category_of)
 """R-FC-3..5: the rules module's ``category_of``, compiled into the kernel (one source of the rule)."""
 
 
-@njit(cache=True, nogil=True)
+@game_kernel
 def fc_run(  # type: ignore[no-untyped-def]
     start,
     end,
     decks,
     deck,
     rng,
+    scratch,
     nseats,
     stake,
     value,
@@ -50,11 +51,12 @@ def fc_run(  # type: ignore[no-untyped-def]
     two-card total), stood, then the wager's settlement outcome by the table's pays: [win, push, lose]."""
     S = nseats
     k = 3 * (S + 1)
-    cards = np.empty(k, dtype=np.int64)
+    cards = scratch[0:k]
     if S == 1 and seat1.shape[0] == 0 and detail.shape[0] == 0:
         # Heads-up: a round's money is a function of its class (category, how the hand was played), so the
         # rounds are counted by class and each class settled once, with the same code as below.
-        counts = np.zeros(15, dtype=np.int64)
+        counts = scratch[k : k + 15]
+        counts[:] = 0
         for r in range(start, end):
             load_round(r, 6, decks, deck, rng, cards)  # a constant: the deal unrolled
             cat, how, _ = fc_seat(cards, 1, 0, value, turn)

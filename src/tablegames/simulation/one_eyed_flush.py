@@ -18,7 +18,7 @@ from tablegames.rules import one_eyed_flush as oef
 from tablegames.rules.common import enum_key, returned_at_odds
 from tablegames.rules.one_eyed_flush import STAND, discard
 from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
-from tablegames.simulation.kernels import add_square, compiled_rule, load_round
+from tablegames.simulation.kernels import add_square, compiled_rule, game_kernel, load_round
 from tablegames.simulation.strategy import StrategyError, named_strategy_tables
 from tablegames.simulation.tables import NO_PRIZE
 
@@ -43,6 +43,7 @@ def oef_rounds(  # type: ignore[no-untyped-def]
     decks,
     deck,
     rng,
+    scratch,
     nseats,
     main_stake,
     jack_stake,
@@ -53,7 +54,6 @@ def oef_rounds(  # type: ignore[no-untyped-def]
     has_wild,
     category,
     compare,
-    ncodes,
     bust,
     win_odds,
     dealer_discard,
@@ -72,14 +72,15 @@ def oef_rounds(  # type: ignore[no-untyped-def]
     """The rounds of :func:`oef_run` (inlined: called with a constant number of seats, its loops unroll)."""
     S = nseats
     k = 4 * (S + 1)
-    cards = np.empty(k, dtype=np.int64)
-    hand = np.empty((S, 3), dtype=np.int64)
-    code0 = np.empty(S, dtype=np.int64)
-    code = np.empty(S, dtype=np.int64)
-    out = np.empty(S, dtype=np.int64)
-    dealer = np.empty(3, dtype=np.int64)
-    net_seat = np.empty(S, dtype=np.int64)
-    ret_jack = np.empty(S, dtype=np.int64)
+    ncodes = category.shape[0]  # hand codes (compare is ncodes x ncodes)
+    cards = scratch[0:k]
+    hand = scratch[k : k + 3 * S].reshape((S, 3))
+    code0 = scratch[k + 3 * S : k + 4 * S]
+    code = scratch[k + 4 * S : k + 5 * S]
+    out = scratch[k + 5 * S : k + 6 * S]
+    net_seat = scratch[k + 6 * S : k + 7 * S]
+    ret_jack = scratch[k + 7 * S : k + 8 * S]
+    dealer = scratch[k + 8 * S : k + 8 * S + 3]
     for r in range(start, end):
         if nhits + S > hits.shape[0]:
             return r, nhits
@@ -201,13 +202,14 @@ def oef_rounds(  # type: ignore[no-untyped-def]
     return end, nhits
 
 
-@njit(cache=True, nogil=True)
+@game_kernel
 def oef_run(  # type: ignore[no-untyped-def]
     start,
     end,
     decks,
     deck,
     rng,
+    scratch,
     nseats,
     main_stake,
     jack_stake,
@@ -218,7 +220,6 @@ def oef_run(  # type: ignore[no-untyped-def]
     has_wild,
     category,
     compare,
-    ncodes,
     bust,
     win_odds,
     dealer_discard,
@@ -244,6 +245,7 @@ def oef_run(  # type: ignore[no-untyped-def]
             decks,
             deck,
             rng,
+            scratch,
             1,
             main_stake,
             jack_stake,
@@ -254,7 +256,6 @@ def oef_run(  # type: ignore[no-untyped-def]
             has_wild,
             category,
             compare,
-            ncodes,
             bust,
             win_odds,
             dealer_discard,
@@ -276,6 +277,7 @@ def oef_run(  # type: ignore[no-untyped-def]
         decks,
         deck,
         rng,
+        scratch,
         nseats,
         main_stake,
         jack_stake,
@@ -286,7 +288,6 @@ def oef_run(  # type: ignore[no-untyped-def]
         has_wild,
         category,
         compare,
-        ncodes,
         bust,
         win_odds,
         dealer_discard,
@@ -400,7 +401,6 @@ class OneEyedFlushKernel(Kernel):
             t2.has_wild,
             t2.category,
             t2.compare,
-            np.int64(len(t2.hands)),
             t2.bust,
             t2.win_odds,
             t2.dealer_discard,

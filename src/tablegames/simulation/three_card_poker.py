@@ -19,7 +19,7 @@ from tablegames.rules.common import enum_key, returned_at_odds
 from tablegames.rules.flow import Action
 from tablegames.rules.three_card_poker import FOLD, PLAY
 from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
-from tablegames.simulation.kernels import add_square, add_square_times, compiled_rule, load_round
+from tablegames.simulation.kernels import add_square, add_square_times, compiled_rule, game_kernel, load_round
 from tablegames.simulation.strategy import named_strategy_tables, rank_cards, rank_text
 
 D_TCP = 3  # detail columns per seat: ante + play returned, pair plus returned, played
@@ -87,13 +87,14 @@ def tcp_ante(wager_acc, hist, h, o, u, result_odds, bonus_odds, n):  # type: ign
     return staked, returned
 
 
-@njit(cache=True, nogil=True)
+@game_kernel
 def tcp_run(  # type: ignore[no-untyped-def]
     start,
     end,
     decks,
     deck,
     rng,
+    scratch,
     nseats,
     ante,
     pair_plus,
@@ -119,11 +120,12 @@ def tcp_run(  # type: ignore[no-untyped-def]
     win, tie, lose: R-TCP-4), the Ante Bonus and Pair Plus odds by hand (R-TCP-5/6)."""
     S = nseats
     k = 3 * (S + 1)
-    cards = np.empty(k, dtype=np.int64)
+    cards = scratch[0:k]
     if S == 1 and ante[0] > 0 and pair_plus[0] == 0 and seat1.shape[0] == 0 and detail.shape[0] == 0:
         # Heads-up, the Ante only: a round's money is a function of its class (dealer qualifying, hand, played
         # and result), so the rounds are counted by class and each class settled once, with the same code.
-        counts = np.zeros(60, dtype=np.int64)
+        counts = scratch[k : k + 60]
+        counts[:] = 0
         for r in range(start, end):
             load_round(r, 6, decks, deck, rng, cards)  # a constant: the deal unrolled
             dealer, qualifies = tcp_dealer(cards, 1, strength, qualifier)
