@@ -50,8 +50,9 @@ from numba.extending import intrinsic
 HIT_FIELDS = 6  # round, seat, meter, seat's progressive net (meter excluded), round's, seat's total net
 
 
-SCRATCH = 256
-"""int64 words of a kernel's scratch array: enough for seven seats' cards, class counts and per-seat values."""
+SCRATCH = 16_000
+"""int64 words of a kernel's scratch array: seven seats' cards and per-seat values, or a heads-up round's class
+counts (One Eyed Flush: 4 x 63 x 63 at most); 128 kB, under the C allocator's default threshold for ``mmap``."""
 
 
 def scratch() -> npt.NDArray[np.int64]:
