@@ -129,3 +129,15 @@ def test_one_eyed_flush_heads_up_tables_entry_by_entry() -> None:
         final = np.where(drew == 1, t0 + (c - digits[pos, np.arange(t0.size)]) * n ** (2 - pos), t0)
         got = dealer[(t0 * 2 + lw) * n + c].astype(np.int64)
         assert (got[ok] == (np.maximum(t.hand_code[final], 0) * 2 + drew)[ok]).all()
+
+
+def test_final_count_category_table_is_the_rules_function() -> None:
+    """Every entry of Final Count's category table (R-FC-3..5): ``category_of`` of the final total (odd: lost)
+    against the dealer's, for every pair of totals the table's card values make."""
+    from tablegames.rules.final_count import category_of
+    from tablegames.simulation.final_count import fc_category_table
+
+    table = fc_category_table(40)
+    assert [[int(x) for x in row] for row in table] == [
+        [category_of(tot & 1, tot, dt) for dt in range(40)] for tot in range(40)
+    ]
