@@ -43,6 +43,7 @@ def engine_run(
     decks: I64,
     deck: I64,
     rng: Any,
+    scratch: I64,
     nseats: int,
     rules: Any,
     placements: tuple[tuple[str, int, str | None], ...],

@@ -16,7 +16,7 @@ from tablegames.engine.events import CardsRevealed, Event
 from tablegames.rules import final_count as fc
 from tablegames.rules.final_count import STAND, TURN
 from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
-from tablegames.simulation.kernels import add_square, add_square_times, load_round
+from tablegames.simulation.kernels import add_square, add_square_times, game_kernel, load_round
 from tablegames.simulation.strategy import named_strategy_tables, rank_cards, rank_text
 from tablegames.simulation.tables import R4, rank_index
 
@@ -26,17 +26,19 @@ fc_category = njit(inline="always")(fc.category_of)
 """R-FC-3..5: the rules module's ``category_of``, compiled into the kernel (one source of the rule)."""
 
 
-@njit(cache=True, nogil=True)
+@game_kernel
 def fc_run(  # type: ignore[no-untyped-def]
     start,
     end,
     decks,
     deck,
     rng,
+    scratch,
     nseats,
     stake,
     value,
     turn,
+    categories,
     pays,
     wager_acc,
     seat_acc,
@@ -44,20 +46,22 @@ def fc_run(  # type: ignore[no-untyped-def]
     seat1,
     detail,
 ):
-    """Final Count rounds (R-FC-1..5). Wager row 0: main. ``value``: each card's value, ``pays``: the net
+    """Final Count rounds (R-FC-1..5). Wager row 0: main. ``value``: each card's value, ``categories``: the
+    category by totals (:func:`fc_category_table`), ``pays``: the net
     of one unit by category (dealer odd, higher, tie, lower, player odd: the table's pays and tie rule).
     ``hist``: [dealer odd, higher, tie, lower, player odd], turned by choice, turned by the dealer (odd
     two-card total), stood, then the wager's settlement outcome by the table's pays: [win, push, lose]."""
     S = nseats
     k = 3 * (S + 1)
-    cards = np.empty(k, dtype=np.int64)
+    cards = scratch[0:k]
     if S == 1 and seat1.shape[0] == 0 and detail.shape[0] == 0:
         # Heads-up: a round's money is a function of its class (category, how the hand was played), so the
         # rounds are counted by class and each class settled once, with the same code as below.
-        counts = np.zeros(15, dtype=np.int64)
+        counts = scratch[k : k + 15]
+        counts[:] = 0
         for r in range(start, end):
             load_round(r, 6, decks, deck, rng, cards)  # a constant: the deal unrolled
-            cat, how, _ = fc_seat(cards, 1, 0, value, turn)
+            cat, how, _ = fc_seat(cards, 1, 0, value, turn, categories)
             counts[cat * 3 + how] += 1
         for cls in range(15):
             if counts[cls] > 0:
@@ -68,7 +72,7 @@ def fc_run(  # type: ignore[no-untyped-def]
         load_round(r, k, decks, deck, rng, cards)
         x = 0
         for s in range(S):
-            cat, how, turned = fc_seat(cards, S, s, value, turn)
+            cat, how, turned = fc_seat(cards, S, s, value, turn, categories)
             net = fc_add(wager_acc, seat_acc, hist, s, cat, how, stake[s], pays, 1)
             x += net
             if s == 0 and seat1.shape[0] > 0:
@@ -80,29 +84,31 @@ def fc_run(  # type: ignore[no-untyped-def]
     return end
 
 
+@njit(cache=True, nogil=True)
+def fc_category_table(width):  # type: ignore[no-untyped-def]
+    """R-FC-3..5 by ``[player's final total, dealer's total]``, both below ``width``: the rules' ``category_of``
+    (an odd final total has lost)."""
+    out = np.empty((width, width), dtype=np.int64)
+    for tot in range(width):
+        for dt in range(width):
+            out[tot, dt] = fc_category(tot & 1, tot, dt)
+    return out
+
+
 @njit(cache=True, nogil=True, inline="always")
-def fc_seat(cards, S, s, value, turn):  # type: ignore[no-untyped-def]
+def fc_seat(cards, S, s, value, turn, categories):  # type: ignore[no-untyped-def]
     """Seat ``s``'s play of a round dealt as ``cards``: ``(category, how it was played: 0 turned by choice,
-    1 turned by the dealer, 2 stood; whether the third card was turned)``."""
-    dt = value[cards[S]] + value[cards[2 * S + 1]] + value[cards[3 * S + 2]]
+    1 turned by the dealer, 2 stood; whether the third card was turned)``, without a branch."""
+    d0 = cards[S]
+    d1 = cards[2 * S + 1]
+    dt = value[d0] + value[d1] + value[cards[3 * S + 2]]
     a = cards[s]
     b = cards[S + 1 + s]
-    c = cards[2 * (S + 1) + s]
     two = value[a] + value[b]
-    if two % 2 == 1:  # R-FC-3
-        turned = np.int64(1)
-        how = 1
-    else:  # R-FC-4
-        d0 = cards[S]
-        d1 = cards[2 * S + 1]
-        turned = np.int64(turn[(((a >> 2) * 13 + (b >> 2)) * 13 + (d0 >> 2)) * 13 + (d1 >> 2)])
-        how = 0 if turned == 1 else 2
-    tot = two + value[c] if turned == 1 else two
-    return (
-        fc_category(tot & 1, tot, dt),
-        how,
-        turned,
-    )  # R-FC-3..5 (a stood total is even), the rules' function
+    odd = two & 1  # R-FC-3: an odd two-card total has its third card turned; else R-FC-4, the strategy's
+    turned = odd | np.int64(turn[(((a >> 2) * 13 + (b >> 2)) * 13 + (d0 >> 2)) * 13 + (d1 >> 2)])
+    tot = two + value[cards[2 * (S + 1) + s]] * turned
+    return categories[tot, dt], 2 - 2 * turned + odd, turned  # R-FC-3..5, the rules' function's table
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -141,7 +147,9 @@ class FinalCountKernel(Kernel):
     def prepare(self, rules: fc.FinalCountRules, wagers: Any, seats: int, strategy: str) -> KernelJob:
         st = named_strategy_tables(rules, strategy)
         pays = np.asarray(rules.pays, dtype=np.int64)
-        args = (wagers.main * np.ones(seats, dtype=np.int64), fc_values(rules), st.fc_turn, pays)
+        value = fc_values(rules)
+        categories = fc_category_table(3 * int(value.max()) + 1)
+        args = (wagers.main * np.ones(seats, dtype=np.int64), value, st.fc_turn, categories, pays)
         return KernelJob(deal_cards=3 * (seats + 1), wager_rows=("main",), hist_size=11, args=args)
 
     def strategy_tables(self, rules: fc.FinalCountRules, decide: Decide) -> StrategyTables:

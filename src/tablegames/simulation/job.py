@@ -264,10 +264,13 @@ def _call(
     wa, sa, hist = acc
     kernel = kernel_of(job.game)
     fn: Any = kernel.kernel()
+    scratch = kernels.scratch()
     if not kernel.with_hits:
-        r = fn(start, end, decks, deck, rng, job.seats, *job.args, wa, sa, hist, seat1, detail)
+        r = fn(start, end, decks, deck, rng, scratch, job.seats, *job.args, wa, sa, hist, seat1, detail)
         return int(r), 0
-    r, n = fn(start, end, decks, deck, rng, job.seats, *job.args, wa, sa, hist, hits, nhits, seat1, detail)
+    r, n = fn(
+        start, end, decks, deck, rng, scratch, job.seats, *job.args, wa, sa, hist, hits, nhits, seat1, detail
+    )
     return int(r), int(n)
 
 

@@ -13,6 +13,13 @@ Only the prefix of the deck a round can use is shuffled. The kernels step the ``
 (:func:`pcg64_next`, bit for bit NumPy's: its 128-bit state in :data:`RNG_FIELDS` words, see
 :func:`rng_state`), so no buffer of words is made, read or refilled.
 
+The kernels are compiled without Numba's reference counting (``njit(_nrt=False)``) and so allocate no array:
+their cards, class counts and per-seat values are views of a :data:`SCRATCH`-word array given by the caller
+(:func:`scratch`). With reference counting on, an array passed to an inlined helper (``load_round``'s two
+branches) kept an atomic increment and decrement of its count in the loop of rounds (LLVM merged the two
+branches' decrements into one before Numba's pruning pass could pair them): 5–10 calls a round, about 85 ns of
+a heads-up round's 105 (issue 28).
+
 Deal order (R-0.2): card ``p`` (0, 1, 2) of seat ``s`` (0-based) is at position ``p * (S + 1) + s``, the
 dealer's at ``p * (S + 1) + S``; a game's draws follow at ``3 * (S + 1)`` in seat order, then the dealer's.
 
@@ -41,6 +48,25 @@ from numba import types as nbtypes
 from numba.extending import intrinsic
 
 HIT_FIELDS = 6  # round, seat, meter, seat's progressive net (meter excluded), round's, seat's total net
+
+
+SCRATCH = 16_000
+"""int64 words of a kernel's scratch array: seven seats' cards and per-seat values, or a heads-up round's class
+counts (One Eyed Flush: 4 x 63 x 63 at most); 128 kB, under the C allocator's default threshold for ``mmap``."""
+
+
+def scratch() -> npt.NDArray[np.int64]:
+    """A kernel's scratch array (one per call: the kernels release the GIL and may run in threads)."""
+    return np.zeros(SCRATCH, dtype=np.int64)
+
+
+_KERNEL_OPTIONS: dict[str, Any] = {"cache": True, "nogil": True, "_nrt": False}
+
+
+def game_kernel(fn: Callable[..., Any]) -> Any:
+    """A game's kernel compiled as the module says: cached, without the GIL and without reference counting
+    (it allocates nothing: its arrays are views of the caller's :func:`scratch`)."""
+    return njit(**_KERNEL_OPTIONS)(fn)
 
 
 RNG_FIELDS = 6

@@ -25,7 +25,7 @@ from tablegames.rules.common import enum_key, returned_at_odds
 from tablegames.rules.let_it_ride import PULL, RIDE
 from tablegames.rules.poker import ThreeCardCategory, three_card_category_of
 from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
-from tablegames.simulation.kernels import add_square, add_square_times, compiled_rule, load_round
+from tablegames.simulation.kernels import add_square, add_square_times, compiled_rule, game_kernel, load_round
 from tablegames.simulation.strategy import named_strategy_tables, rank_cards, rank_text
 from tablegames.simulation.tables import (
     R3,
@@ -145,13 +145,14 @@ def lir_settle_classes(counts, u, main_odds, cap, wager_acc, seat_acc, hist):  #
         add_square_times(seat_acc, 0, 3, returned - staked, c)
 
 
-@njit(cache=True, nogil=True)
+@game_kernel
 def lir_run(  # type: ignore[no-untyped-def]
     start,
     end,
     decks,
     deck,
     rng,
+    scratch,
     nseats,
     bet,
     bonus_stake,
@@ -180,20 +181,21 @@ def lir_run(  # type: ignore[no-untyped-def]
     payments by the hitter's hand (10)."""
     S = nseats
     k = 3 * (S + 1)
-    cards = np.empty(k, dtype=np.int64)
+    cards = scratch[0:k]
     if S == 1 and bonus_stake[0] == 0 and prog_stake[0] == 0 and seat1.shape[0] == 0 and detail.shape[0] == 0:
         # Heads-up, the bets only: a round's money is a function of its class (final hand, bets up), so the
         # rounds are counted by class and each class settled once (lir_settle_classes), exactly as below.
-        counts = np.zeros(40, dtype=np.int64)
+        counts = scratch[k : k + 40]
+        counts[:] = 0
         for r in range(start, end):
             load_round(r, 6, decks, deck, rng, cards)  # a constant: the deal unrolled
             counts[lir_heads_up_class(cards, bets_up, five)] += 1
         lir_settle_classes(counts, bet[0], main_odds, cap, wager_acc, seat_acc, hist)
         return end, nhits
-    hand = np.empty(S, dtype=np.int64)
-    ret_prog = np.empty(S, dtype=np.int64)
-    net_seat = np.empty(S, dtype=np.int64)
-    envy_seat = np.empty(S, dtype=np.int64)
+    hand = scratch[k : k + S]
+    ret_prog = scratch[k + S : k + 2 * S]
+    net_seat = scratch[k + 2 * S : k + 3 * S]
+    envy_seat = scratch[k + 3 * S : k + 4 * S]
     for r in range(start, end):
         if nhits + S > hits.shape[0]:
             return r, nhits

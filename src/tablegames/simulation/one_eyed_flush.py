@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from numba import njit
 
 from tablegames.engine.actions import Action
@@ -18,7 +19,7 @@ from tablegames.rules import one_eyed_flush as oef
 from tablegames.rules.common import enum_key, returned_at_odds
 from tablegames.rules.one_eyed_flush import STAND, discard
 from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
-from tablegames.simulation.kernels import add_square, compiled_rule, load_round
+from tablegames.simulation.kernels import add_square, add_square_times, compiled_rule, game_kernel, load_round
 from tablegames.simulation.strategy import StrategyError, named_strategy_tables
 from tablegames.simulation.tables import NO_PRIZE
 
@@ -37,12 +38,101 @@ oef_returned_at_odds = compiled_rule(returned_at_odds)
 
 
 @njit(cache=True, nogil=True, inline="always")
+def oef_main(wager_acc, hist, busted, code, dcode, ms, compare, category, win_odds, c):  # type: ignore[no-untyped-def]
+    """``c`` seats' main wagers of ``ms`` with the final hand ``code`` (``busted``: R-OEF-6) against the
+    dealer's ``dcode`` (R-OEF-3, R-OEF-8) counted in row 0 and the outcomes; returns what one returns."""
+    ret = 0
+    if busted == 1:
+        hist[3] += c
+    else:
+        res = compare[code * category.shape[0] + dcode]  # R-OEF-3
+        ret = oef_main_return(res, ms, win_odds[code])  # R-OEF-8, the rules' own function
+        hist[1 - res] += c  # win, push, lose
+    hist[4 + category[code]] += c
+    wager_acc[0, 0] += c
+    wager_acc[0, 1] += c * ms
+    wager_acc[0, 2] += c * ms
+    wager_acc[0, 3] += c * ret
+    return ret
+
+
+HEADS_UP_CODES = 63
+"""The heads-up fast path's limit on the number of hand codes (a class packs into a byte; its counts fit in
+:data:`kernels.SCRATCH`)."""
+
+
+@njit(cache=True, nogil=True)
+def oef_heads_up_tables(strat, hand_code, has_wild, bust, dealer_discard):  # type: ignore[no-untyped-def]
+    """A heads-up round's two steps as lookups by card classes (R-OEF-5..7), what :func:`oef_rounds` does:
+    ``player[(t * 14 + flip) * 14 + drawn]`` is ``(code * 2 + drew) * 2 + live wild`` of the seat's final hand
+    (``t`` its first three cards' class triple, ``flip`` the Flip Card's class, ``drawn`` the class of the
+    card a draw takes); ``dealer[(t * 2 + live wild) * 14 + drawn]`` is ``code * 2 + drew`` of the dealer's.
+    Impossible triples give code 0 (never looked up)."""
+    n = N_CLASSES
+    player = np.zeros(n**5, dtype=np.uint8)
+    dealer = np.zeros(n**4 * 2, dtype=np.uint8)
+    digit = np.empty(3, dtype=np.int64)
+    for t0 in range(n**3):
+        digit[0], digit[1], digit[2] = t0 // (n * n), (t0 // n) % n, t0 % n
+        for c in range(n):
+            for f in range(n):
+                d = strat[t0 * n + f]
+                t = t0 if d < 0 else t0 + (c - digit[d]) * n ** (2 - d)  # R-OEF-5: position d takes the card
+                drew = 0 if d < 0 else 1
+                code = max(hand_code[t], 0)
+                live = oef_live_wild(bust[code * 2 + drew], has_wild[t])  # R-OEF-6, R-OEF-7
+                player[(t0 * n + f) * n + c] = (code * 2 + drew) * 2 + live
+            for live in range(2):
+                d = dealer_discard[t0 * 2 + live]  # R-OEF-7
+                t = t0 if d < 0 else t0 + (c - digit[d]) * n ** (2 - d)
+                dealer[(t0 * 2 + live) * n + c] = max(hand_code[t], 0) * 2 + (0 if d < 0 else 1)
+    return player, dealer
+
+
+@njit(cache=True, nogil=True, inline="always")
+def oef_heads_up(start, end, decks, deck, rng, scratch, ms, card_class, player, dealer, tables, acc):  # type: ignore[no-untyped-def]
+    """Heads-up rounds of the main wager alone, counted by class (the seat's final code and draw, the
+    dealer's) and each class settled once with :func:`oef_main`: what :func:`oef_rounds` adds, exactly."""
+    category, compare, bust, win_odds = tables
+    wager_acc, seat_acc, hist = acc
+    cards = scratch[0:8]
+    ncodes = category.shape[0]
+    counts = scratch[8 : 8 + 4 * ncodes * ncodes]
+    counts[:] = 0
+    for r in range(start, end):
+        load_round(r, 8, decks, deck, rng, cards)  # seat 0, 2, 4; dealer 1, 3 (the Flip Card), 5; draws 6, 7
+        t = (card_class[cards[0]] * 14 + card_class[cards[2]]) * 14 + card_class[cards[4]]
+        p = np.int64(player[(t * 14 + card_class[cards[3]]) * 14 + card_class[cards[6]]])
+        td = (card_class[cards[1]] * 14 + card_class[cards[3]]) * 14 + card_class[cards[5]]
+        d = np.int64(dealer[(td * 2 + (p & 1)) * 14 + card_class[cards[6 + ((p >> 1) & 1)]]])
+        counts[(p >> 1) * 2 * ncodes + d] += 1
+    for cls in range(4 * ncodes * ncodes):
+        c = counts[cls]
+        if c == 0:
+            continue
+        p, d = cls // (2 * ncodes), cls % (2 * ncodes)
+        code, dcode = p >> 1, d >> 1
+        hist[23] += c * (p & 1)
+        hist[24] += c * (d & 1)
+        hist[10 + category[dcode]] += c
+        ret = oef_main(
+            wager_acc, hist, bust[code * 2 + (p & 1)], code, dcode, ms, compare, category, win_odds, c
+        )
+        seat_acc[0, 0] += c * ms
+        seat_acc[0, 1] += c * ms
+        seat_acc[0, 2] += c * ret
+        add_square_times(wager_acc, 0, 4, ret - ms, c)
+        add_square_times(seat_acc, 0, 3, ret - ms, c)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def oef_rounds(  # type: ignore[no-untyped-def]
     start,
     end,
     decks,
     deck,
     rng,
+    scratch,
     nseats,
     main_stake,
     jack_stake,
@@ -53,7 +143,6 @@ def oef_rounds(  # type: ignore[no-untyped-def]
     has_wild,
     category,
     compare,
-    ncodes,
     bust,
     win_odds,
     dealer_discard,
@@ -72,14 +161,14 @@ def oef_rounds(  # type: ignore[no-untyped-def]
     """The rounds of :func:`oef_run` (inlined: called with a constant number of seats, its loops unroll)."""
     S = nseats
     k = 4 * (S + 1)
-    cards = np.empty(k, dtype=np.int64)
-    hand = np.empty((S, 3), dtype=np.int64)
-    code0 = np.empty(S, dtype=np.int64)
-    code = np.empty(S, dtype=np.int64)
-    out = np.empty(S, dtype=np.int64)
-    dealer = np.empty(3, dtype=np.int64)
-    net_seat = np.empty(S, dtype=np.int64)
-    ret_jack = np.empty(S, dtype=np.int64)
+    cards = scratch[0:k]
+    hand = scratch[k : k + 3 * S].reshape((S, 3))
+    code0 = scratch[k + 3 * S : k + 4 * S]
+    code = scratch[k + 4 * S : k + 5 * S]
+    out = scratch[k + 5 * S : k + 6 * S]
+    net_seat = scratch[k + 6 * S : k + 7 * S]
+    ret_jack = scratch[k + 7 * S : k + 8 * S]
+    dealer = scratch[k + 8 * S : k + 8 * S + 3]
     for r in range(start, end):
         if nhits + S > hits.shape[0]:
             return r, nhits
@@ -127,18 +216,7 @@ def oef_rounds(  # type: ignore[no-untyped-def]
         x_flip = 0
         for s in range(S):
             ms = main_stake[s]
-            ret = 0
-            if out[s] == 1:
-                hist[3] += 1
-            else:
-                res = compare[code[s] * ncodes + dcode]  # R-OEF-3
-                ret = oef_main_return(res, ms, win_odds[code[s]])  # R-OEF-8, the rules' own function
-                hist[1 - res] += 1  # win, push, lose
-            hist[4 + category[code[s]]] += 1
-            wager_acc[0, 0] += 1
-            wager_acc[0, 1] += ms
-            wager_acc[0, 2] += ms
-            wager_acc[0, 3] += ret
+            ret = oef_main(wager_acc, hist, out[s], code[s], dcode, ms, compare, category, win_odds, 1)
             x_main += ret - ms
             units = ms
             seat_ret = ret
@@ -201,13 +279,14 @@ def oef_rounds(  # type: ignore[no-untyped-def]
     return end, nhits
 
 
-@njit(cache=True, nogil=True)
+@game_kernel
 def oef_run(  # type: ignore[no-untyped-def]
     start,
     end,
     decks,
     deck,
     rng,
+    scratch,
     nseats,
     main_stake,
     jack_stake,
@@ -218,7 +297,6 @@ def oef_run(  # type: ignore[no-untyped-def]
     has_wild,
     category,
     compare,
-    ncodes,
     bust,
     win_odds,
     dealer_discard,
@@ -226,6 +304,8 @@ def oef_run(  # type: ignore[no-untyped-def]
     jack_fixed,
     flip_odds,
     strat,
+    player,
+    dealer,
     wager_acc,
     seat_acc,
     hist,
@@ -237,6 +317,14 @@ def oef_run(  # type: ignore[no-untyped-def]
     """One Eyed Flush rounds (R-OEF-1..10). Wager rows: 0 main, 1 jackpot, 2 its fixed prizes, 3 flip.
     ``hist``: main [win, push, lose, bust] (4), player final category (6), dealer final category (6),
     jackpot first-three-card category (6), flip hits (1), players who drew (1), dealer draws (1)."""
+    main_only = jack_stake[0] == 0 and flip_stake[0] == 0 and seat1.shape[0] == 0 and detail.shape[0] == 0
+    if nseats == 1 and main_only and player.shape[0] > 0:  # heads-up, the main wager: counted by class
+        tables = (category, compare, bust, win_odds)
+        acc = (wager_acc, seat_acc, hist)
+        oef_heads_up(
+            start, end, decks, deck, rng, scratch, main_stake[0], card_class, player, dealer, tables, acc
+        )
+        return end, nhits
     if nseats == 1:  # heads-up: the same rounds compiled for one seat (the deal and seat loops unrolled)
         return oef_rounds(
             start,
@@ -244,6 +332,7 @@ def oef_run(  # type: ignore[no-untyped-def]
             decks,
             deck,
             rng,
+            scratch,
             1,
             main_stake,
             jack_stake,
@@ -254,7 +343,6 @@ def oef_run(  # type: ignore[no-untyped-def]
             has_wild,
             category,
             compare,
-            ncodes,
             bust,
             win_odds,
             dealer_discard,
@@ -276,6 +364,7 @@ def oef_run(  # type: ignore[no-untyped-def]
         decks,
         deck,
         rng,
+        scratch,
         nseats,
         main_stake,
         jack_stake,
@@ -286,7 +375,6 @@ def oef_run(  # type: ignore[no-untyped-def]
         has_wild,
         category,
         compare,
-        ncodes,
         bust,
         win_odds,
         dealer_discard,
@@ -373,6 +461,14 @@ def oef_tables(rules: oef.OneEyedFlushRules) -> OefTables:
     )
 
 
+def heads_up_tables(t: OefTables, strat: I64) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
+    """:func:`oef_heads_up_tables` for ``t`` and the strategy ``strat`` (empty when there are more than
+    :data:`HEADS_UP_CODES` hand codes: the rounds are then played one by one)."""
+    if len(t.hands) > HEADS_UP_CODES:
+        return np.zeros(0, dtype=np.uint8), np.zeros(0, dtype=np.uint8)
+    return oef_heads_up_tables(strat, t.hand_code, t.has_wild, t.bust, t.dealer_discard)  # type: ignore[no-any-return]
+
+
 def flip_bet_index(bet: oef.FlipBet) -> int:
     return oef.ALL_FLIP_BETS.index(bet)
 
@@ -400,7 +496,6 @@ class OneEyedFlushKernel(Kernel):
             t2.has_wild,
             t2.category,
             t2.compare,
-            np.int64(len(t2.hands)),
             t2.bust,
             t2.win_odds,
             t2.dealer_discard,
@@ -408,6 +503,7 @@ class OneEyedFlushKernel(Kernel):
             t2.jackpot_fixed,
             t2.flip_odds,
             st.oef_discard,
+            *heads_up_tables(t2, st.oef_discard),
         )
         return KernelJob(
             deal_cards=4 * (seats + 1),

@@ -19,7 +19,7 @@ from tablegames.rules.common import enum_key, returned_at_odds
 from tablegames.rules.flow import Action
 from tablegames.rules.three_card_poker import FOLD, PLAY
 from tablegames.simulation.adapter import I64, Block, Decide, Kernel, KernelJob, StrategyTables, settled
-from tablegames.simulation.kernels import add_square, add_square_times, compiled_rule, load_round
+from tablegames.simulation.kernels import add_square, add_square_times, compiled_rule, game_kernel, load_round
 from tablegames.simulation.strategy import named_strategy_tables, rank_cards, rank_text
 
 D_TCP = 3  # detail columns per seat: ante + play returned, pair plus returned, played
@@ -87,13 +87,14 @@ def tcp_ante(wager_acc, hist, h, o, u, result_odds, bonus_odds, n):  # type: ign
     return staked, returned
 
 
-@njit(cache=True, nogil=True)
+@game_kernel
 def tcp_run(  # type: ignore[no-untyped-def]
     start,
     end,
     decks,
     deck,
     rng,
+    scratch,
     nseats,
     ante,
     pair_plus,
@@ -119,24 +120,29 @@ def tcp_run(  # type: ignore[no-untyped-def]
     win, tie, lose: R-TCP-4), the Ante Bonus and Pair Plus odds by hand (R-TCP-5/6)."""
     S = nseats
     k = 3 * (S + 1)
-    cards = np.empty(k, dtype=np.int64)
+    cards = scratch[0:k]
     if S == 1 and ante[0] > 0 and pair_plus[0] == 0 and seat1.shape[0] == 0 and detail.shape[0] == 0:
         # Heads-up, the Ante only: a round's money is a function of its class (dealer qualifying, hand, played
-        # and result), so the rounds are counted by class and each class settled once, with the same code.
-        counts = np.zeros(60, dtype=np.int64)
+        # and how the strengths compare), so the rounds are counted by class (without a branch) and each class
+        # settled once, with the same code; R-TCP-4's result_of compares the strengths only, so it gives a
+        # class's result from their comparison's sign.
+        counts = scratch[k : k + 72]
+        counts[:] = 0
         for r in range(start, end):
             load_round(r, 6, decks, deck, rng, cards)  # a constant: the deal unrolled
             dealer, qualifies = tcp_dealer(cards, 1, strength, qualifier)
-            h, _, o = tcp_seat(cards, 1, 0, strength, hand_of, plays, dealer, qualifies)
-            counts[((1 if qualifies else 0) * 6 + h) * 5 + o] += 1
+            h, i3, _ = tcp_seat(cards, 1, 0, strength, hand_of, plays, dealer, qualifies)
+            sign = np.int64(strength[i3] > dealer) - np.int64(strength[i3] < dealer)
+            counts[(((1 if qualifies else 0) * 6 + h) * 2 + plays[i3]) * 3 + 1 + sign] += 1
         u = ante[0]
-        for cls in range(60):
+        for cls in range(72):
             c = counts[cls]
             if c > 0:
-                h = (cls // 5) % 6
-                hist[11] += c if cls >= 30 else 0
+                h = (cls // 6) % 6
+                o = ((cls // 3) % 2) * (1 + tcp_result(cls % 3, 1, cls >= 36))  # played: 1 + result
+                hist[11] += c if cls >= 36 else 0
                 hist[5 + h] += c
-                staked, returned = tcp_ante(wager_acc, hist, h, cls % 5, u, result_odds, bonus_odds, c)
+                staked, returned = tcp_ante(wager_acc, hist, h, o, u, result_odds, bonus_odds, c)
                 seat_acc[0, 0] += c * u
                 seat_acc[0, 1] += c * staked
                 seat_acc[0, 2] += c * returned
