@@ -25,8 +25,10 @@ from test_server_support import play_round
 from server_harness import Harness
 from tablegames.analysis import detect
 from tablegames.analysis.detect_db import detect_database
+from tablegames.analysis.detect_pairs_db import detect_pairs_database_reference
 from tablegames.server.db import AuditEntry, DetectAlert, DetectMark, DetectRound, DetectTest, RoundRow
 from tablegames.server.detection import SETTLE_MARGIN, Detector
+from tablegames.server.limits import Limits
 from tablegames.server.transactions import Transactions
 
 pytestmark = pytest.mark.timeout(600)
@@ -34,6 +36,7 @@ pytestmark = pytest.mark.timeout(600)
 GAME = "three-card-poker"
 ALPHA = 0.01
 HANDS = 60
+PAIR_HANDS = 300  # (a partner's three cards rarely change Three Card Poker's decision: docs/detection.md)
 
 
 def informed(h: Harness, table: int, scenario: str) -> Callable[[int, dict[str, Any]], str]:
@@ -159,7 +162,7 @@ def test_each_round_is_scored_once_across_a_restart_and_as_offline(h: Harness, d
         rounds = list(s.scalars(sa.select(RoundRow.id).where(RoundRow.status == "settled")))
     assert sorted(ids) == sorted(rounds) and len(ids) == len(set(ids)) == HANDS
     offline = detect_database(db_url, alpha=ALPHA)
-    live = live_tests(h)
+    live = {k: v for k, v in live_tests(h).items() if "@" not in k[1]}  # (the player tests; pairs below)
     assert offline.tests == len(live) == 6
     assert [(f.name, f.scenario) for f in offline.flagged if f.scenario == "dealer-1"] == [
         ("cheat", "dealer-1")
@@ -228,8 +231,12 @@ def test_decisions_the_server_took_are_not_scored_and_a_broken_round_holds_nothi
     while detector(h).run_pass():
         pass
     assert live_tests(h)[("cheat", "dealer-1")][0] == 2 and live_tests(h)[("fair", "dealer-1")][0] == 3
+    pairs = {k[0]: v[0] for k, v in live_tests(h).items() if k[1].startswith("share=2@")}
+    assert pairs == {"cheat": 2, "fair": 3}  # the collusion tests skip the same decisions and the same round
     with h.server.sessions() as s:
-        assert s.scalar(sa.select(sa.func.count()).select_from(DetectTest)) == 6
+        assert (
+            s.scalar(sa.select(sa.func.count()).select_from(DetectTest)) == 6 + 2
+        )  # and a pair test each way
         assert s.scalar(sa.select(sa.func.count()).select_from(DetectRound)) == 4
 
 
@@ -268,8 +275,61 @@ def test_two_detectors_at_once_score_each_round_once(h: Harness, db_url: str) ->
     for f in offline.flagged:
         assert live[(str(f.name), f.scenario)][:4] == (f.hands, f.mistakes, f.supported, f.flagged_at_hand)
     assert live[("cheat", "dealer-1")][0] == live[("fair", "dealer-1")][0] == 30
+    pairs = {k: v for k, v in live.items() if "@" in k[1]}  # each ordered pair's collusion test, every round
+    assert sorted(k[0] for k in pairs) == ["cheat", "fair"] and all(v[0] == 30 for v in pairs.values())
     more(2)  # rounds above the watermark are scored
     assert pair[1].run_pass() == 2 and live_tests(h)[("cheat", "dealer-1")][0] == 32
+
+
+def test_the_collusion_tests_run_live_as_offline_and_alert_with_the_partner(
+    make_server: Callable[..., Harness], db_url: str
+) -> None:
+    """The pair tests (share=2, R-TCP-4) are scored live too, one per ordered pair of players at a table: the
+    same tests as ``detect --database``'s pair scan; a flagged pair is an alert that names the partner."""
+    fast = Limits(ws_rate=10_000.0, ws_burst=10_000.0, http_rate=10_000.0, http_burst=10_000.0)
+    h = make_server(detect_alpha=ALPHA, detect_seconds=3600.0, limits=fast)  # (rounds played back to back)
+    table = h.table(GAME, seats=2)
+    seated = {
+        seat: h.seated(h.player(name, buy_in=10_000_000)[0], table)
+        for seat, name in ((1, "ally"), (2, "fair"))
+    }
+    runner, pair = h.server.runners[table], detect.pair_scorer(h.server.runners[table].rules, "share=2")
+
+    def colluder(seat: int, state: dict[str, Any]) -> str:  # seat 1 sees seat 2's cards
+        rnd = runner.live.rnd
+        return str(pair.score(rnd, seat, rnd.legal_actions(seat)[0], partner=2).informed_best)
+
+    choosers = {1: colluder, 2: noisy(h, table, 0.3, random.Random(7))}
+    for _ in range(PAIR_HANDS):
+        play_round(seated, {1: {"ante": 100}, 2: {"ante": 100}}, choose=lambda s, st: choosers[s](s, st))
+    detector(h).stop()
+    loose = 0.9  # flags under the null: the flagged pairs' figures compared too
+    live = Detector(Transactions(db_url), h.server.config.clock, alpha=loose, batch=7)
+    while live.run_pass():
+        pass
+    reference = detect_pairs_database_reference(db_url, alpha=loose)
+    pairs = {k: v for k, v in live_tests(h).items() if "@" in k[1]}
+    assert len(pairs) == reference.tests == 2 and reference.pairs  # not vacuous: a flagged pair
+    for f in reference.pairs:
+        hands, mistakes, supported, flagged_at, evidence = pairs[
+            (str(f.player), f"{f.scenario}@{f.partner_id}")
+        ]
+        assert (hands, mistakes, supported, flagged_at) == (
+            f.hands,
+            f.mistakes,
+            f.supported,
+            f.flagged_at_hand,
+        )
+        assert evidence[:20] == f.evidence_rounds
+    assert {(str(f.player), f"{f.scenario}@{f.partner_id}") for f in reference.pairs} == {
+        k for k, v in pairs.items() if v[3] is not None
+    }
+    sup = h.staff("sup", "supervisor")
+    rows = h.client.get("/detect/alerts", headers=sup).json()
+    assert {(r["player"], r["partner"], r["scenario"]) for r in rows if r["partner"] is not None} == {
+        (f.player, f.partner, f.scenario) for f in reference.pairs
+    }
+    assert all(r["partner"] is None and "@" not in r["scenario"] for r in rows if r["scenario"] != "share=2")
 
 
 def test_a_database_outage_is_one_line_in_the_log_not_a_traceback(

@@ -58,13 +58,15 @@ class PairReport:
     pairs: list[PairFlag] = field(default_factory=list)
 
 
-def _covered() -> list[str]:
+def covered() -> list[str]:
     """The games with a collusion scorer."""
     return [key for key in detect.COVERED if detect.pair_scenarios(make_rules(key))]
 
 
-class _Scan:
-    """The pair tests, fed one round at a time."""
+class PairFeed:
+    """The pair tests, fed one round at a time (this reference scan's and the server's live detector's,
+    server/detection.py): ``tests`` keyed ``(player, partner, game, scenario)``, created as a round needs them
+    (a caller may put stored ones in first); the answers cached by the scorers' keys."""
 
     def __init__(self, alpha: float) -> None:
         self.alpha = alpha
@@ -75,6 +77,13 @@ class _Scan:
         self.scores: dict[tuple[int, Hashable], tuple[Fraction, bool]] = {}
         self.actions: dict[str, Action] = {}
         self.decisions = 0
+
+    def fresh(self) -> PairFeed:
+        """A feed without tests that shares this one's rule sets, scorers and cached answers."""
+        other = PairFeed(self.alpha)
+        other.rules_of, other.scorers, other.actions = self.rules_of, self.scorers, self.actions
+        other.mistakes, other.scores = self.mistakes, self.scores
+        return other
 
     def round(self, rid: int, game: str, rule_text: Any, deck: Any, seat_players: Any, events: Any) -> None:
         key = (game, repr(sorted((rule_text or {}).items())))
@@ -154,9 +163,9 @@ def detect_pairs_database_reference(
     every round's events decoded whole, one round at a time (see the module); ``progress`` is told how many more
     rounds are done."""
     started = time.perf_counter()
-    scan = _Scan(alpha)
+    scan = PairFeed(alpha)
     report = PairReport(alpha=alpha)
-    games = _covered()
+    games = covered()
     for row in stored_rounds(url, since, games) if games else ():
         scan.round(*row)
         report.rounds += 1

@@ -19,7 +19,7 @@ from sqlalchemy import select
 
 from tablegames.server import audit
 from tablegames.server.db import DetectAlert, DetectTest, Player
-from tablegames.server.detection import Alert, alert_dict
+from tablegames.server.detection import Alert, alert_dict, partner_name, partner_of
 from tablegames.server.errors import ApiError
 from tablegames.server.transactions import Transactions
 
@@ -93,7 +93,14 @@ def list_alerts(db: Transactions, last: int, pending: bool) -> list[Alert]:
         )
         if pending:
             q = q.where(DetectAlert.acknowledged_at.is_(None))
-        return [alert_dict(a, str(name), t) for a, name, t in s.execute(q)]
+        found = s.execute(q).all()
+        partners = {p for a, _n, _t in found if (p := partner_of(a.scenario)[1]) is not None}
+        names = (
+            dict(s.execute(select(Player.id, Player.name).where(Player.id.in_(sorted(partners)))).all())
+            if partners
+            else {}
+        )
+        return [alert_dict(a, str(name), t, partner_name(names, a.scenario)) for a, name, t in found]
 
 
 def acknowledge(db: Transactions, clock: Callable[[], float], actor: str, alert_id: int, note: str) -> Alert:
@@ -121,4 +128,6 @@ def acknowledge(db: Transactions, clock: Callable[[], float], actor: str, alert_
             reason=note,
         )
         test = s.get(DetectTest, (alert.player_id, alert.game, alert.scenario))
-        return alert_dict(alert, name, test)
+        partner = partner_of(alert.scenario)[1]
+        other = None if partner is None else s.scalar(select(Player.name).where(Player.id == partner))
+        return alert_dict(alert, name, test, other)

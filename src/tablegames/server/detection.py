@@ -38,6 +38,7 @@ from sqlalchemy import exists, func, select, text
 from sqlalchemy.orm import Session
 
 from tablegames.analysis import detect
+from tablegames.analysis.detect_pairs_db import PairFeed
 from tablegames.engine import Action
 from tablegames.rules import make_rules
 from tablegames.server.db import (
@@ -64,8 +65,40 @@ DEFAULT_SECONDS = 2.0
 DEFAULT_BATCH = 200
 LN10 = math.log(10)
 
+PAIR_CACHE = 200_000  # the collusion scorers' cached answers kept at most (then started afresh)
+
 Alert = dict[str, Any]
-Key = tuple[int, str, str]  # (player id, game, scenario)
+Key = tuple[
+    int, str, str
+]  # (player id, game, scenario); a collusion test's scenario is "share=K@<partner id>"
+
+
+def _key_of(pair: tuple[int, int, str, str]) -> Key:
+    """A pair test's key in the live tests (``detect_tests``): the partner in the scenario."""
+    player, partner, game, scenario = pair
+    return (player, game, f"{scenario}@{partner}")
+
+
+def _pair_of(key: Key) -> tuple[int, int, str, str]:
+    player, game, scenario = key
+    name, partner = scenario.rsplit("@", 1)
+    return (player, int(partner), game, name)
+
+
+def partner_of(scenario: str) -> tuple[str, int | None]:
+    """A stored scenario split into the scenario and the partner of a collusion test (None: a player test).
+
+    >>> partner_of("share=2@17"), partner_of("dealer-1")
+    (('share=2', 17), ('dealer-1', None))
+    """
+    name, at, partner = scenario.partition("@")
+    return (name, int(partner)) if at else (scenario, None)
+
+
+def partner_name(names: dict[int, str], scenario: str) -> str | None:
+    """The partner's name of a collusion test's stored scenario (None: a player test)."""
+    partner = partner_of(scenario)[1]
+    return None if partner is None else names.get(partner)
 
 
 @dataclass
@@ -113,6 +146,10 @@ class Detector:
         self._thread: threading.Thread | None = None
         self._scorers: dict[tuple[str, str], list[detect.Scorer]] = {}
         self._actions: dict[str, Action] = {}
+        self._pairs = PairFeed(
+            alpha
+        )  # the collusion tests' scorers and cached answers (bounded: see _pair_feed)
+        self._paired: dict[str, bool] = {}  # game -> it has collusion scenarios
 
     # --- the thread ------------------------------------------------------------------------------------
 
@@ -215,12 +252,47 @@ class Detector:
                 for player, *_ in decisions
                 for sc in found
             }
-            self._load(s, keys, work)
+            paired = [r for r in rows if self._has_pairs(r.game)]
+            pair_keys, good = self._pair_keys(paired)
+            self._load(s, keys | pair_keys, work)
+        feed = self._pairs.fresh()
+        feed.tests = {_pair_of(key): work.tests[key] for key in pair_keys}
+        open_tests = {k for k, t in feed.tests.items() if t.flagged_at is None}
+        pair_rows = {int(r.id): r for r in paired if int(r.id) in good}
         for rid, game, found, decisions in decided:
             work.rounds.append(rid)
             for player, scores in decisions:
                 self._observe(work, player, game, found, scores, rid)
+            row = pair_rows.get(rid)
+            if row is not None:
+                feed.round(rid, row.game, row.rules, row.deck, row.seat_players, row.events)
+                for k in [k for k in open_tests if feed.tests[k].flagged_at is not None]:
+                    open_tests.discard(k)
+                    work.crossed[_key_of(k)] = rid
         return work
+
+    def _has_pairs(self, game: str) -> bool:
+        found = self._paired.get(game)
+        if found is None:
+            found = self._paired[game] = bool(detect.pair_scenarios(make_rules(game)))
+        return found
+
+    def _pair_keys(self, rows: list[Any]) -> tuple[dict[Key, int], set[int]]:
+        """The collusion tests the rounds enter (``(player, game, "share=K@partner")``: a test per ordered pair of
+        players and scenario, as ``detect --database``'s pair scan has them) and the rounds that can be read:
+        the rounds fed once to a feed without tests (the answers it caches serve the real feed)."""
+        if len(self._pairs.scores) + len(self._pairs.mistakes) > PAIR_CACHE:
+            self._pairs = PairFeed(self.alpha)  # (the cached answers bounded: started afresh)
+        probe = self._pairs.fresh()
+        good: set[int] = set()
+        for row in rows:
+            rid = int(row.id)
+            try:
+                probe.round(rid, row.game, row.rules, row.deck, row.seat_players, row.events)
+                good.add(rid)
+            except Exception:
+                log.exception("live detection: round %d cannot be paired; left out of the pair tests", rid)
+        return {_key_of(k): t.scenarios for k, t in probe.tests.items()}, good
 
     def _round(self, row: Any) -> tuple[int, str, list[detect.Scorer], list[tuple[int, list[Any]]]]:
         """A round's decisions scored: (its id, game, scorers, [(player, each scenario's score or None: not a
@@ -326,8 +398,10 @@ class Detector:
                 row.capped = t.supported > len(t.evidence)
                 row.updated_at = now
             if work.crossed:
-                names = dict(s.execute(select(Player.id, Player.name).where(
-                    Player.id.in_(sorted({k[0] for k in work.crossed})))).all())  # fmt: skip
+                ids = {k[0] for k in work.crossed} | {p for k in work.crossed if (p := partner_of(k[2])[1])}
+                names = dict(
+                    s.execute(select(Player.id, Player.name).where(Player.id.in_(sorted(ids)))).all()
+                )
                 for key, rid in sorted(work.crossed.items()):
                     t = work.tests[key]
                     alert = DetectAlert(
@@ -337,7 +411,8 @@ class Detector:
                     )  # fmt: skip
                     s.add(alert)
                     s.flush()
-                    alerts.append(alert_dict(alert, str(names.get(key[0], "")), t))
+                    partner = partner_name(names, key[2])
+                    alerts.append(alert_dict(alert, str(names.get(key[0], "")), t, partner))
                 notify_all(s, [{"alert": a} for a in alerts], CHANNEL)
             self._advance(work, s)
         return alerts
@@ -381,13 +456,17 @@ def _tests(s: Session, keys: Any, lock: bool = False) -> dict[Key, DetectTest]:
     return out
 
 
-def alert_dict(alert: DetectAlert, name: str, test: detect.SequentialTest | DetectTest | None) -> Alert:
-    """An alert as the back office gets it (``GET /detect/alerts`` and the staff socket's push)."""
+def alert_dict(
+    alert: DetectAlert, name: str, test: detect.SequentialTest | DetectTest | None, partner: str | None = None
+) -> Alert:
+    """An alert as the back office gets it (``GET /detect/alerts`` and the staff socket's push): a collusion
+    alert's ``scenario`` without its partner's id, the partner by name (``partner``: None for a player test)."""
     return {
         "id": int(alert.id),
         "player": name,
+        "partner": partner,
         "game": alert.game,
-        "scenario": alert.scenario,
+        "scenario": partner_of(alert.scenario)[0],
         "round_id": int(alert.round_id),
         "hand": int(alert.hand),
         "log10_evidence": float(alert.log10_evidence),

@@ -36,6 +36,9 @@ NOTE_MAX = 500
 class AlertOut(Out):
     id: int
     player: str
+    partner: (
+        str | None
+    )  # a collusion alert (scenario share=K): the player whose cards the decisions agree with
     game: str
     scenario: str
     round_id: int  # the round at which the test crossed its threshold

@@ -61,7 +61,7 @@ function pushed(alert) {
   alerts = [alert, ...alerts.filter((a) => a.id !== alert.id)];
   render();
   $("flagged-live").textContent =
-    `Alert: ${alert.player} flagged at ${alert.game}, scenario ${alert.scenario} (log10 M ${alert.log10_evidence.toFixed(2)}).`;
+    `Alert: ${alert.player} flagged at ${alert.game}, scenario ${alert.scenario}${alert.partner ? ` with ${alert.partner}` : ""} (log10 M ${alert.log10_evidence.toFixed(2)}).`;
 }
 
 function render() {
@@ -87,7 +87,7 @@ function alertRow(a) {
     : ` · <b class="status-paused">new</b>`;
   text.innerHTML =
     `<b>${escapeHtml(a.player)}</b> · ${escapeHtml(S.games.find((g) => g.key === a.game)?.title || a.game)} · ` +
-    `scenario <b>${escapeHtml(a.scenario)}</b> · flagged at hand ${a.hand} (round ${a.round_id}) · ` +
+    `scenario <b>${escapeHtml(a.scenario)}</b>${a.partner ? ` with <b>${escapeHtml(a.partner)}</b>` : ""} · flagged at hand ${a.hand} (round ${a.round_id}) · ` +
     `log10 M ${a.log10_evidence.toFixed(2)} ≥ ${Math.log10(a.threshold).toFixed(2)} · ` +
     `${a.hands} hands, ${a.mistakes} mistakes, ${a.supported} agreeing with the hidden cards · ` +
     `${new Date(a.created_at * 1000).toLocaleString()}${ack}`;
