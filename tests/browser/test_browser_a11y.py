@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_browser_phone import PHONE, every_game_server, register
+from test_browser_phone import PHONE, every_game_server, register, round_label, wait_next_round
 from test_browser_table import TIMEOUT_MS
 
 from tablegames.rules import registry
@@ -89,8 +89,9 @@ def keyboard_round(page: Any, d: GameDefinition, url: str, seen: dict[str, list[
     page.wait_for_selector("#seat-1.mine")
     page.wait_for_selector("[data-testid=place-bets]")
     axe_clean(page, f"{d.key} betting", seen)
+    before = round_label(page)
     press(page, "[data-testid=place-bets]", where)
-    page.wait_for_selector(".round-badge:not(:has-text('SETTLED'))")
+    wait_next_round(page, before)
     checked = False
     for _ in range(10):
         page.wait_for_selector(".action-btn, .round-badge:has-text('SETTLED')")

@@ -84,6 +84,24 @@ def register(page: Any, url: str, name: str) -> None:
     )
 
 
+def round_label(page: Any) -> str:
+    """The round badge's "ROUND n" ("" before the table's first round)."""
+    return str(
+        page.evaluate("() => (document.querySelector('.round-badge')?.textContent ?? '').split(' · ')[0]")
+    )
+
+
+def wait_next_round(page: Any, before: str) -> None:
+    """Wait until the felt shows a round other than ``before``: this round's cards, not the last one's.
+    (Not "a badge other than SETTLED": a round with no decision to make can settle before the page draws
+    it dealt, and the pushes between are then one.)"""
+    page.wait_for_function(
+        """prev => { const b = document.querySelector('.round-badge');
+                     return b !== null && b.textContent.split(' · ')[0] !== prev; }""",
+        arg=before,
+    )
+
+
 def play_a_round(page: Any, d: GameDefinition, where: str) -> None:
     """Sit at the game's table, bet the main wager, decide by the first button each time until settled,
     checking the layout at each step."""
@@ -100,6 +118,7 @@ def play_a_round(page: Any, d: GameDefinition, where: str) -> None:
     page.click("#console button:has-text('Clear')")
     page.fill(f"#wager-{main.name}", "5")
     page.press(f"#wager-{main.name}", "Tab")
+    before = round_label(page)
     # (a click as the console is redrawn can land on the replaced button: again)
     for attempt in range(3):
         page.click("[data-testid=place-bets]")
@@ -108,7 +127,7 @@ def play_a_round(page: Any, d: GameDefinition, where: str) -> None:
             break
         except Exception:
             assert attempt < 2, f"{where} {d.key}: the bets were not taken: {page.inner_text('#console')}"
-    page.wait_for_selector(".round-badge:not(:has-text('SETTLED'))")
+    wait_next_round(page, before)
     page.wait_for_selector("#seat-1.mine .hand svg.card[data-card]")
     script = """min => { const els = [...document.querySelectorAll('#seat-1 .hand svg.card[data-card]')];
                          return els.length > 0 && els.every(e => e.getBoundingClientRect().width >= min); }"""
