@@ -20,7 +20,7 @@ from tablegames.rules import make_rules, registry
 from tablegames.rules.common import RuleError
 
 runner = CliRunner()
-PLAN = DetectionPlan(cheaters=3, honest=3, hands=200, seed=11)
+PLAN = DetectionPlan(cheaters=3, honest=3, hands=200, seed=11, pair_players=2, pair_hands=150)
 
 
 @pytest.fixture(scope="module")
@@ -32,13 +32,29 @@ def rows() -> list[dict[str, object]]:
 
 
 def test_a_row_per_covered_scenario_with_the_plans_sizes(rows: list[dict[str, object]]) -> None:
-    game = detect.COVERED[0]
-    assert [r["scenario"] for r in rows] == detect.scenarios(make_rules(game))
+    """The player scenarios at the plan's sizes, then the collusion scenarios at its pair sizes (R-0.2: seven
+    seats a table), each with its own seed."""
+    rules = make_rules(detect.COVERED[0])
+    players = [r for r in rows if r["test"] == "player"]
+    pairs = [r for r in rows if r["test"] == "pair"]
+    assert [r["scenario"] for r in players] == detect.scenarios(rules)
+    assert [r["scenario"] for r in pairs] == detect.pair_scenarios(rules) != []
+    assert rows == players + pairs
     for i, r in enumerate(rows):
-        assert (r["cheaters"], r["honest"], r["hands"], r["seed"]) == (3, 3, 200, 11 + i)
+        sizes = (3, 3, 200) if r["test"] == "player" else (2, 2, 150)
+        assert (r["cheaters"], r["honest"], r["hands"], r["seed"]) == (*sizes, 11 + i)
         assert r["honest_noise"] == 0.05 and r["alpha"] == detect.DEFAULT_ALPHA
-        assert r["scenarios_tested"] == len(rows)
-        assert 0 <= int(str(r["cheaters_flagged"])) <= 3 and 0 <= int(str(r["honest_flagged"])) <= 3
+        assert r["scenarios_tested"] == len(players if r["test"] == "player" else pairs)
+        assert (
+            0 <= int(str(r["cheaters_flagged"])) <= sizes[0]
+            and 0 <= int(str(r["honest_flagged"])) <= sizes[1]
+        )
+
+
+def test_no_pair_players_leaves_the_collusion_rows_out() -> None:
+    rules = make_rules(detect.COVERED[0])
+    found, _ = detection_rows(rules, DetectionPlan(cheaters=1, honest=0, hands=20, pair_players=0))
+    assert [r["test"] for r in found] == ["player"] * len(detect.scenarios(rules))
 
 
 def test_each_rows_command_reruns_it_to_the_same_figures(rows: list[dict[str, object]]) -> None:
@@ -55,8 +71,9 @@ def test_each_rows_command_reruns_it_to_the_same_figures(rows: list[dict[str, ob
 def test_the_markdown_table_shows_every_row_and_the_convention(rows: list[dict[str, object]]) -> None:
     md = "\n".join(detection_markdown(rows, "", _md_table))
     assert "### 10.1" in md and "simulated" in md and "Bonferroni" in md
+    assert md.index("Collusion:") < md.index("| share=2 |")  # the pair table follows its explanation
     for r in rows:
-        assert f"| {r['scenario']} | {r['cheaters_flagged']} of 3 |" in md
+        assert f"| {r['scenario']} | {r['cheaters_flagged']} of {r['cheaters']} |" in md
         assert f"`{r['command']}`" in md
 
 
@@ -74,6 +91,10 @@ def test_a_plan_without_cheaters_is_refused() -> None:
         DetectionPlan(cheaters=0)
     with pytest.raises(RuleError):
         DetectionPlan(hands=0)
+    with pytest.raises(RuleError, match="pairs"):
+        DetectionPlan(pair_players=3)
+    with pytest.raises(RuleError):
+        DetectionPlan(pair_hands=0)
 
 
 def test_the_report_carries_the_table_and_no_detect_leaves_it_out(tmp_path: Path) -> None:
@@ -85,10 +106,14 @@ def test_the_report_carries_the_table_and_no_detect_leaves_it_out(tmp_path: Path
     sub = build(a, rules, simulate=None, protection=False, detection=PLAN)
     write_report(a, rules, tmp_path, None, f"tablegames report {game}", sub)
     data = json.loads((tmp_path / "report.json").read_text())
-    assert [r["scenario"] for r in data["detection"]["rows"]] == detect.scenarios(rules)
+    got = [r["scenario"] for r in data["detection"]["rows"]]
+    assert got == detect.scenarios(rules) + detect.pair_scenarios(rules)
     assert "### 10.1 Detecting a player who sees them" in (tmp_path / "report.md").read_text()
     off = build(a, rules, simulate=None, protection=False)
     assert off.detection == [] and "--no-detect" in off.detection_note
     bad = runner.invoke(app, ["report", game, "--out", str(tmp_path / "x"), "--detect-players", "0"])
     assert bad.exit_code == 2 and "--detect-players" in bad.output
     assert not (tmp_path / "x").exists()
+    odd = runner.invoke(app, ["report", game, "--out", str(tmp_path / "y"), "--detect-pair-players", "3"])
+    assert odd.exit_code == 2 and "--detect-pair-players" in odd.output
+    assert not (tmp_path / "y").exists()

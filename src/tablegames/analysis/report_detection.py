@@ -9,6 +9,12 @@ and the seed, so a lab reruns them with ``tablegames detect simulate``.
 >>> plan = DetectionPlan(cheaters=3, honest=2, hands=50, seed=7)
 >>> plan.command("GAME", "SCENARIO")
 'tablegames detect simulate GAME --scenario SCENARIO --cheaters 3 --honest 2 --hands 50 --honest-noise 0.05 --seed 7'
+
+The collusion rows (a pair test over the seats of one table, ``share=2``) play ``pair_players`` colluders (in
+pairs) and as many honest players, ``pair_hands`` hands each: a pair is flagged later than a hole-carder.
+
+>>> plan.command("GAME", "share=2", pair=True)
+'tablegames detect simulate GAME --scenario share=2 --cheaters 10 --honest 10 --hands 2000 --honest-noise 0.05 --seed 7'
 """
 
 from __future__ import annotations
@@ -27,7 +33,9 @@ ProgressStart = Callable[[str, int], Callable[[int], None]]
 @dataclass(frozen=True)
 class DetectionPlan:
     """The sizes of the report's detection runs: per scenario, ``cheaters`` who see the cards every hand and
-    ``honest`` players who make a random mistake at a rate of ``honest_noise``, ``hands`` hands each."""
+    ``honest`` players who make a random mistake at a rate of ``honest_noise``, ``hands`` hands each; per
+    collusion scenario ``pair_players`` colluders (an even number; 0 leaves the collusion rows out) and as many
+    honest players, ``pair_hands`` hands each."""
 
     cheaters: int = 50
     honest: int = 50
@@ -35,16 +43,28 @@ class DetectionPlan:
     honest_noise: float = 0.05
     seed: int = 1
     alpha: float = detect.DEFAULT_ALPHA
+    pair_players: int = 10
+    pair_hands: int = 2_000
 
     def __post_init__(self) -> None:
         if self.cheaters < 1 or self.honest < 0 or self.hands < 1:
             raise RuleError("the detection runs need cheaters >= 1, honest >= 0 and hands >= 1")
+        if self.pair_players < 0 or self.pair_players % 2 or self.pair_hands < 1:
+            raise RuleError(
+                "the collusion runs need an even number of colluders >= 0 (they sit in pairs) and hands >= 1, "
+                f"got {self.pair_players} and {self.pair_hands}"
+            )
 
-    def command(self, game: str, scenario: str) -> str:
-        """The command line that reruns one scenario's figures."""
+    def command(self, game: str, scenario: str, pair: bool = False) -> str:
+        """The command line that reruns one scenario's figures (``pair``: a collusion scenario's)."""
+        cheaters, honest, hands = (
+            (self.pair_players, self.pair_players, self.pair_hands)
+            if pair
+            else (self.cheaters, self.honest, self.hands)
+        )
         return (
-            f"tablegames detect simulate {game} --scenario {scenario} --cheaters {self.cheaters} "
-            f"--honest {self.honest} --hands {self.hands} --honest-noise {self.honest_noise:g} --seed {self.seed}"
+            f"tablegames detect simulate {game} --scenario {scenario} --cheaters {cheaters} "
+            f"--honest {honest} --hands {hands} --honest-noise {self.honest_noise:g} --seed {self.seed}"
         )
 
 
@@ -59,17 +79,29 @@ def detection_rows(
     key = registry.of(rules).key
     if not names:
         return [], f"detection does not cover {key} yet (covered: {', '.join(detect.COVERED)})"
+    pairs = detect.pair_scenarios(rules) if plan.pair_players else []
+    runs = [(s, False) for s in names] + [(s, True) for s in pairs]
     rows = []
-    for i, scenario in enumerate(names):
+    for i, (scenario, pair) in enumerate(runs):
+        cheaters, honest, hands = (
+            (plan.pair_players, plan.pair_players, plan.pair_hands)
+            if pair
+            else (plan.cheaters, plan.honest, plan.hands)
+        )
         advance = None
         if progress is not None:
-            step = progress(f"{key}: detection, {scenario}", plan.cheaters + plan.honest)
+            what = "collusion" if pair else "detection"
+            step = progress(f"{key}: {what}, {scenario}", cheaters + honest)
             seen = [0]
 
             def advance_to(
-                done: int, total: int, step: Callable[[int], None] = step, seen: list[int] = seen
+                done: int,
+                total: int,
+                step: Callable[[int], None] = step,
+                seen: list[int] = seen,
+                n: int = cheaters + honest,
             ) -> None:
-                players = done * (plan.cheaters + plan.honest) // max(total, 1)
+                players = done * n // max(total, 1)
                 step(players - seen[0])
                 seen[0] = players
 
@@ -77,9 +109,9 @@ def detection_rows(
         result = simulate(
             rules,
             scenario,
-            cheaters=plan.cheaters,
-            honest=plan.honest,
-            hands=plan.hands,
+            cheaters=cheaters,
+            honest=honest,
+            hands=hands,
             honest_noise=plan.honest_noise,
             seed=plan.seed + i,
             alpha=plan.alpha,
@@ -88,7 +120,8 @@ def detection_rows(
         rows.append(
             {
                 **result.to_dict(),
-                "command": replace(plan, seed=plan.seed + i).command(key, scenario),
+                "test": "pair" if pair else "player",
+                "command": replace(plan, seed=plan.seed + i).command(key, scenario, pair=pair),
             }
         )
     return rows, ""
@@ -110,6 +143,28 @@ def detection_markdown(rows: list[dict[str, Any]], note: str, table: Callable[..
     ]
     if not rows:
         return [*out, (note[0].upper() + note[1:] + ".") if note else "", ""]
+    players = [r for r in rows if r.get("test") != "pair"]
+    pairs = [r for r in rows if r.get("test") == "pair"]
+    out += [*_table(players, table), ""]
+    if pairs:
+        out += [
+            "Collusion: two players at one table who show each other their cards (`share=2`). Every ordered "
+            "pair of players at a table has a test (A's decisions scored against B's cards), entered at each of "
+            "A's hands before B's first decision (B's decisions are public). The colluders sit in adjacent seats "
+            "among the honest players at tables of seven and see their partner's cards every hand; a colluder "
+            "counts as flagged when its pair is, an honest player when a test of its own decisions is. A pair "
+            "gains less than a hole-carder and is flagged later.",
+            "",
+            *_table(pairs, table),
+            "",
+        ]
+    out += ["Rerun with: " + "; ".join(f"`{r['command']}`" for r in rows) + ".", ""]
+    if note:
+        out += [note[0].upper() + note[1:] + ".", ""]
+    return out
+
+
+def _table(rows: list[dict[str, Any]], table: Callable[..., str]) -> list[str]:
     body = [
         (
             str(r["scenario"]),
@@ -122,7 +177,7 @@ def detection_markdown(rows: list[dict[str, Any]], note: str, table: Callable[..
         )
         for r in rows
     ]
-    out += [
+    return [
         table(
             (
                 "scenario",
@@ -134,14 +189,8 @@ def detection_markdown(rows: list[dict[str, Any]], note: str, table: Callable[..
                 "alpha x scenarios",
             ),
             body,
-        ),
-        "",
-        "Rerun with: " + "; ".join(f"`{r['command']}`" for r in rows) + ".",
-        "",
+        )
     ]
-    if note:
-        out += [note[0].upper() + note[1:] + ".", ""]
-    return out
 
 
 def _hands(value: Any) -> str:

@@ -169,6 +169,16 @@ def report(
     detect_hands: Annotated[
         int, typer.Option("--detect-hands", help="hands each player of the detection runs plays")
     ] = 400,
+    detect_pair_players: Annotated[
+        int,
+        typer.Option(
+            "--detect-pair-players",
+            help="colluders (in pairs), and as many honest players, per collusion scenario; 0 leaves them out",
+        ),
+    ] = 10,
+    detect_pair_hands: Annotated[
+        int, typer.Option("--detect-pair-hands", help="hands each player of the collusion runs plays")
+    ] = 2_000,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
     z_limit: Annotated[
         float,
@@ -217,6 +227,11 @@ def report(
         fail("--revision must not be empty")
     if detect_players < 1 or detect_hands < 1:
         fail(f"--detect-players and --detect-hands must be >= 1, got {detect_players} and {detect_hands}")
+    if detect_pair_players < 0 or detect_pair_players % 2 or detect_pair_hands < 1:
+        fail(
+            "--detect-pair-players must be an even number >= 0 (colluders sit in pairs) and --detect-pair-hands "
+            f">= 1, got {detect_pair_players} and {detect_pair_hands}"
+        )
     other, other_name = rules_and_name(None, None, None, compare) if compare else (None, None)
     if other is not None and other.game != rules.game:
         fail(f"--compare {compare} is a {other.game} game file; the report is of {rules.game}")
@@ -237,7 +252,12 @@ def report(
                 protection=protect,
                 detection=(
                     DetectionPlan(
-                        cheaters=detect_players, honest=detect_players, hands=detect_hands, seed=seed + 1
+                        cheaters=detect_players,
+                        honest=detect_players,
+                        hands=detect_hands,
+                        seed=seed + 1,
+                        pair_players=detect_pair_players,
+                        pair_hands=detect_pair_hands,
                     )
                     if detect
                     else None
