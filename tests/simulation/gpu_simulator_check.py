@@ -54,7 +54,14 @@ def cases(game: str) -> list[dict[str, Any]]:
     sides = ",".join(w.name for w in registry.get(game).side_bets)
     out = [
         {"name": "heads-up", "rounds": 300, "seats": 1, "side": [], "chunk": 100},
-        {"name": "heads-up, seat 1's nets kept", "rounds": 150, "seats": 1, "side": [], "chunk": 50, "keep": 1},
+        {
+            "name": "heads-up, seat 1's nets kept",
+            "rounds": 150,
+            "seats": 1,
+            "side": [],
+            "chunk": 50,
+            "keep": 1,
+        },
         {"name": "3 seats, every side bet", "rounds": 150, "seats": 3, "side": [sides], "chunk": 50},
     ]
     if game in METER_RULES:
