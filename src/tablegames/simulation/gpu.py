@@ -7,10 +7,11 @@ How it keeps the CPU's results exactly:
   Python source, and so, recursively, is every compiled function it calls: the shared deal and accumulators
   (:mod:`tablegames.simulation.kernels`), the game's helpers and the rules' own functions it compiles
   (``kernels.compiled_rule``). Each becomes a CUDA device function with the functions it names rebound to
-  their device versions; no rule is written again and nothing here names a game. The one CPU-only piece,
-  the 128-bit multiply's LLVM intrinsic (``kernels.mulhi64``), is replaced by its portable equal
-  (``kernels.mulhi64_limbs``, 32-bit limbs; the tests check the two equal). Numba types the device code as
-  it types the CPU code (the same int64/uint64 arithmetic), so every integer is the same.
+  their device versions; no rule is written again and nothing here names a game. What the CUDA target
+  lacks is replaced by equals: the 128-bit multiply's LLVM intrinsic (``kernels.mulhi64``) by 32-bit limbs
+  (``kernels.mulhi64_limbs``; the tests check the two equal), and the builtins ``min``/``max`` of two
+  scalars (:data:`BUILTINS`). Numba types the device code as it types the CPU code (the same int64/uint64
+  arithmetic), so every integer is the same.
 * **The same streams.** One device thread plays one chunk, rounds ``0 .. n-1`` of it, from the chunk's own
   ``PCG64(SeedSequence(seed, spawn_key=(chunk,)))`` (:func:`tablegames.simulation.job.run_chunk`'s), with
   its own deck, scratch, accumulators and hit buffer. A thread whose hit buffer runs low stops where the CPU
@@ -32,6 +33,7 @@ CPU kernels, and compiled to PTX where the toolkit is installed (tests/simulatio
 
 from __future__ import annotations
 
+import contextlib
 import types
 from collections.abc import Iterator
 from typing import Any
@@ -79,15 +81,13 @@ def unsupported(game: object) -> str | None:
     """Why ``game``'s kernel has no device path, or None when it has one."""
     fn = kernel_of(game).kernel()
     if getattr(fn, "py_func", None) is None:
-        return f"{_name(fn)} is not a Numba kernel (the round engine's): it has no GPU path"
+        return f"{_name(fn)} is not a Numba kernel: it has no GPU path"
     return None
 
 
 def require(job: Job) -> None:
-    """Raise :class:`GpuError` unless ``job`` can run on a device here."""
-    why = unsupported(job.game)
-    if why is not None:
-        raise GpuError(f"{job.game} cannot run on the GPU: {why}")
+    """Raise :class:`GpuError` unless ``job`` can run on a device here (its kernel first, then the device)."""
+    require_kernel(job)
     if not available():
         raise GpuError(NO_DEVICE)
 
@@ -105,9 +105,9 @@ def _name(fn: object) -> str:
     return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', getattr(fn, '__name__', fn))}"
 
 
-def _substitutes() -> dict[int, Any]:
+def _substitutes() -> dict[Any, Any]:
     """CPU-only compiled functions and their device equals."""
-    return {id(kernels.mulhi64): kernels.mulhi64_limbs}
+    return {kernels.mulhi64: kernels.mulhi64_limbs}
 
 
 def _min2(a, b):  # type: ignore[no-untyped-def]
@@ -126,13 +126,14 @@ BUILTINS = {"min": _min2, "max": _max2}
 (called otherwise, the device compile fails on the number of arguments)."""
 
 
-_DEVICE: dict[int, Any] = {}
+_DEVICE: dict[Any, Any] = {}
+"""Device functions by the compiled (or builtin-replacing) function they were made from."""
 
 
 def device_function(fn: Any) -> Any:
     """The CUDA device function of the compiled function ``fn`` (a Numba CPU dispatcher): its Python source
     compiled for the device, every compiled function it names replaced by its own device function."""
-    found = _DEVICE.get(id(fn))
+    found = _DEVICE.get(fn)
     if found is not None:
         return found
     cuda = _cuda()
@@ -151,18 +152,15 @@ def device_function(fn: Any) -> Any:
     own = types.FunctionType(py.__code__, names, py.__name__, py.__defaults__, closure)
     own.__qualname__, own.__module__, own.__doc__ = py.__qualname__, py.__module__, py.__doc__
     dev = cuda.jit(device=True)(own)
-    _DEVICE[id(fn)] = dev
-    _KEEP.append(fn)  # the id stays this object's
+    _DEVICE[fn] = dev
     return dev
 
 
-_KEEP: list[Any] = []
-
-
 def _builtin(name: str) -> Any:
-    found = _DEVICE.get(id(BUILTINS[name]))
+    fn = BUILTINS[name]
+    found = _DEVICE.get(fn)
     if found is None:
-        found = _DEVICE[id(BUILTINS[name])] = _cuda().jit(device=True)(BUILTINS[name])
+        found = _DEVICE[fn] = _cuda().jit(device=True)(fn)
     return found
 
 
@@ -178,7 +176,8 @@ def _on_device(value: Any, where: str) -> Any:
     from numba.core.dispatcher import Dispatcher
     from numba.core.extending import _Intrinsic
 
-    value = _substitutes().get(id(value), value)
+    with contextlib.suppress(TypeError):  # an unhashable value (an array, a dict) is no function
+        value = _substitutes().get(value, value)
     if isinstance(value, Dispatcher):
         return device_function(value)
     if isinstance(value, _Intrinsic):
@@ -186,7 +185,7 @@ def _on_device(value: Any, where: str) -> Any:
     return value
 
 
-_LAUNCHERS: dict[tuple[int, int], Any] = {}
+_LAUNCHERS: dict[tuple[Any, int], Any] = {}
 
 _LAUNCHER = """
 def chunks(ends, reached, decks, deck, rng, scratch, nseats, {args}, wager_acc, seat_acc, hist, hits, nhits,
@@ -209,7 +208,7 @@ def launcher(job: Job) -> Any:
     require_kernel(job)
     kernel = kernel_of(job.game)
     fn = kernel.kernel()
-    key = (id(fn), len(job.args))
+    key = (fn, len(job.args))
     found = _LAUNCHERS.get(key)
     if found is not None:
         return found
@@ -224,6 +223,7 @@ def launcher(job: Job) -> Any:
 
 
 def require_kernel(job: Job) -> None:
+    """Raise :class:`GpuError` when ``job``'s kernel has no device path (whether or not there is a device)."""
     why = unsupported(job.game)
     if why is not None:
         raise GpuError(f"{job.game} cannot run on the GPU: {why}")
