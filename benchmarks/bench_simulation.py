@@ -10,6 +10,9 @@
    worker processes (wall clock).
 2. Peak memory (max RSS of a fresh process) of 10^7 and 10^8 rounds: flat, since rounds are played in chunks.
    The 10^8 runs also give a long accuracy check of the main wager against the exact figure.
+3. The GPU path (``simulation.gpu``, ``--device gpu``) where a CUDA device exists: rounds per wall-clock second
+   (its kernels compiled first), the ratio to one CPU process's, and whether the report is the CPU's for the
+   same seed (bit for bit). Without a device, a line saying it was skipped.
 
 ``python -m benchmarks simulation`` or ``python benchmarks/bench_simulation.py [--quick]``
 (``--quick``: shorter timings and 10^6 / 10^7 rounds of memory runs instead of 10^7 / 10^8).
@@ -121,6 +124,32 @@ print(json.dumps({"seconds": time.perf_counter() - t, "cpu": cpu, "rss_before": 
 """
 
 
+def gpu_figures(games: list[str], rounds: int, cpu_rates: dict[str, float]) -> None:
+    """Section 3: the GPU path on a device, or the line saying it was skipped."""
+    from tablegames.rules import make_rules
+    from tablegames.simulation import gpu, make_job, run_job
+
+    print("\n3. GPU (--device gpu, simulation/gpu.py): rounds per wall-clock second, heads-up, main wager,")
+    print("   optimal strategy; the ratio to one CPU process (section 1) and the report equal to the CPU's")
+    if gpu.simulated() or not gpu.available():
+        why = "the CUDA simulator is on" if gpu.simulated() else "numba.cuda.is_available() is false"
+        print(f"   skipped: no CUDA device ({why})")
+        return
+    print(f"{'game':17} {'GPU rounds/s':>13} {'/ CPU':>7} {'same as CPU':>12}")
+    for game in games:
+        rules = make_rules(game)
+        run_job(make_job(rules, 1000, strategy="optimal", seed=1), device="gpu")  # compiled, tables built
+        job = make_job(rules, rounds, strategy="optimal", seed=2)
+        start = time.perf_counter()
+        on_gpu = run_job(job, device="gpu").summary()
+        rate = rounds / (time.perf_counter() - start)
+        same = on_gpu == run_job(job).summary()
+        print(
+            f"{game:17} {rate:>13,.0f} {rate / cpu_rates[game]:>7.2f} {'yes' if same else 'NO':>12}",
+            flush=True,
+        )
+
+
 def child(code: str, *args: str) -> dict[str, Any]:
     out = subprocess.run([sys.executable, "-c", code, *args], check=True, capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
@@ -153,8 +182,10 @@ def main() -> None:
         f"{'game':17} {'calib./s':>11} {'kernel/s':>11} {'ratio':>6} {'goal':>5} {'/goal':>6} {'met':>4}"
         f" {'7 seats/s':>10} {'ns/seat':>8} {'seat ratio':>10} {'2 workers/s':>12}"
     )
+    cpu_rates: dict[str, float] = {}
     for game, goal in GOALS.items():
         k, c = paired_rates(job_runner(game, rounds), calibrate, turns)
+        cpu_rates[game] = k
         full, cf = paired_rates(
             job_runner(game, rounds // 8, 7, FULL_TABLE[game]), calibrate, max(2, turns - 2)
         )
@@ -186,6 +217,7 @@ def main() -> None:
                 f" {r['rss_peak'] / mb:>8,.1f} {r['house_edge']:>11.5%} {exact:>9.4%} {z:>9.2f}",
                 flush=True,
             )
+    gpu_figures(list(GOALS), 4 * rounds, cpu_rates)
 
 
 if __name__ == "__main__":

@@ -100,3 +100,15 @@ def test_no_optimal_strategy_without_an_analyzer() -> None:
         make_job(make_rules(GAME), rounds=10, strategy="optimal")
     with pytest.raises(StrategyError, match="simulated by the round engine"):
         make_job(make_rules(GAME), rounds=10, strategy="my.json")
+
+
+def test_no_gpu_path_for_the_engine_backed_kernel() -> None:
+    """Issue 28: a game simulated by the round engine has no GPU path; a GPU run says so (device or not)."""
+    from tablegames.simulation import gpu
+
+    assert gpu.unsupported(GAME) is not None and "engine_run" in str(gpu.unsupported(GAME))
+    job = make_job(make_rules(GAME), rounds=10, strategy="basic")
+    with pytest.raises(
+        gpu.GpuError, match=f"{GAME} cannot run on the GPU: .*engine_run is not a Numba kernel"
+    ):
+        run_job(job, device="gpu")

@@ -59,6 +59,12 @@ def register(app: typer.Typer) -> None:
         cluster: str | None = typer.Option(
             None, "--cluster", help="Dask scheduler address, e.g. tcp://host:8786."
         ),
+        device: str = typer.Option(
+            "cpu",
+            "--device",
+            help="cpu, gpu (a CUDA device through Numba: the same result for a seed, bit for bit; needs an "
+            "NVIDIA GPU, its driver and the CUDA toolkit) or auto (gpu when a CUDA device is found, else cpu).",
+        ),
         fmt: str = typer.Option("table", "--format", help="table or json."),
         bankroll: str | None = typer.Option(
             None, "--bankroll", help="Seat 1's bankroll per session, in dollars."
@@ -88,18 +94,23 @@ def register(app: typer.Typer) -> None:
             fail("--plot needs --bankroll and --session")
         if plot is not None and not plot.lower().endswith(".png"):
             fail(f"--plot writes a PNG: give a file name ending in .png, got {plot!r}")
+        if device not in ("cpu", "gpu", "auto"):
+            fail(f"unknown --device {device!r}; choose cpu, gpu or auto")
+        if device == "gpu" and (workers != 1 or cluster is not None):
+            fail("--device gpu runs in this process: no --workers or --cluster with it")
         bet_cents = _dollars(bet)
         try:
             wagers = parse_side_bets(rules.game, side_bets, rules, bet_cents, amount=_dollars)
             job = make_job(rules, rounds, seats=seats, wagers=wagers, strategy=strategy, seed=seed)
         except RuleError as exc:
             fail(str(exc))
+        device = _device(device, job, workers == 1 and cluster is None)
 
         bank = None if bankroll is None or session is None else (_dollars(bankroll), session)
         started = time.perf_counter()
         try:
             tally = _run_with_progress(
-                job, workers, cluster, bank, quiet or (fmt == "json" and not sys.stderr.isatty())
+                job, workers, cluster, bank, quiet or (fmt == "json" and not sys.stderr.isatty()), device
             )
         except RuleError as exc:
             fail(str(exc))
@@ -109,6 +120,7 @@ def register(app: typer.Typer) -> None:
         report["rounds_per_second"] = round(rounds / elapsed) if elapsed > 0 else None
         report["workers"] = workers if cluster is None else None
         report["cluster"] = cluster
+        report["device"] = device
         if name is not None:
             report["rule_set"] = name
         if plot is not None and tally.bankroll is not None:
@@ -125,8 +137,31 @@ def register(app: typer.Typer) -> None:
             render_report(report)
 
 
+def _device(asked: str, job: Any, one_process: bool) -> str:
+    """The device the job runs on: ``cpu``, or ``gpu`` when asked (a clean exit, nothing run, when there is
+    no CUDA device or the game's kernel has no GPU path) or when ``auto`` finds a device and the kernel has a
+    GPU path (and no --workers or --cluster is given)."""
+    if asked == "cpu":
+        return "cpu"
+    from tablegames.simulation import gpu
+
+    if asked == "auto":
+        usable = one_process and gpu.unsupported(job.game) is None and gpu.available()
+        return "gpu" if usable else "cpu"
+    try:
+        gpu.require(job)
+    except gpu.GpuError as exc:
+        fail(str(exc))
+    return "gpu"
+
+
 def _run_with_progress(
-    job: Any, workers: int, cluster: str | None, bank: tuple[int, int] | None, quiet: bool
+    job: Any,
+    workers: int,
+    cluster: str | None,
+    bank: tuple[int, int] | None,
+    quiet: bool,
+    device: str = "cpu",
 ) -> Any:
     from rich.console import Console
     from rich.progress import BarColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
@@ -152,7 +187,7 @@ def _run_with_progress(
         disable=quiet,
     ) as bar:
         task = bar.add_task(f"simulating {job.game}", total=job.rounds)
-        return run_job(job, workers, cluster, lambda n: bar.advance(task, n), bank)
+        return run_job(job, workers, cluster, lambda n: bar.advance(task, n), bank, device=device)
 
 
 def _pct(x: float | None, digits: int = 3) -> str:

@@ -92,6 +92,27 @@ def _mulhi64(typingctx, a, b):  # type: ignore[no-untyped-def]
 
 mulhi64: Any = _mulhi64  # called in compiled code only (an intrinsic)
 
+_SHIFT32 = np.uint64(32)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def mulhi64_limbs(a, b):  # type: ignore[no-untyped-def]
+    """:func:`mulhi64` by 32-bit limbs, with no 128-bit integer and no operation that wraps: what the device
+    kernels (:mod:`tablegames.simulation.gpu`) call in its place (a CUDA target has no such intrinsic).
+
+    >>> a, b = np.uint64(2**64 - 1), np.uint64(2**64 - 3)
+    >>> int(mulhi64_limbs(a, b)) == (int(a) * int(b)) >> 64
+    True
+    """
+    a0 = a & _MASK32
+    a1 = a >> _SHIFT32
+    b0 = b & _MASK32
+    b1 = b >> _SHIFT32
+    p01 = a0 * b1
+    p10 = a1 * b0
+    mid = ((a0 * b0) >> _SHIFT32) + (p01 & _MASK32) + (p10 & _MASK32)  # < 3 * 2**32
+    return a1 * b1 + (p01 >> _SHIFT32) + (p10 >> _SHIFT32) + (mid >> _SHIFT32)
+
 
 @njit(cache=True, nogil=True, inline="always")
 def pcg64_next(hi, lo, inc_hi, inc_lo):  # type: ignore[no-untyped-def]

@@ -162,7 +162,7 @@ def oef_rounds(  # type: ignore[no-untyped-def]
     S = nseats
     k = 4 * (S + 1)
     cards = scratch[0:k]
-    hand = scratch[k : k + 3 * S].reshape((S, 3))
+    hand = scratch[k : k + 3 * S]  # seat s's three cards from 3 * s (not reshaped: no reshape on a GPU)
     code0 = scratch[k + 3 * S : k + 4 * S]
     code = scratch[k + 4 * S : k + 5 * S]
     out = scratch[k + 5 * S : k + 6 * S]
@@ -180,17 +180,18 @@ def oef_rounds(  # type: ignore[no-untyped-def]
         nxt = 3 * (S + 1)
         hit_from = nhits
         for s in range(S):
+            h = 3 * s
             for j in range(3):
-                hand[s, j] = cards[j * (S + 1) + s]
-            t = (card_class[hand[s, 0]] * 14 + card_class[hand[s, 1]]) * 14 + card_class[hand[s, 2]]
+                hand[h + j] = cards[j * (S + 1) + s]
+            t = (card_class[hand[h]] * 14 + card_class[hand[h + 1]]) * 14 + card_class[hand[h + 2]]
             code0[s] = hand_code[t]
             d = strat[t * 14 + fcls]
             drew = 0
             if d >= 0:  # R-OEF-5: discard one card and draw one
-                hand[s, d] = cards[nxt]
+                hand[h + d] = cards[nxt]
                 nxt += 1
                 drew = 1
-                t = (card_class[hand[s, 0]] * 14 + card_class[hand[s, 1]]) * 14 + card_class[hand[s, 2]]
+                t = (card_class[hand[h]] * 14 + card_class[hand[h + 1]]) * 14 + card_class[hand[h + 2]]
                 hist[23] += 1
             code[s] = hand_code[t]
             out[s] = bust[code[s] * 2 + drew]  # R-OEF-6
@@ -198,7 +199,8 @@ def oef_rounds(  # type: ignore[no-untyped-def]
                 detail[r, s, 3] = drew
         live_wild = 0
         for s in range(S):
-            t = (card_class[hand[s, 0]] * 14 + card_class[hand[s, 1]]) * 14 + card_class[hand[s, 2]]
+            h = 3 * s
+            t = (card_class[hand[h]] * 14 + card_class[hand[h + 1]]) * 14 + card_class[hand[h + 2]]
             if oef_live_wild(out[s], has_wild[t]) == 1:  # R-OEF-7, the rules' own function
                 live_wild = 1
         td = (card_class[dealer[0]] * 14 + card_class[dealer[1]]) * 14 + card_class[dealer[2]]

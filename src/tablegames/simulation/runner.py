@@ -20,6 +20,7 @@ Progress = Callable[[int], None]
 """Called with the number of rounds just finished."""
 
 _JOB: Job | None = None
+DEVICES = ("cpu", "gpu")
 
 
 def _init_worker(job: Job) -> None:
@@ -62,10 +63,21 @@ def run_job(
     progress: Progress | None = None,
     bankroll: tuple[int, int] | None = None,
     chunks_per_task: int = 4,
+    device: str = "cpu",
 ) -> Tally:
-    """Play every round of ``job``; ``bankroll = (cents, session rounds)`` adds the bankroll view."""
+    """Play every round of ``job``; ``bankroll = (cents, session rounds)`` adds the bankroll view.
+    ``device="gpu"``: the chunks on a CUDA device (:mod:`tablegames.simulation.gpu`: the same result, bit for
+    bit), in this process."""
     if workers < 1:
         raise SimulationError(f"workers must be >= 1, got {workers}")
+    if device not in DEVICES:
+        raise SimulationError(f"unknown device {device!r}; choose {' or '.join(DEVICES)}")
+    if device == "gpu" and (workers != 1 or cluster is not None):
+        raise SimulationError("a GPU run is one process: no workers or cluster with it")
+    if device == "gpu":
+        from tablegames.simulation import gpu
+
+        gpu.require(job)  # before anything is run
     tracker = None
     if bankroll is not None:
         cents, session = bankroll
@@ -88,7 +100,12 @@ def run_job(
         if progress is not None:
             progress(res.rounds)
 
-    if cluster is not None:
+    if device == "gpu":
+        from tablegames.simulation.gpu import gpu_chunks
+
+        for res in gpu_chunks(job, keep):
+            done(res)
+    elif cluster is not None:
         _run_dask(job, cluster, groups, keep, done)
     elif workers == 1:
         for g in groups:
