@@ -26,7 +26,10 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: `benchmarks` importable
 
 GOALS = {"let-it-ride": 0.5, "three-card-poker": 0.5, "final-count": 0.5, "one-eyed-flush": 0.35}
 """Rounds per CPU second as a fraction of the calibration loop's (issue 28), heads-up, main wager."""
