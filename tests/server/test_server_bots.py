@@ -121,7 +121,9 @@ def test_a_table_of_bots_plays_100_rounds_unattended_by_the_exact_strategy(
             per_round.setdefault(round_id, []).append(payload)
     assert len(per_round) == 100
     assert {(w["wager"], w["amount"]) for ws in per_round.values() for w in ws} == {("main", 100)}
-    assert sum(sorted(w["seat"] for w in ws) == [1, 2, 3] for ws in per_round.values()) >= 97
+    seats = [sorted(w["seat"] for w in per_round[r]) for r in sorted(per_round)]
+    full = seats.index([1, 2, 3])  # (how many rounds began before the last bot sat depends on the load)
+    assert all(s == [1, 2, 3] for s in seats[full:]) and full < 50, seats[:full]
     # a socket watching starts them again
     watcher = WS(h.client, None, table_id, h.stack, watch=True)
     watcher.until(lambda m: m["type"] == "state")

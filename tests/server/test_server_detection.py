@@ -27,7 +27,7 @@ from tablegames.analysis import detect
 from tablegames.analysis.detect_db import detect_database
 from tablegames.analysis.detect_pairs_db import detect_pairs_database_reference
 from tablegames.server.db import AuditEntry, DetectAlert, DetectMark, DetectRound, DetectTest, RoundRow
-from tablegames.server.detection import SETTLE_MARGIN, Detector
+from tablegames.server.detection import LOCK, SETTLE_MARGIN, Detector
 from tablegames.server.limits import Limits
 from tablegames.server.transactions import Transactions
 
@@ -279,6 +279,30 @@ def test_two_detectors_at_once_score_each_round_once(h: Harness, db_url: str) ->
     assert sorted(k[0] for k in pairs) == ["cheat", "fair"] and all(v[0] == 30 for v in pairs.values())
     more(2)  # rounds above the watermark are scored
     assert pair[1].run_pass() == 2 and live_tests(h)[("cheat", "dealer-1")][0] == 32
+
+
+def test_a_pass_waits_only_for_its_own_schemas_detector(h: Harness, db_url: str) -> None:
+    """PostgreSQL: the pass's advisory lock is the schema's. Held for the schema (another process in its pass),
+    the pass skips; held for another schema of the same database (another deployment, or another test's
+    server left stopped mid-pass), the pass runs."""
+    if detector(h).db.sqlite:
+        pytest.skip("the pass lock is PostgreSQL's")
+    more = play(h, 3)
+    d = detector(h)
+    eng = sa.create_engine(db_url)
+    try:
+        with eng.connect() as other:
+            held = "SELECT pg_advisory_lock(:k, hashtext(:schema))"
+            other.execute(sa.text(held), {"k": LOCK, "schema": "some_other_schema"})
+            assert d.run_pass() == 3
+            more(2)
+            other.execute(sa.text("SELECT pg_advisory_unlock_all()"))
+            other.execute(sa.text("SELECT pg_advisory_lock(:k, hashtext(current_schema()))"), {"k": LOCK})
+            assert d.run_pass() == 0
+            other.execute(sa.text("SELECT pg_advisory_unlock_all()"))
+        assert d.run_pass() == 2
+    finally:
+        eng.dispose()
 
 
 def test_the_collusion_tests_run_live_as_offline_and_alert_with_the_partner(

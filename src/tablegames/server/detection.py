@@ -7,7 +7,8 @@ once again while there is more to do):
 
 1. **Read** (no write lock): the settled rounds of the games detection covers (``detect.COVERED``) not yet
    scored, oldest first, at most ``batch``; the tests of their players. On PostgreSQL the pass first takes a
-   session advisory lock without waiting (another process in its pass: this one skips it).
+   session advisory lock without waiting (another process in its pass: this one skips it); the lock is the
+   schema's (its key and the schema's name hashed), so servers of other schemas in one database never block it.
 2. **Score** in memory: every decision the player took (``by`` ``player``; the server's timeout defaults are
    not theirs) under every scenario of the game (``detect.scenarios(rules)``, the analysis layer's scorers),
    into one :class:`~tablegames.analysis.detect.SequentialTest` per (player, game, scenario).
@@ -208,13 +209,17 @@ class Detector:
             yield True
             return
         with self.db.engine.connect() as c:
-            got = bool(c.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": LOCK}).scalar())
+            got = bool(
+                c.execute(
+                    text("SELECT pg_try_advisory_lock(:k, hashtext(current_schema()))"), {"k": LOCK}
+                ).scalar()
+            )
             c.commit()
             try:
                 yield got
             finally:
                 if got:
-                    c.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": LOCK})
+                    c.execute(text("SELECT pg_advisory_unlock(:k, hashtext(current_schema()))"), {"k": LOCK})
                     c.commit()
 
     def _read(self) -> _Pass:
