@@ -49,6 +49,11 @@ def insert_rows(
     many = list(rows) if not isinstance(rows, Mapping) else [rows]
     if not many:
         return
+    if len(many) > 1 and conn.dialect.name != "sqlite":
+        # (PostgreSQL: SQLAlchemy sends the rows as one multi-row INSERT; the driver's executemany would pipeline
+        # one statement a row)
+        conn.execute(stmt, many)
+        return
     text, names, processors, positional = _prepare(conn, stmt, tuple(many[0]))
     params: list[Any] = []
     for row in many:
