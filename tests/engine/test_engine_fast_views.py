@@ -126,7 +126,9 @@ def same_views(rnd: Round, seats: int) -> bool:
     for viewer in viewers:
         assert views[viewer] == round_view(rnd, viewer), (rnd.rules, seats, viewer)
     return len({repr(v) for v in views.values()}) > 1
-    assert round_views(rnd, [2 if seats > 1 else 1]) == {2 if seats > 1 else 1: rnd.view(2 if seats > 1 else 1)}
+    assert round_views(rnd, [2 if seats > 1 else 1]) == {
+        2 if seats > 1 else 1: rnd.view(2 if seats > 1 else 1)
+    }
 
 
 @pytest.mark.parametrize("game", GAMES)

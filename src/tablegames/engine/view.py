@@ -138,7 +138,10 @@ def round_views(rnd: Round, viewers: Iterable[int | None]) -> dict[int | None, d
         key = tuple(visible)
         known = hands_memo.get(key)
         if known is None:
-            known = hands_memo[key] = (definition.describe_hand(rules, visible), definition.total(rules, visible))
+            known = hands_memo[key] = (
+                definition.describe_hand(rules, visible),
+                definition.total(rules, visible),
+            )
         return {"description": known[0], "total": known[1]}
 
     seats = list(rnd.seats.items())
@@ -163,7 +166,9 @@ def round_views(rnd: Round, viewers: Iterable[int | None]) -> dict[int | None, d
         }
         for w in rnd.wager_specs()
     ]
-    entries: dict[tuple[int, tuple[int | None, ...]], dict[str, Any]] = {}  # (seat, its cards as seen) -> entry
+    entries: dict[
+        tuple[int, tuple[int | None, ...]], dict[str, Any]
+    ] = {}  # (seat, its cards as seen) -> entry
 
     def seat_entry(k: int, s: SeatState, visible: list[int | None]) -> dict[str, Any]:
         key = (k, tuple(visible))
@@ -191,7 +196,9 @@ def round_views(rnd: Round, viewers: Iterable[int | None]) -> dict[int | None, d
         def seen(cs: Sequence[int], visible_cards: set[int] = visible_cards) -> list[int | None]:
             return [c if c in visible_cards else None for c in cs]
 
-        def cards(cs: Sequence[int], seen: Callable[[Sequence[int]], list[int | None]] = seen) -> list[str | None]:
+        def cards(
+            cs: Sequence[int], seen: Callable[[Sequence[int]], list[int | None]] = seen
+        ) -> list[str | None]:
             return [None if c is None else _NAMES[c] for c in seen(cs)]
 
         seats_seen = {k: seen(s.cards) for k, s in seats}

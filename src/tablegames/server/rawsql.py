@@ -49,6 +49,9 @@ def insert_rows(
     many = list(rows) if not isinstance(rows, Mapping) else [rows]
     if not many:
         return
+    columns = set(many[0])
+    if any(set(row) != columns for row in many):
+        raise ValueError("every row of one insert has the same columns")
     if len(many) > 1 and conn.dialect.name != "sqlite":
         # (PostgreSQL: SQLAlchemy sends the rows as one multi-row INSERT; the driver's executemany would pipeline
         # one statement a row)
@@ -57,8 +60,6 @@ def insert_rows(
     text, names, processors, positional = _prepare(conn, stmt, tuple(many[0]))
     params: list[Any] = []
     for row in many:
-        if len(row) != len(names):
-            raise ValueError("every row of one insert has the same columns")
         values = [row[n] if p is None else p(row[n]) for n, p in zip(names, processors, strict=True)]
         params.append(tuple(values) if positional else dict(zip(names, values, strict=True)))
     _run(conn, text, params)
