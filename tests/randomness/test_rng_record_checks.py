@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from typing import Any
 
@@ -34,7 +35,7 @@ ROUND_IDS: list[Any] = [7, "t1-r7", 0, True, 1.5, None]
 POSITIONS: list[Any] = [[0, 1, 2], [], [0, 0], [-1], [52], [51], [True], ["3"]]
 TOS: list[Any] = ["dealer", "seat 1", "", 3]
 SEATS: list[Any] = [1, 7, 0, 8, True]
-HASHES: list[Any] = [HASH, HASH.upper(), "ab", 3]
+HASHES: list[Any] = [HASH, HASH.upper(), "ab", 3, HASH + "\n", "\n" + HASH]
 PLAYER_SEEDS: list[Any] = ["ann", None, "", "x" * 64, "x" * 65, 4]
 COUNTS: list[Any] = [0, 5, -1, True, None]
 
@@ -122,3 +123,45 @@ def test_a_built_record_validates_against_the_schema() -> None:
     )  # fmt: skip
     jsonschema.Draft202012Validator(ROUND_RECORD_SCHEMA).validate(rec)
     assert rec["deck"] == [str(c) for c in DECK] and sorted(DECK) == list(CARDS)
+
+
+GOOD = RoundRecord(
+    "g",
+    1,
+    FairnessInfo(SEED.commitment, SEED.hex, "c", 1),
+    DECK,
+    (DealtCard(0, DECK[0], "d"),),
+    (SeedEntry(1, HASH, "ann", 0, 1),),
+)
+
+
+def one_change(field: str, value: Any) -> RoundRecord:
+    """GOOD with one value changed (a dealt entry's or the seed entry's field: ``dealt.X``, ``seeds.X``)."""
+    part, _, name = field.partition(".")
+    if part == "dealt":
+        return dataclasses.replace(GOOD, dealt=(dataclasses.replace(GOOD.dealt[0], **{name: value}),))
+    if part == "seeds":
+        assert GOOD.client_seeds is not None
+        return dataclasses.replace(
+            GOOD, client_seeds=(dataclasses.replace(GOOD.client_seeds[0], **{name: value}),)
+        )
+    return dataclasses.replace(GOOD, **{field: value})
+
+
+CHANGES = [
+    *(("game", v) for v in GAMES),
+    *(("round_id", v) for v in ROUND_IDS),
+    *(("dealt.position", v) for v in (0, 51, -1, 52, True, "3")),
+    *(("dealt.to", v) for v in TOS),
+    *(("seeds.seat", v) for v in SEATS),
+    *(("seeds.seed_hash", v) for v in HASHES),
+    *(("seeds.seed", v) for v in PLAYER_SEEDS),
+    *(("seeds.committed", v) for v in COUNTS[:-1]),
+    *(("seeds.revealed", v) for v in COUNTS),
+]
+
+
+@pytest.mark.parametrize(("field", "value"), CHANGES)
+def test_each_value_alone_is_refused_as_the_schema_refuses_it(field: str, value: Any) -> None:
+    record = one_change(field, value)
+    assert (_record_problem(record) is not None) == schema_refuses(record)
