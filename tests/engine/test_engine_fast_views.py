@@ -22,7 +22,7 @@ from tablegames.cards import CARDS
 from tablegames.engine import Table
 from tablegames.engine.base import Round
 from tablegames.engine.events import CardDealt
-from tablegames.engine.view import revealed_cards
+from tablegames.engine.view import revealed_cards, round_view, round_views
 from tablegames.randomness import SeededRandom
 from tablegames.rules import GAMES, make_rules, registry
 
@@ -116,3 +116,44 @@ def test_a_view_is_the_reference_view(game: str) -> None:
                 assert seat is not None
                 rnd.act(seat, str(pick.choice(rnd.legal_actions(seat))))
                 same(rnd, seats)
+
+
+def same_views(rnd: Round, seats: int) -> bool:
+    """Each viewer's view of the push is its own view; whether two viewers saw the round differently."""
+    viewers = [None, *range(1, seats + 1)]
+    views = round_views(rnd, [*viewers, 1, None])  # (a viewer asked twice: one view)
+    assert list(views) == viewers
+    for viewer in viewers:
+        assert views[viewer] == round_view(rnd, viewer), (rnd.rules, seats, viewer)
+    return len({repr(v) for v in views.values()}) > 1
+    assert round_views(rnd, [2 if seats > 1 else 1]) == {
+        2 if seats > 1 else 1: rnd.view(2 if seats > 1 else 1)
+    }
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_views_of_a_push_are_each_viewers_view(game: str) -> None:
+    """``round_views`` (one push: every socket's seat at once, the viewer-free parts shared, hand descriptions
+    kept for the round) is ``round_view`` viewer by viewer, after every step, to the end (every card shown)."""
+    pick = random.Random(5)
+    differ = 0
+    for n, rules in enumerate(variants(game)):
+        for seats in (1, 3, 5):
+            table = Table(make_rules(game, rules), seats=seats, source=SeededRandom(10 * n + seats))
+            for _ in range(2):
+                rnd = table.new_round()
+                same_views(rnd, seats)
+                for s in range(1, seats + 1):
+                    if s == seats and seats > 1:
+                        continue  # (a seat without a wager)
+                    for name, amount, option in every_wager(registry.get(game), table.rules, 300):
+                        rnd.place_wager(s, name, amount, option)
+                    same_views(rnd, seats)
+                rnd.deal()
+                differ += same_views(rnd, seats)
+                while not rnd.is_over:
+                    seat = rnd.to_act
+                    assert seat is not None
+                    rnd.act(seat, str(pick.choice(rnd.legal_actions(seat))))
+                    differ += same_views(rnd, seats)
+    assert differ > 0  # (not vacuous: viewers saw the round differently)

@@ -4,8 +4,8 @@ loop's thread from the tables' worker threads."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
+import logging
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 
 T = TypeVar("T")
+log = logging.getLogger("tablegames.server")
 MAX_QUEUE = 1000
 
 # Sockets (docs/protocol.md, issue 11 defect 8): a player's newest sockets win; the table keeps room for players.
@@ -57,8 +58,38 @@ def _call_on(loop: asyncio.AbstractEventLoop | None, fn: Callable[..., None], *a
     if held is not None:
         held.append((loop, fn, args))
         return
-    with contextlib.suppress(RuntimeError):
-        loop.call_soon_threadsafe(fn, *args)
+    _hand_over(loop, [(loop, fn, args)])
+
+
+_pending_lock = threading.Lock()
+_pending: dict[asyncio.AbstractEventLoop, Held] = {}  # loop -> the calls handed to it that it has not run yet
+
+
+def _hand_over(loop: asyncio.AbstractEventLoop, calls: Held) -> None:
+    """Have ``loop``'s thread run ``calls`` in order, after every call handed over before them: one wake-up of
+    the loop for all that reach it before it runs them (each ``call_soon_threadsafe`` wakes it: a system
+    call holding the interpreter lock); nothing once the loop is closing."""
+    with _pending_lock:
+        queued = _pending.get(loop)
+        if queued is not None:  # a wake-up is on its way: these go with it
+            queued.extend(calls)
+            return
+        _pending[loop] = list(calls)
+    try:
+        loop.call_soon_threadsafe(_run_pending, loop)
+    except RuntimeError:  # (closed: nobody is listening any more)
+        with _pending_lock:
+            _pending.pop(loop, None)
+
+
+def _run_pending(loop: asyncio.AbstractEventLoop) -> None:
+    with _pending_lock:
+        calls = _pending.pop(loop, [])
+    for _, fn, args in calls:
+        try:
+            fn(*args)
+        except Exception:  # (one failing call does not drop the others handed over with it)
+            log.exception("a call handed to the event loop failed")
 
 
 def run_holding(fn: Callable[[], T]) -> T:
@@ -75,13 +106,7 @@ def run_holding(fn: Callable[[], T]) -> T:
         for call in held:
             loops.setdefault(call[0], []).append(call)
         for loop, calls in loops.items():
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(_run_held, calls)
-
-
-def _run_held(held: Held) -> None:
-    for _, fn, args in held:
-        fn(*args)
+            _hand_over(loop, calls)
 
 
 _OPENED = itertools.count()

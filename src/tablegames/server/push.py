@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tablegames.engine import Phase
+from tablegames.engine.view import round_views
 from tablegames.server.client import Connection, send_all
 from tablegames.server.hints import hint_message
 from tablegames.server.inbox import Inbox
@@ -177,7 +178,13 @@ class Pusher:
             return {}
         self._meters_shown = self.live_meters()
         self._balances_shown = shown = self._balances()
-        self._views_shown = {}
+        live = self.state.live
+        # every socket's seat's view at once (engine.view.round_views: the viewer-free parts worked out once)
+        self._views_shown = (
+            {}
+            if live is None
+            else round_views(live.rnd, [self.state.seat_of(c.player.player_id) for c in conns])
+        )
         try:
             head = encode_bytes(self.common_state())
             texts: dict[tuple[Any, ...], str] = {}  # the socket's own part's key -> the message's text

@@ -34,6 +34,7 @@ from tablegames.server.errors import ApiError
 from tablegames.server.outage import database_unreachable
 from tablegames.server.protection import record
 from tablegames.server.push import Pusher, Timers
+from tablegames.server.rawsql import insert_rows
 from tablegames.server.settle import Settler
 from tablegames.server.state import Live, TableState
 from tablegames.server.store import StepStore
@@ -122,7 +123,8 @@ class RoundSteps:
                     assert live.round_id is not None
                     round_id = live.round_id
                 if seeds_step:
-                    c.execute(
+                    insert_rows(
+                        c,
                         sql.INSERT_STEP,
                         {
                             "round_id": round_id,
@@ -131,7 +133,8 @@ class RoundSteps:
                             "created_at": time.time(),
                         },
                     )
-                c.execute(
+                insert_rows(
+                    c,
                     sql.INSERT_STEP,
                     [
                         {
@@ -177,7 +180,8 @@ class RoundSteps:
                     "balance": balances[player.account_id],
                 }
                 server.protection.recheck_loss(c, player.player_id, at)  # the wallet locked: no race
-                c.execute(
+                insert_rows(
+                    c,
                     sql.INSERT_KEY,
                     {
                         "player_id": player.player_id,

@@ -22,6 +22,7 @@ from tablegames.server import statements as sql
 from tablegames.server.checks import idempotency_key
 from tablegames.server.core import PlayerInfo
 from tablegames.server.db import VOID, GameTable, Player, RoundRow, RoundStep, Seating
+from tablegames.server.rawsql import insert_rows
 from tablegames.server.state import TableState
 from tablegames.server.threads import on_worker
 
@@ -91,7 +92,8 @@ class StepStore:
         live = self.state.live
         assert live is not None and live.round_id is not None
         with self.write() as c:
-            c.execute(
+            insert_rows(
+                c,
                 sql.INSERT_STEP,
                 {"round_id": live.round_id, "seq": live.steps, "payload": payload, "created_at": time.time()},
             )
@@ -146,15 +148,16 @@ class StepStore:
         rid = ack.get("request_id")
         if not isinstance(rid, str):
             return
-        c.execute(
-            sql.INSERT_KEY,
-            {
-                "player_id": player_id,
-                "request_id": answer_key(self.state.table_id, rid),
-                "response": {k: v for k, v in ack.items() if k != "duplicate"},
-                "created_at": time.time(),
-            },
-        )
+        row = {
+            "player_id": player_id,
+            "request_id": answer_key(self.state.table_id, rid),
+            "response": {k: v for k, v in ack.items() if k != "duplicate"},
+            "created_at": time.time(),
+        }
+        if isinstance(c, DbConnection):
+            insert_rows(c, sql.INSERT_KEY, row)
+        else:
+            c.execute(sql.INSERT_KEY, row)
 
     @on_worker
     def stored(self, player_id: int, key: str) -> dict[str, Any] | None:

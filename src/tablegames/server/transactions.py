@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from tablegames.server import statements as sql
 from tablegames.server.cluster import FENCE, IDLE_IN_TRANSACTION_MS, LeaseLost, check_fence
 from tablegames.server.db import make_engine
+from tablegames.server.rawsql import begin_immediate
 
 Fence = tuple[int, int]  # (table id, lease generation) of a table's write (server/cluster.py)
 
@@ -109,7 +110,7 @@ class Transactions:
             if self.sqlite:
                 # The database's write lock first, not at the first write: what this transaction reads stays as
                 # read until it commits, whatever other processes do (a settlement reads the jackpot meters).
-                conn.exec_driver_sql("BEGIN IMMEDIATE")
+                begin_immediate(conn)
             if fenced:
                 assert fence is not None and node is not None
                 self._begin_fenced(conn, fence, node)
