@@ -14,6 +14,7 @@ from tablegames.engine.events import CardDealt, CardsRevealed
 
 if TYPE_CHECKING:
     from tablegames.engine.base import Round, SeatState
+    from tablegames.engine.wagers import WagerSpec
 
 
 def revealed_cards(rnd: Round) -> set[int]:
@@ -23,6 +24,42 @@ def revealed_cards(rnd: Round) -> set[int]:
         if isinstance(e, CardsRevealed):
             out.update(e.cards)
     return out
+
+
+_NAMES: tuple[str, ...] = tuple(str(c) for c in CARDS)
+
+
+def _names(visible: Sequence[int | None]) -> list[str | None]:
+    """Cards as seen (``None``: hidden) by their names."""
+    return [None if c is None else _NAMES[c] for c in visible]
+
+
+def _seat_entry(s: SeatState, visible: list[int | None]) -> dict[str, Any]:
+    """A seat's entry of a view: its wagers and state, its cards as the viewer sees them."""
+    return {
+        "seat": s.seat,
+        "wagers": dict(s.wagers),
+        "options": dict(s.options),
+        "cards": _names(visible),
+        "out": s.out,
+        "decided": s.decided,
+        "staked": s.staked,
+        "returned": s.returned if s.settled else None,
+    }
+
+
+def _wager_spec(w: WagerSpec) -> dict[str, Any]:
+    """A wager a seat may place, as a view lists it."""
+    return {
+        "name": w.name,
+        "main": w.main,
+        "fixed_cents": w.fixed_cents,
+        "needs_option": w.needs_option,
+        "cost_multiple": w.cost_multiple,
+        "requires": w.requires,
+        "title": w.title,
+        "options": list(w.options),
+    }
 
 
 def round_view(rnd: Round, seat: int | None) -> dict[str, Any]:
@@ -36,11 +73,8 @@ def round_view(rnd: Round, seat: int | None) -> dict[str, Any]:
     def seen(cs: Sequence[int]) -> list[int | None]:
         return [c if c in visible_cards else None for c in cs]
 
-    def names(visible: Sequence[int | None]) -> list[str | None]:
-        return [None if c is None else str(CARDS[c]) for c in visible]
-
     def cards(cs: Sequence[int]) -> list[str | None]:
-        return names(seen(cs))
+        return _names(seen(cs))
 
     def hand(visible: list[int | None]) -> dict[str, Any]:
         # from the cards this viewer sees only (unseen ones as None): never a word about a hidden card
@@ -66,41 +100,16 @@ def round_view(rnd: Round, seat: int | None) -> dict[str, Any]:
         "phase": rnd.phase.value,
         "to_act": rnd.to_act,
         "legal_actions": [str(a) for a in rnd.legal_actions(seat)] if seat is not None else [],
-        "seats": [
-            {
-                "seat": s.seat,
-                "wagers": dict(s.wagers),
-                "options": dict(s.options),
-                "cards": names(seats_seen[k]),
-                "out": s.out,
-                "decided": s.decided,
-                "staked": s.staked,
-                "returned": s.returned if s.settled else None,
-            }
-            for k, s in rnd.seats.items()
-        ],
-        "dealer": names(dealer_seen),
+        "seats": [_seat_entry(s, seats_seen[k]) for k, s in rnd.seats.items()],
+        "dealer": _names(dealer_seen),
         "hands": hands,
         "dealer_hand": hand(dealer_seen) if dealer_shown else None,
         "meters": dict(rnd.table.meters),
-        "wager_specs": [
-            {
-                "name": w.name,
-                "main": w.main,
-                "fixed_cents": w.fixed_cents,
-                "needs_option": w.needs_option,
-                "cost_multiple": w.cost_multiple,
-                "requires": w.requires,
-                "title": w.title,
-                "options": list(w.options),
-            }
-            for w in rnd.wager_specs()
-        ],
+        "wager_specs": [_wager_spec(w) for w in rnd.wager_specs()],
         **rnd.flow.extra_view(rnd, cards),
     }
 
 
-_NAMES: tuple[str, ...] = tuple(str(c) for c in CARDS)
 _HANDS: weakref.WeakKeyDictionary[Round, dict[tuple[int | None, ...], tuple[str, int | None]]] = (
     weakref.WeakKeyDictionary()
 )  # per round: the hand descriptions worked out so far (a pure function of the round's rules and the cards)
@@ -153,19 +162,7 @@ def round_views(rnd: Round, viewers: Iterable[int | None]) -> dict[int | None, d
         "to_act": rnd.to_act,
     }
     meters = dict(rnd.table.meters)
-    specs = [
-        {
-            "name": w.name,
-            "main": w.main,
-            "fixed_cents": w.fixed_cents,
-            "needs_option": w.needs_option,
-            "cost_multiple": w.cost_multiple,
-            "requires": w.requires,
-            "title": w.title,
-            "options": list(w.options),
-        }
-        for w in rnd.wager_specs()
-    ]
+    specs = [_wager_spec(w) for w in rnd.wager_specs()]
     entries: dict[
         tuple[int, tuple[int | None, ...]], dict[str, Any]
     ] = {}  # (seat, its cards as seen) -> entry
@@ -174,16 +171,7 @@ def round_views(rnd: Round, viewers: Iterable[int | None]) -> dict[int | None, d
         key = (k, tuple(visible))
         entry = entries.get(key)
         if entry is None:
-            entry = entries[key] = {
-                "seat": s.seat,
-                "wagers": dict(s.wagers),
-                "options": dict(s.options),
-                "cards": [None if c is None else _NAMES[c] for c in visible],
-                "out": s.out,
-                "decided": s.decided,
-                "staked": s.staked,
-                "returned": s.returned if s.settled else None,
-            }
+            entry = entries[key] = _seat_entry(s, visible)
         return entry
 
     out: dict[int | None, dict[str, Any]] = {}
@@ -199,7 +187,7 @@ def round_views(rnd: Round, viewers: Iterable[int | None]) -> dict[int | None, d
         def cards(
             cs: Sequence[int], seen: Callable[[Sequence[int]], list[int | None]] = seen
         ) -> list[str | None]:
-            return [None if c is None else _NAMES[c] for c in seen(cs)]
+            return _names(seen(cs))
 
         seats_seen = {k: seen(s.cards) for k, s in seats}
         dealer_seen = seen(rnd.dealer)
@@ -207,7 +195,7 @@ def round_views(rnd: Round, viewers: Iterable[int | None]) -> dict[int | None, d
             **shared,
             "legal_actions": [str(a) for a in rnd.legal_actions(seat)] if seat is not None else [],
             "seats": [seat_entry(k, s, seats_seen[k]) for k, s in seats],
-            "dealer": [None if c is None else _NAMES[c] for c in dealer_seen],
+            "dealer": _names(dealer_seen),
             "hands": {
                 str(k): hand(seats_seen[k])
                 for k in active
