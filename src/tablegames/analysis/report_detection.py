@@ -55,13 +55,15 @@ class DetectionPlan:
                 f"got {self.pair_players} and {self.pair_hands}"
             )
 
+    def sizes(self, pair: bool = False) -> tuple[int, int, int]:
+        """A scenario's cheaters, honest players and hands each (``pair``: a collusion scenario's)."""
+        if pair:
+            return self.pair_players, self.pair_players, self.pair_hands
+        return self.cheaters, self.honest, self.hands
+
     def command(self, game: str, scenario: str, pair: bool = False) -> str:
         """The command line that reruns one scenario's figures (``pair``: a collusion scenario's)."""
-        cheaters, honest, hands = (
-            (self.pair_players, self.pair_players, self.pair_hands)
-            if pair
-            else (self.cheaters, self.honest, self.hands)
-        )
+        cheaters, honest, hands = self.sizes(pair)
         return (
             f"tablegames detect simulate {game} --scenario {scenario} --cheaters {cheaters} "
             f"--honest {honest} --hands {hands} --honest-noise {self.honest_noise:g} --seed {self.seed}"
@@ -83,11 +85,7 @@ def detection_rows(
     runs = [(s, False) for s in names] + [(s, True) for s in pairs]
     rows = []
     for i, (scenario, pair) in enumerate(runs):
-        cheaters, honest, hands = (
-            (plan.pair_players, plan.pair_players, plan.pair_hands)
-            if pair
-            else (plan.cheaters, plan.honest, plan.hands)
-        )
+        cheaters, honest, hands = plan.sizes(pair)
         advance = None
         if progress is not None:
             what = "collusion" if pair else "detection"
