@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from tablegames.simulation import kernels
-from tablegames.simulation.job import ChunkResult, Job, SimulationError
+from tablegames.simulation.job import ChunkResult, Job, SimulationError, chunk_rng, hit_rows
 from tablegames.simulation.strategy import kernel_of
 
 BATCH = 1024
@@ -234,26 +234,25 @@ def require_kernel(job: Job) -> None:
 
 def chunk_arrays(job: Job, indices: list[int], keep_seat1: bool = False) -> dict[str, Any]:
     """The host arrays of a launch playing chunks ``indices`` of ``job`` (one row per chunk, one thread each):
-    each chunk's rounds (``ends``) and the round reached, its deck, its ``PCG64`` stream's state (seeded as
-    :func:`~tablegames.simulation.job.run_chunk` seeds it), scratch, accumulators, hit buffer and seat 1's
+    each chunk's rounds (``ends``) and the round reached, its deck, its ``PCG64`` stream's state (from
+    :func:`~tablegames.simulation.job.chunk_rng`, as for the CPU), scratch, accumulators, hit buffer and seat 1's
     nets; no given decks and no detail (as a chunk is played)."""
     c = len(indices)
     spans = [job.chunk_span(i) for i in indices]
     ends = np.array([b - a for a, b in spans], dtype=np.int64)
     longest = int(ends.max()) if c else 0
-    streams = [np.random.PCG64(np.random.SeedSequence(job.seed, spawn_key=(i,))) for i in indices]
     return {
         "ends": ends,
         "reached": np.zeros(c, dtype=np.int64),
         "decks": np.zeros((0, job.deal_cards), dtype=np.int64),
         "deck": np.tile(np.arange(52, dtype=np.int64), (c, 1)),
-        "rng": np.stack([kernels.rng_state(bg) for bg in streams]),
+        "rng": np.stack([chunk_rng(job, i) for i in indices]),
         "scratch": np.zeros((c, kernels.SCRATCH), dtype=np.int64),
         "nseats": np.int64(job.seats),
         "wager_acc": np.zeros((c, len(job.wager_rows), 6), dtype=np.int64),
         "seat_acc": np.zeros((c, job.seats, 5), dtype=np.int64),
         "hist": np.zeros((c, job.hist_size), dtype=np.int64),
-        "hits": np.zeros((c, 64 + longest * job.seats // 256, kernels.HIT_FIELDS), dtype=np.int64),
+        "hits": np.zeros((c, hit_rows(job, longest), kernels.HIT_FIELDS), dtype=np.int64),
         "nhits": np.zeros(c, dtype=np.int64),
         "seat1": np.zeros((c, longest if keep_seat1 else 0), dtype=np.int64),
         "detail": np.zeros((0, 0, 0), dtype=np.int64),

@@ -274,14 +274,25 @@ def _call(
     return int(r), int(n)
 
 
+def chunk_rng(job: Job, index: int) -> npt.NDArray[np.uint64]:
+    """Chunk ``index``'s own stream, ``PCG64(SeedSequence(seed, spawn_key=(index,)))``, as the kernels step it
+    (:func:`~tablegames.simulation.kernels.rng_state`): wherever the chunk is played (a worker, a GPU thread)."""
+    return kernels.rng_state(np.random.PCG64(np.random.SeedSequence(job.seed, spawn_key=(index,))))
+
+
+def hit_rows(job: Job, rounds: int) -> int:
+    """The first size of a chunk's hit buffer (rows; the buffer is doubled when a kernel finds it low)."""
+    return 64 + rounds * job.seats // 256
+
+
 def run_chunk(job: Job, index: int, keep_seat1: bool = False) -> ChunkResult:
     """Play chunk ``index`` of ``job`` from its own seeded stream (the kernel steps the chunk's ``PCG64``)."""
     start, end = job.chunk_span(index)
     n = end - start
-    rng = kernels.rng_state(np.random.PCG64(np.random.SeedSequence(job.seed, spawn_key=(index,))))
+    rng = chunk_rng(job, index)
     deck = np.arange(52, dtype=np.int64)
     acc = _empty_acc(job)
-    hits = np.zeros((64 + n * job.seats // 256, kernels.HIT_FIELDS), dtype=np.int64)
+    hits = np.zeros((hit_rows(job, n), kernels.HIT_FIELDS), dtype=np.int64)
     seat1 = np.zeros(n if keep_seat1 else 0, dtype=np.int64)
     no_decks = np.zeros((0, job.deal_cards), dtype=np.int64)
     no_detail = np.zeros((0, 0, 0), dtype=np.int64)
