@@ -124,6 +124,9 @@ class Connection:
         self.player = player
         self.loop = loop
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()  # encoded messages; None: close
+        # the socket's own send of one text (the route sets it: limits.SEND_TEXT), never waiting: the texts go
+        # out at once, bounded by the socket's limits, and only the close goes through the queue
+        self.sink: Callable[[str], None] | None = None
         self.close_code = 1008  # the WebSocket close code when the server closes it (app.py)
         self.opened = next(_OPENED)  # order of opening (the oldest sockets are replaced first)
         self.hints = False
@@ -151,11 +154,15 @@ class Connection:
     def _deliver(self, message: str | None) -> None:
         if self.closed:
             return
-        if message is None or self.queue.qsize() >= MAX_QUEUE:  # a client that does not read is dropped
+        sink = self.sink
+        # (without a sink, a client that does not read is dropped here; with one, by the socket's own bound)
+        if message is None or (sink is None and self.queue.qsize() >= MAX_QUEUE):
             self.closed = True
             self.queue.put_nowait(None)
-            return
-        self.queue.put_nowait(message)
+        elif sink is not None:
+            sink(message)
+        else:
+            self.queue.put_nowait(message)
 
     def close(self, code: int | None = None) -> None:
         if not self.closed and not self.ending:

@@ -50,6 +50,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
+from tablegames.server.inline import Suspended, run_inline
 from tablegames.server.threads import on_any
 
 Scope = MutableMapping[str, Any]
@@ -64,6 +65,9 @@ BAD_JSON = "bad_json"
 CLOSE_TOO_LARGE = 1009
 CLOSE_POLICY = 1008
 CLOSE_RATE_LIMITED = 4429
+# The scope key of a WebSocket's ``send_text(text) -> None``: the app's send of one text message without the
+# ASGI chain (no await: written now, or queued behind a slow send, within the same bounds as ``send``).
+SEND_TEXT = "tablegames.send_text"
 
 
 @dataclass(frozen=True)
@@ -276,7 +280,12 @@ def _request_id(text: str) -> str | None:
 
 
 class _Socket:
-    """One WebSocket connection seen by the middleware: bounded outgoing queue, incoming rate limit."""
+    """One WebSocket connection seen by the middleware: bounded outgoing queue, incoming rate limit.
+
+    A message is written at once when nothing is ahead of it (uvicorn frames it and writes it to the transport
+    without suspending: no task, no wake-up); a send that suspends (the transport's buffer is full: the client
+    reads slowly) is finished by a drainer task under ``send_timeout``, and the messages after it queue behind
+    it, in order, at most ``send_queue_messages`` of them."""
 
     def __init__(self, limits: Limits, send: Send, clock: Callable[[], float]) -> None:
         self.limits = limits
@@ -284,58 +293,84 @@ class _Socket:
         self.clock = clock
         self.bucket = TokenBucket(limits.ws_rate, limits.ws_burst, clock())
         self.strikes = TokenBucket(limits.ws_rate, limits.ws_flood_strikes, clock())
-        self.queue: deque[Message] = deque()
-        self.ready = asyncio.Event()
+        self.queue: deque[Message] = deque()  # behind a send that suspended
         self.gone = asyncio.Event()
         self.gone_reason: str | None = None
         self.accepted = False
-        self.sender: asyncio.Task[None] | None = None
-        self.pending_receive: asyncio.Task[Message] | None = None
+        self.stopped = False  # nothing more is written (a close was sent, or a send failed / timed out)
+        self.drainer: asyncio.Task[None] | None = None  # finishing a suspended send, then the queue
+        self.receiving: Suspended[Message] | None = None  # a receive waiting for the client
         self.dropped = 0
 
     # --- outgoing -----------------------------------------------------------------------------------
 
     async def send(self, message: Message) -> None:
-        kind = message.get("type")
         if not self.accepted:
-            if kind == "websocket.accept":
-                self.accepted = True
-                await self.real_send(message)
-                self.sender = asyncio.create_task(self._sender())
-                return
-            await self.real_send(message)  # a refusal before accepting: straight through
+            await self.real_send(message)  # the handshake, or a refusal before accepting: straight through
+            self.accepted = message.get("type") == "websocket.accept"
             return
+        self.send_now(message)
+
+    def send_now(self, message: Message) -> None:
+        """The app's send, which never waits (also called directly: :data:`SEND_TEXT`)."""
         if self.gone.is_set():
             return  # the client is gone (or dropped as too slow): nothing more is sent to it
         if len(self.queue) >= self.limits.send_queue_messages:
             self._drop("slow: outgoing queue full")
             return
-        self.queue.append(message)
-        self.ready.set()
+        self._write(message)
+
+    def send_text(self, text: str) -> None:
+        """One text message, from the app's side (see :data:`SEND_TEXT`)."""
+        self.send_now({"type": "websocket.send", "text": text})
 
     def _enqueue_direct(self, message: Message) -> None:
-        """Queue a message of the middleware itself (ignores the queue bound only for one final close)."""
+        """Send a message of the middleware itself (ignores the queue bound only for one final close)."""
         if not self.gone.is_set() or message.get("type") == "websocket.close":
-            self.queue.append(message)
-            self.ready.set()
+            self._write(message)
 
-    async def _sender(self) -> None:
-        while True:
-            await self.ready.wait()
-            while self.queue:
-                message = self.queue.popleft()
-                try:
-                    await asyncio.wait_for(self.real_send(message), self.limits.send_timeout)
-                except TimeoutError:
-                    self._drop("slow: a send timed out")
-                    return
-                except Exception:  # the transport is gone (ClientDisconnected, OSError, ...)
-                    self._drop("disconnected")
-                    return
+    def _write(self, message: Message) -> None:
+        if self.stopped:
+            return
+        if self.drainer is not None:  # a send is suspended: this one waits its turn
+            self.queue.append(message)
+            return
+        try:
+            sent = run_inline(self.real_send(message))
+        except Exception:  # the transport is gone (ClientDisconnected, OSError, ...)
+            self._stop("disconnected")
+            return
+        if isinstance(sent, Suspended):
+            self.drainer = asyncio.get_running_loop().create_task(self._drain(sent, message))
+        elif message.get("type") == "websocket.close":
+            self._stop("closed")
+
+    async def _drain(self, sending: Suspended[None] | None, message: Message) -> None:
+        """Finish the suspended send, then send the queue in order; each send may take ``send_timeout``."""
+        try:
+            while True:
+                if sending is not None:
+                    async with asyncio.timeout(self.limits.send_timeout):
+                        await sending
                 if message.get("type") == "websocket.close":
-                    self._drop("closed")
+                    self._stop("closed")
                     return
-            self.ready.clear()
+                if not self.queue:
+                    return
+                message = self.queue.popleft()
+                sent = run_inline(self.real_send(message))
+                sending = sent if isinstance(sent, Suspended) else None
+        except TimeoutError:
+            self._stop("slow: a send timed out")
+        except Exception:  # the transport is gone (ClientDisconnected, OSError, ...)
+            self._stop("disconnected")
+        finally:
+            self.drainer = None
+
+    def _stop(self, reason: str) -> None:
+        self.stopped = True
+        self.queue.clear()
+        self._drop(reason)
 
     def _drop(self, reason: str) -> None:
         if not self.gone.is_set():
@@ -343,21 +378,18 @@ class _Socket:
             self.gone.set()
             if reason.startswith("slow"):
                 self.queue.clear()
+            if self.receiving is not None:
+                self.receiving.interrupt()  # the app's receive returns a disconnect now
 
     async def finish(self) -> None:
         """After the app returned: flush what is queued (bounded by the send timeout), then stop."""
-        if self.pending_receive is not None and not self.pending_receive.done():
-            self.pending_receive.cancel()
-        if self.sender is None:
-            return
-        if not self.sender.done() and self.queue:
-            deadline = self.clock() + self.limits.send_timeout
-            while self.queue and not self.sender.done() and self.clock() < deadline:
-                await asyncio.sleep(0.005)
-        if not self.sender.done():
-            self.sender.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.sender
+        drainer = self.drainer
+        if drainer is not None:
+            await asyncio.wait({drainer}, timeout=self.limits.send_timeout)
+            if not drainer.done():
+                drainer.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await drainer
 
     # --- incoming -----------------------------------------------------------------------------------
 
@@ -365,22 +397,15 @@ class _Socket:
         """The next real message, or a disconnect as soon as the socket was dropped."""
         if self.gone.is_set():
             return {"type": "websocket.disconnect", "code": CLOSE_POLICY}
-        if self.pending_receive is None:
-            self.pending_receive = asyncio.ensure_future(receive())
-        if not self.accepted:
-            # Before the handshake is done there is nothing to race against.
-            message = await self.pending_receive
-            self.pending_receive = None
-            return message
-        gone = asyncio.ensure_future(self.gone.wait())
+        got = run_inline(receive())
+        if not isinstance(got, Suspended):
+            return got
+        self.receiving = got
         try:
-            await asyncio.wait({self.pending_receive, gone}, return_when=asyncio.FIRST_COMPLETED)
+            message = await got
         finally:
-            gone.cancel()
-        if self.pending_receive.done():
-            task, self.pending_receive = self.pending_receive, None
-            return task.result()
-        return {"type": "websocket.disconnect", "code": CLOSE_POLICY}
+            self.receiving = None
+        return message if message is not None else {"type": "websocket.disconnect", "code": CLOSE_POLICY}
 
     def _refuse(self, code: str, message: str, text: str | None) -> None:
         error: dict[str, Any] = {"type": "error", "code": code, "message": message}
@@ -519,6 +544,7 @@ class HardeningMiddleware:
                 await send({"type": "websocket.close", "code": CLOSE_RATE_LIMITED, "reason": "rate limited"})
             return
         sock = _Socket(self.limits, send, self.clock)
+        scope[SEND_TEXT] = sock.send_text
 
         async def wrapped_receive() -> Message:
             return await sock.receive(receive)

@@ -14,6 +14,7 @@ from tablegames.server.client import CLOSE_REDIRECT, Connection
 from tablegames.server.cluster import NotOwner
 from tablegames.server.core import SPECTATOR
 from tablegames.server.errors import ApiError
+from tablegames.server.limits import SEND_TEXT
 from tablegames.server.protection import CLOSE_EXCLUDED
 from tablegames.server.routes.deps import RowId, ServerDep, off_loop
 
@@ -58,6 +59,8 @@ async def play(
         await websocket.close(code=codes.get(exc.code, 4404))
         return
     conn = Connection(who, asyncio.get_running_loop())
+    # the texts go straight to the socket's bounded send (limits.py), not through a task and the ASGI chain
+    conn.sink = websocket.scope.get(SEND_TEXT)
 
     async def sender() -> None:
         while True:
