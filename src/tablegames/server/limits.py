@@ -25,9 +25,10 @@ WebSocket
     limit is dropped *before the app parses it* (so a flood costs the table almost nothing) and answered with
     ``{"type": "error", "code": "rate_limited", "request_id": ...}``: it changed nothing. A socket that keeps
     flooding (``ws_flood_strikes`` dropped messages faster than the bucket refills) is closed (``1008``);
-  * slow clients: the app's ``send`` never waits for the network. Outgoing messages go into a per-socket queue
-    of at most ``send_queue_messages`` drained by a sender task; a socket whose queue overflows or whose
-    single send takes longer than ``send_timeout`` seconds is dropped (the app sees ``websocket.disconnect``;
+  * slow clients: the app's ``send`` never waits for the network. A message is written at once when nothing is
+    ahead of it; behind a send that suspends (the transport's buffer is full) messages wait in a per-socket
+    queue of at most ``send_queue_messages``, drained in order by a task; a socket whose queue overflows or
+    whose single send takes longer than ``send_timeout`` seconds is dropped (the app sees ``websocket.disconnect``;
     the transport is closed by uvicorn's keep-alive ping once it notices), so one client that never reads can
     never stall a table's broadcast.
 
