@@ -6,7 +6,8 @@
   LISTENs on a channel and hands every payload to the event loop with ``call_soon_threadsafe``. When the
   connection drops (the database restarted, a network cut, ``pg_terminate_backend``) it reconnects with a
   backoff and hands over :data:`RESYNC` once it listens again: what was sent meanwhile is lost, so the receiver
-  re-reads what it follows.
+  re-reads what it follows. ``on_lost`` (optional) is called on the listener's thread as soon as a connection
+  is given up, before any reconnection: a cache kept exact by the notices stops being used until the RESYNC.
 
 On SQLite (one process per database) :func:`notify` does nothing and no listener is started.
 """
@@ -100,6 +101,7 @@ class Listener:
         channel: str = METERS_CHANNEL,
         poll_seconds: float = 0.25,
         max_backoff: float = 5.0,
+        on_lost: Callable[[], None] | None = None,
     ) -> None:
         if not channel.isidentifier():
             raise ValueError(f"bad channel name {channel!r}")
@@ -109,6 +111,9 @@ class Listener:
         self.channel = channel
         self.poll_seconds = poll_seconds
         self.max_backoff = max_backoff
+        self.on_lost = (
+            on_lost  # called on the listener thread once a connection is given up (lost or stopped)
+        )
         self.connections = 0  # successful (re)connections, for tests and health
         self.backend_pid: int | None = None  # the PostgreSQL backend of the current connection
         self.listening = threading.Event()
@@ -192,6 +197,11 @@ class Listener:
                 self._conn = None
                 with contextlib.suppress(psycopg.Error):
                     conn.close()
+                if self.on_lost is not None:
+                    try:
+                        self.on_lost()
+                    except Exception:
+                        log.exception("listener on_lost failed on %s", self.channel)
 
 
 def _parse(raw: str) -> dict[str, Any]:
