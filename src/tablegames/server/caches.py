@@ -166,7 +166,7 @@ class Changes:
         self.on_reset = on_reset
         self.notices = 0  # notices taken (tests, diagnostics)
         self.listener = Listener(
-            database_url, self._on_notice, None, channel=CHANNEL, on_lost=self._lost
+            database_url, self._on_notice, None, channel=CHANNEL, on_lost=self._lost, parse=False
         )  # (no loop: handled on the listener's own thread, as soon as they arrive)
 
     @property

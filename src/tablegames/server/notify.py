@@ -102,6 +102,7 @@ class Listener:
         poll_seconds: float = 0.25,
         max_backoff: float = 5.0,
         on_lost: Callable[[], None] | None = None,
+        parse: bool = True,
     ) -> None:
         if not channel.isidentifier():
             raise ValueError(f"bad channel name {channel!r}")
@@ -111,9 +112,8 @@ class Listener:
         self.channel = channel
         self.poll_seconds = poll_seconds
         self.max_backoff = max_backoff
-        self.on_lost = (
-            on_lost  # called on the listener thread once a connection is given up (lost or stopped)
-        )
+        self.on_lost = on_lost  # (on the listener thread) a connection was given up: lost, or stopped
+        self.parse = parse  # False: a payload is handed over as ``{"raw": text}`` (no JSON parse tried)
         self.connections = 0  # successful (re)connections, for tests and health
         self.backend_pid: int | None = None  # the PostgreSQL backend of the current connection
         self.listening = threading.Event()
@@ -188,7 +188,7 @@ class Listener:
             try:
                 while not self._stop.is_set():
                     for n in conn.notifies(timeout=self.poll_seconds):
-                        self._hand(_parse(n.payload))
+                        self._hand(_parse(n.payload) if self.parse else {"raw": n.payload})
             except psycopg.Error as exc:
                 if not self._stop.is_set():
                     log.warning("listener on %s lost its connection (%s); reconnecting", self.channel, exc)
