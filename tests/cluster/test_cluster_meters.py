@@ -27,7 +27,8 @@ SCRIPT = str(Path(__file__).with_name("stacked_node.py"))
 
 
 def top_up(cluster: Cluster, cents: int) -> None:
-    """The house adds ``cents`` to the meter (no process caches the meter's balance: every one reads it)."""
+    """The house adds ``cents`` to the meter (each process drops the meter's balance it keeps on the notice of
+    revision 0010's trigger: server/caches.py)."""
     with Session(cluster.engine) as s, s.begin():
         meter = s.query(Account.id).filter(Account.name == f"jackpot:{OEF}:{OEF}").scalar()
         house = s.query(Account.id).filter(Account.kind == HOUSE).scalar()

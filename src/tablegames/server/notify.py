@@ -6,7 +6,8 @@
   LISTENs on a channel and hands every payload to the event loop with ``call_soon_threadsafe``. When the
   connection drops (the database restarted, a network cut, ``pg_terminate_backend``) it reconnects with a
   backoff and hands over :data:`RESYNC` once it listens again: what was sent meanwhile is lost, so the receiver
-  re-reads what it follows.
+  re-reads what it follows. ``on_lost`` (optional) is called on the listener's thread as soon as a connection
+  is given up, before any reconnection: a cache kept exact by the notices stops being used until the RESYNC.
 
 On SQLite (one process per database) :func:`notify` does nothing and no listener is started.
 """
@@ -100,6 +101,8 @@ class Listener:
         channel: str = METERS_CHANNEL,
         poll_seconds: float = 0.25,
         max_backoff: float = 5.0,
+        on_lost: Callable[[], None] | None = None,
+        parse: bool = True,
     ) -> None:
         if not channel.isidentifier():
             raise ValueError(f"bad channel name {channel!r}")
@@ -109,6 +112,8 @@ class Listener:
         self.channel = channel
         self.poll_seconds = poll_seconds
         self.max_backoff = max_backoff
+        self.on_lost = on_lost  # (on the listener thread) a connection was given up: lost, or stopped
+        self.parse = parse  # False: a payload is handed over as ``{"raw": text}`` (no JSON parse tried)
         self.connections = 0  # successful (re)connections, for tests and health
         self.backend_pid: int | None = None  # the PostgreSQL backend of the current connection
         self.listening = threading.Event()
@@ -183,7 +188,7 @@ class Listener:
             try:
                 while not self._stop.is_set():
                     for n in conn.notifies(timeout=self.poll_seconds):
-                        self._hand(_parse(n.payload))
+                        self._hand(_parse(n.payload) if self.parse else {"raw": n.payload})
             except psycopg.Error as exc:
                 if not self._stop.is_set():
                     log.warning("listener on %s lost its connection (%s); reconnecting", self.channel, exc)
@@ -192,6 +197,11 @@ class Listener:
                 self._conn = None
                 with contextlib.suppress(psycopg.Error):
                     conn.close()
+                if self.on_lost is not None:
+                    try:
+                        self.on_lost()
+                    except Exception:
+                        log.exception("listener on_lost failed on %s", self.channel)
 
 
 def _parse(raw: str) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
@@ -41,6 +41,7 @@ from tablegames.server import audit
 from tablegames.server.core import PlayerInfo
 from tablegames.server.db import Exclusion, Player, PlayerLimit, PlayerMoney
 from tablegames.server.errors import ApiError
+from tablegames.server.rawsql import insert_rows
 from tablegames.server.transactions import Transactions
 
 DAY: Final = 86_400.0
@@ -99,11 +100,12 @@ _INSERT_MONEY: Final = insert(PlayerMoney)
 def record(
     c: Connection | Session, player_id: int, at: float, kind: str, amount: int, round_id: int | None = None
 ) -> None:
-    """One deposit, stake or return, in the caller's transaction."""
-    c.execute(
-        _INSERT_MONEY,
-        [{"player_id": player_id, "at": at, "kind": kind, "amount": amount, "round_id": round_id}],
-    )
+    """One deposit, stake or return, in the caller's transaction (a Core connection's: on the driver's cursor)."""
+    row = {"player_id": player_id, "at": at, "kind": kind, "amount": amount, "round_id": round_id}
+    if isinstance(c, Connection):
+        insert_rows(c, _INSERT_MONEY, row)
+    else:
+        c.execute(_INSERT_MONEY, [row])
 
 
 def money_sums(
@@ -140,7 +142,7 @@ _GUARD_ROWS: Final = union_all(
         Exclusion.ends_at,
     ).where(Exclusion.player_id == bindparam("player"), Exclusion.ends_at > bindparam("now")),
 )
-GUARDS_KEPT: Final = 50_000  # players whose guard this process keeps (SQLite)
+GUARDS_KEPT: Final = 50_000  # players whose guard this process keeps
 
 
 @dataclass(frozen=True)
@@ -176,38 +178,62 @@ def read_guard(c: Connection, player_id: int, now: float) -> Guard:
 
 
 class Guards:
-    """The players' guards kept in memory (SQLite: this process is the database's only writer, and every limit,
+    """The players' guards kept in memory. SQLite: this process is the database's only writer, and every limit,
     break or exclusion is written through :class:`ProtectionService`, which calls :meth:`changing` around its
-    transaction). A guard read while a change of its player is under way, or read before a change that ended
-    meanwhile, is not kept; a kept guard is used only at or after the time it was read (the clock applies it)."""
+    transaction. PostgreSQL: the same, and every change any process commits is announced by the database
+    (server/caches.py: :meth:`forget` on its notice; :meth:`reset` when the listener's connection is lost and
+    again once it listens, nothing being kept in between: ``live`` False). A guard read while a change of its
+    player is under way, or read before a change or a reset that ended meanwhile, is not kept; a kept guard is
+    used only at or after the time it was read (the clock applies it)."""
 
-    def __init__(self) -> None:
+    def __init__(self, live: bool = True) -> None:
         self._kept: dict[int, Guard] = {}
         self._version: dict[int, int] = {}  # player -> changes ended (a guard read before one is stale)
         self._changing: dict[int, int] = {}  # player -> changes under way (their guard is read, not kept)
         self._lock = threading.Lock()
+        self._epoch = 0  # resets (a guard read before one is stale)
+        self.live = live
 
-    def get(self, player_id: int, now: float) -> tuple[Guard | None, tuple[int, int] | None]:
+    def get(self, player_id: int, now: float) -> tuple[Guard | None, tuple[int, int, int] | None]:
         """(The kept guard usable at ``now``, or None; the token to :meth:`keep` a guard read now, or None.)"""
         with self._lock:
-            if self._changing.get(player_id):
+            if self._changing.get(player_id) or not self.live:
                 return None, None
             g = self._kept.get(player_id)
             if g is not None and now >= g.read_at:
                 return g, None
-            return None, (player_id, self._version.get(player_id, 0))
+            return None, (player_id, self._version.get(player_id, 0), self._epoch)
 
-    def keep(self, token: tuple[int, int] | None, guard: Guard) -> None:
-        """Keep ``guard`` (read after :meth:`get` gave ``token``) unless a change began or ended since."""
+    def keep(self, token: tuple[int, int, int] | None, guard: Guard) -> None:
+        """Keep ``guard`` (read after :meth:`get` gave ``token``) unless a change or a reset began or ended since."""
         if token is None:
             return
-        player_id, version = token
+        player_id, version, epoch = token
         with self._lock:
-            if self._changing.get(player_id) or self._version.get(player_id, 0) != version:
+            if (
+                self._changing.get(player_id)
+                or self._version.get(player_id, 0) != version
+                or self._epoch != epoch
+                or not self.live
+            ):
                 return
             if len(self._kept) >= GUARDS_KEPT:
                 self._kept.clear()
             self._kept[player_id] = guard
+
+    def forget(self, player_id: int) -> None:
+        """A change of the player's guard was committed (another process's, or any, announced by PostgreSQL)."""
+        with self._lock:
+            self._kept.pop(player_id, None)
+            self._version[player_id] = self._version.get(player_id, 0) + 1
+
+    def reset(self, live: bool) -> None:
+        """Drop every kept guard (reads under way are not kept); ``live``: whether guards may be kept from now."""
+        with self._lock:
+            self._kept.clear()
+            self._version.clear()
+            self._epoch += 1
+            self.live = live
 
     @contextmanager
     def changing(self, player_id: int) -> Iterator[None]:
@@ -248,27 +274,30 @@ class ProtectionService:
         self.on_limits: Callable[[int], None] | None = (
             None  # the player's limits changed (their session reads them)
         )
-        # SQLite: the players' guards kept in memory (this process writes them all). PostgreSQL: other processes
-        # write them too; every check reads them (one autocommit round trip, or in the wager's transaction).
-        self.guards = Guards() if db.sqlite else None
+        # The players' guards kept in memory. SQLite: this process writes them all. PostgreSQL: kept between the
+        # changes the database announces (server/caches.py), and only a wager's check uses them: its
+        # transaction reads the guard again (recheck_loss); every other check reads it.
+        self.guards = Guards(live=db.sqlite)
+        if not db.sqlite:
+            db.on_players.append(self.guards.forget)
+            db.on_reset.append(self.guards.reset)
 
     def _changing(self, player_id: int) -> AbstractContextManager[None]:
-        return self.guards.changing(player_id) if self.guards is not None else nullcontext()
+        return self.guards.changing(player_id)
 
-    def guard(self, player_id: int, now: float, c: Connection | None = None) -> Guard:
-        """The player's :class:`Guard` at ``now``: the one kept (SQLite), else read (on ``c``, or alone)."""
-        token = None
-        if self.guards is not None:
-            kept, token = self.guards.get(player_id, now)
-            if kept is not None:
-                return kept
+    def guard(self, player_id: int, now: float, c: Connection | None = None, exact: bool = True) -> Guard:
+        """The player's :class:`Guard` at ``now``: the one kept, else read (on ``c``, or alone). On PostgreSQL the
+        kept one may lag another process's change by its notice's delay: it is used only when not ``exact`` (a
+        wager's first check, which its transaction's :meth:`recheck_loss` repeats on the database)."""
+        kept, token = self.guards.get(player_id, now)
+        if kept is not None and (self.db.sqlite or not exact):
+            return kept
         if c is not None:
             g = read_guard(c, player_id, now)
         else:
             with self.db.reads.connect() as rc:
                 g = read_guard(rc, player_id, now)
-        if self.guards is not None:
-            self.guards.keep(token, g)
+        self.guards.keep(token, g)
         return g
 
     # --- limits ---------------------------------------------------------------------------------------
@@ -396,9 +425,10 @@ class ProtectionService:
 
     def check_wager(self, player: PlayerInfo, cost: int, session_over: bool = False) -> float:
         """Refuse a wager of ``cost`` cents over a loss limit, during a break or exclusion, or past the session
-        limit (``session_over``); the clock's time of the check."""
+        limit (``session_over``); the clock's time of the check. (On PostgreSQL with the guard kept: the
+        transaction's :meth:`recheck_loss` decides on the database's.)"""
         now = self.clock()
-        g = self.guard(player.player_id, now)
+        g = self.guard(player.player_id, now, exact=False)
         self._refuse_excluded(g, now, "wagers")
         if session_over:
             raise ApiError(
@@ -411,12 +441,16 @@ class ProtectionService:
         """(In the wager's transaction, its stake recorded and the player's wallet locked by its posting.) The
         loss limits again, over what is committed now: two wagers of one player at two tables at once are
         serialized by the wallet's lock, so the second sees the first and is refused if the two pass a limit
-        (the check before the transaction read without the lock). The limits are the kept ones on SQLite (this
-        process's one writer lock orders every change of them with this transaction), else read on ``c``."""
-        if self.guards is not None:
+        (the check before the transaction read without the lock). SQLite: the limits are the kept ones (this
+        process's one writer lock orders every change of them with this transaction). PostgreSQL: the whole
+        guard is read on ``c`` (one statement): a break or exclusion another process committed refuses the wager
+        here even when the check before used a guard kept from before its notice arrived."""
+        if self.db.sqlite:
             limits = self.guard(player_id, now, c).limits_at(now)
         else:
-            limits = Guard(tuple(c.execute(_LIMIT_ROWS, {"player": player_id})), (), now).limits_at(now)
+            g = self.guard(player_id, now, c, exact=True)
+            self._refuse_excluded(g, now, "wagers")
+            limits = g.limits_at(now)
         self._refuse_over(c, player_id, limits, now, "loss", 0)
 
     def check_play(self, player: PlayerInfo) -> None:

@@ -202,6 +202,7 @@ class Server:
             self.loop = None
         with self._starting():
             create_schema(self.db.engine)
+            self.db.start_changes()  # PostgreSQL: other processes' changes drop what this one keeps (caches.py)
             self._sessions.recover()
             with self.db.tx() as s:
                 for kind in (HOUSE, CASHIER, IN_PLAY):

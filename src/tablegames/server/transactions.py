@@ -10,14 +10,15 @@ threads, the tables' worker threads or a tool's own thread, never on the event l
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Connection, Engine, event
+from sqlalchemy import Connection, Engine, event, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from tablegames.server import statements as sql
+from tablegames.server.caches import BalanceCache, Changes, new_origin, origin_setting
 from tablegames.server.cluster import FENCE, IDLE_IN_TRANSACTION_MS, LeaseLost, check_fence
 from tablegames.server.db import make_engine
 from tablegames.server.rawsql import begin_immediate
@@ -25,12 +26,17 @@ from tablegames.server.rawsql import begin_immediate
 Fence = tuple[int, int]  # (table id, lease generation) of a table's write (server/cluster.py)
 
 
-def _session_settings(dbapi_conn: Any, _record: Any) -> None:
-    """PostgreSQL: a transaction left open by a paused process (SIGSTOP) is ended by the database, so its locks
-    (a table's lease among them) do not hold a takeover up for ever."""
-    with dbapi_conn.cursor() as cur:
-        cur.execute(f"SET idle_in_transaction_session_timeout = {int(IDLE_IN_TRANSACTION_MS)}")
-    dbapi_conn.commit()
+def _session_settings(origin: str) -> Callable[[Any, Any], None]:
+    def settings(dbapi_conn: Any, _record: Any) -> None:
+        """PostgreSQL: a transaction left open by a paused process (SIGSTOP) is ended by the database, so its
+        locks (a table's lease among them) do not hold a takeover up for ever; the connection names this
+        server as the origin of the changes it writes (the triggers' notices, server/caches.py)."""
+        with dbapi_conn.cursor() as cur:
+            cur.execute(f"SET idle_in_transaction_session_timeout = {int(IDLE_IN_TRANSACTION_MS)}")
+            cur.execute(origin_setting(origin))
+        dbapi_conn.commit()
+
+    return settings
 
 
 class Transactions:
@@ -43,16 +49,23 @@ class Transactions:
         self.reads = self.engine.execution_options(isolation_level="AUTOCOMMIT")  # one round trip a query
         self.fenced = self.reads  # (PostgreSQL) a fenced write's connection: it begins with its fence
         self.sqlite = self.engine.dialect.name == "sqlite"
+        self.origin = new_origin(self)
         if not self.sqlite:
-            event.listen(self.engine, "connect", _session_settings)
-        # account id -> committed balance. On SQLite this process is the only writer of balances (one server
-        # per database), and every committed transaction stores the balances it set (tx(), write()). On
-        # PostgreSQL other processes write balances too: nothing is cached, every balance is read.
-        self.cache_balances = self.sqlite
-        self.balance_cache: dict[int, int] = {}
+            event.listen(self.engine, "connect", _session_settings(self.origin))
         # Held through each commit and its cache update (and by whoever refreshes the cache from the database:
         # meters.py), so the cache gets the balances in commit order.
         self.commit_lock = threading.Lock()
+        # account id -> committed balance (server/caches.py). On SQLite this process is the only writer of
+        # balances (one server per database), and every committed transaction stores the balances it set (tx(),
+        # write()). On PostgreSQL too, and the other processes' changes are dropped as their notices arrive
+        # (:meth:`start_changes`); until the listener listens, nothing is used from it (every balance is read).
+        self.cache = BalanceCache(self.commit_lock, live=self.sqlite)
+        self.balance_cache = self.cache.values
+        self.changes: Changes | None = None
+        # (PostgreSQL) called on the listener's thread: a player whose guard changed; a reset (False: the
+        # listener lost its connection, nothing kept may be used; True: it listens again)
+        self.on_players: list[Callable[[int], None]] = []
+        self.on_reset: list[Callable[[bool], None]] = []
         self._write_lock = threading.RLock()
         # Several processes (server/cluster.py): this process's node name while it holds leases; a write given
         # a fence checks the table's lease first. None: no leases (SQLite, or stopped).
@@ -138,8 +151,7 @@ class Transactions:
                 yield
                 self.commit_lock.acquire()  # held through the commit (the end of this block) and the update
                 locked = True
-            if self.cache_balances:
-                self.balance_cache.update(handle.info.get("new_balances", {}))
+            self.cache.committed(handle.info.get("new_balances", {}))
         finally:
             if locked:
                 self.commit_lock.release()
@@ -157,24 +169,37 @@ class Transactions:
         return self.balances([account_id])[account_id]
 
     def balances(self, account_ids: Iterable[int]) -> dict[int, int]:
-        """Committed balances of several accounts: from the cache (every committed ledger transaction updates
-        it), the rest in one query."""
-        out: dict[int, int] = {}
-        missing = []
-        for a in set(account_ids):
-            cached = self.balance_cache.get(a) if self.cache_balances else None
-            if cached is None:
-                missing.append(a)
-            else:
-                out[a] = cached
+        """Committed balances of several accounts: from the cache (every committed ledger transaction of this
+        process updates it; on PostgreSQL other processes' commits drop what they changed, after their notice's
+        delay: for display only), the rest in one query."""
+        cache = self.cache
+        out, missing = cache.get(account_ids)
         if missing:
+            token = cache.token()
+            read: dict[int, int] = {}
             with self.reads.connect() as conn:
                 for a, b in conn.execute(sql.ACCOUNT_BALANCES, {"accounts": missing}):
-                    out[int(a)] = int(b)
-                    if self.cache_balances:
-                        self.balance_cache[int(a)] = int(b)
+                    read[int(a)] = int(b)
+            cache.keep(token, read)
+            out.update(read)
         return out
 
+    def start_changes(self) -> Changes | None:
+        """PostgreSQL: listen to the other processes' changes (server/caches.py); the balance cache is used
+        once the listener listens. Nothing on SQLite."""
+        if self.sqlite or self.changes is not None:
+            return self.changes
+        with self.reads.connect() as conn:
+            schema = str(conn.execute(text("SELECT current_schema()")).scalar_one())
+        self.changes = Changes(
+            self.database_url, self.origin, self.cache, schema, self.on_players, self.on_reset
+        )
+        self.changes.start()
+        return self.changes
+
     def dispose(self) -> None:
-        """Close the pooled connections (a stopped server's, a command's at its end)."""
+        """Close the pooled connections (a stopped server's, a command's at its end) and the listener."""
+        changes, self.changes = self.changes, None
+        if changes is not None:
+            changes.stop()
         self.engine.dispose()
