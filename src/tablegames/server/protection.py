@@ -41,6 +41,7 @@ from tablegames.server import audit
 from tablegames.server.core import PlayerInfo
 from tablegames.server.db import Exclusion, Player, PlayerLimit, PlayerMoney
 from tablegames.server.errors import ApiError
+from tablegames.server.rawsql import insert_rows
 from tablegames.server.transactions import Transactions
 
 DAY: Final = 86_400.0
@@ -99,11 +100,12 @@ _INSERT_MONEY: Final = insert(PlayerMoney)
 def record(
     c: Connection | Session, player_id: int, at: float, kind: str, amount: int, round_id: int | None = None
 ) -> None:
-    """One deposit, stake or return, in the caller's transaction."""
-    c.execute(
-        _INSERT_MONEY,
-        [{"player_id": player_id, "at": at, "kind": kind, "amount": amount, "round_id": round_id}],
-    )
+    """One deposit, stake or return, in the caller's transaction (a table's, on the driver's cursor)."""
+    row = {"player_id": player_id, "at": at, "kind": kind, "amount": amount, "round_id": round_id}
+    if isinstance(c, Connection):
+        insert_rows(c, _INSERT_MONEY, row)
+    else:
+        c.execute(_INSERT_MONEY, [row])
 
 
 def money_sums(
