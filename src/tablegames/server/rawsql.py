@@ -172,6 +172,14 @@ def _run(
     dialect = conn.dialect
     cur = dbapi.cursor()
     try:
+        if conn._has_events or conn.engine._has_events:
+            # the engine's before_cursor_execute listeners (a test's injected fault) as SQLAlchemy calls them,
+            # without an execution context
+            for listener in conn.dispatch.before_cursor_execute:
+                text, given = listener(
+                    conn, cur, text, params[0] if len(params) == 1 else params, None, len(params) > 1
+                )
+                params = [given] if len(params) == 1 else list(given)
         if len(params) == 1:
             cur.execute(text, params[0])
             return list(cur.fetchall()) if cur.description is not None else []
