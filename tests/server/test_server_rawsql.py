@@ -96,3 +96,46 @@ def test_begin_immediate_takes_sqlites_write_lock(tmp_path: Any) -> None:
     finally:
         other.dispose()
         engine.dispose()
+
+
+def test_sqlites_kept_write_connection_is_dropped_when_a_transaction_fails(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite's writes keep their connection from one to the next; one whose commit and then rollback failed
+    (left in its transaction by the driver) is not kept: the next write begins on a clean connection."""
+    import sqlite3
+
+    from tablegames.server.transactions import Transactions
+
+    tx = Transactions(f"sqlite:///{tmp_path / 'kept.sqlite3'}")
+    try:
+        META.create_all(tx.engine)
+        with tx.write() as c:
+            insert_rows(c, INSERT, {"k": "first"})
+        with tx.write() as c:
+            assert c is tx._kept  # the same connection, kept
+            insert_rows(c, INSERT, {"k": "second"})
+        dialect = tx.engine.dialect
+        failing = {"do_commit": 1, "do_rollback": 1}
+        for name in failing:
+
+            def fail(dbapi_conn: Any, real: Any = getattr(dialect, name), name: str = name) -> None:
+                if failing[name]:
+                    failing[name] -= 1
+                    raise sqlite3.OperationalError(f"{name}: disk I/O error")
+                real(dbapi_conn)
+
+            monkeypatch.setattr(dialect, name, fail)
+        with pytest.raises(sa.exc.DBAPIError), tx.write() as c:
+            insert_rows(c, INSERT, {"k": "lost"})
+        with tx.write() as c:
+            insert_rows(c, INSERT, {"k": "third"})
+        assert failing == {"do_commit": 0, "do_rollback": 0}  # (the pool rolled the dropped connection back)
+        with tx.engine.connect() as conn:
+            assert [r[0] for r in conn.execute(sa.select(ROWS.c.k).order_by(ROWS.c.id))] == [
+                "first",
+                "second",
+                "third",
+            ]
+    finally:
+        tx.dispose()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from sqlalchemy import Connection, Engine, event
@@ -54,6 +54,7 @@ class Transactions:
         # meters.py), so the cache gets the balances in commit order.
         self.commit_lock = threading.Lock()
         self._write_lock = threading.RLock()
+        self._kept: Connection | None = None  # (SQLite) the write connection, see _writer
         # Several processes (server/cluster.py): this process's node name while it holds leases; a write given
         # a fence checks the table's lease first. None: no leases (SQLite, or stopped).
         self.fence_node: str | None = None
@@ -100,23 +101,40 @@ class Transactions:
         """One transaction on a Core connection: the table hot paths (wagers, steps, settlements) use prebuilt
         statements on it instead of the ORM. Committed on success, rolled back on any error. ``fence``: as
         :meth:`tx`."""
-        node = self.fence_node
-        fenced = fence is not None and node is not None and not self.sqlite
-        with (
-            self._one_writer(),
-            (self.fenced if fenced else self.engine).connect() as conn,
-            self._transaction(conn),
-        ):
-            if self.sqlite:
+        if self.sqlite:
+            with self._write_lock, self._writer() as conn, self._transaction(conn):
                 # The database's write lock first, not at the first write: what this transaction reads stays as
                 # read until it commits, whatever other processes do (a settlement reads the jackpot meters).
                 begin_immediate(conn)
+                self._fence(conn, fence)
+                yield conn
+            return
+        node = self.fence_node
+        fenced = fence is not None and node is not None
+        with (self.fenced if fenced else self.engine).connect() as conn, self._transaction(conn):
             if fenced:
                 assert fence is not None and node is not None
                 self._begin_fenced(conn, fence, node)
             else:
                 self._fence(conn, fence)
             yield conn
+
+    @contextmanager
+    def _writer(self) -> Iterator[Connection]:
+        """SQLite, holding the write lock: the connection of this process's write transactions, kept from one to
+        the next (a pool checkout and check-in a write saved). A transaction that fails gives it back to the pool,
+        which rolls back whatever it left (a commit that failed leaves the connection in its transaction): the
+        next write takes a fresh one."""
+        conn = self._kept
+        if conn is None or conn.invalidated or conn.closed:
+            conn = self._kept = self.engine.connect()
+        try:
+            yield conn
+        except BaseException:
+            self._kept = None
+            with suppress(Exception):
+                conn.close()
+            raise
 
     @contextmanager
     def _one_writer(self) -> Iterator[None]:
@@ -177,4 +195,9 @@ class Transactions:
 
     def dispose(self) -> None:
         """Close the pooled connections (a stopped server's, a command's at its end)."""
+        with self._write_lock:
+            kept, self._kept = self._kept, None
+            if kept is not None:
+                with suppress(Exception):
+                    kept.close()
         self.engine.dispose()
