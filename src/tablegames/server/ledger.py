@@ -120,9 +120,8 @@ def _one(executor: Session | Connection, stmt: Any, params: dict[str, Any]) -> A
 
 def _insert_transactions(executor: Session | Connection, rows: list[dict[str, Any]]) -> list[int]:
     """Insert the transactions' rows; their ids, in the order of ``rows``."""
-    if isinstance(executor, Connection) and (len(rows) == 1 or executor.dialect.name == "sqlite"):
-        # (one statement a row: SQLite has no round trips; PostgreSQL's several rows go as one statement below)
-        return [int(rawsql.execute(executor, _INSERT_TRANSACTIONS, row)[0][0]) for row in rows]
+    if isinstance(executor, Connection):
+        return [int(i) for i in rawsql.insert_returning(executor, _INSERT_TRANSACTIONS, rows)]
     return [int(i) for i in executor.execute(_INSERT_TRANSACTIONS, rows).scalars()]
 
 

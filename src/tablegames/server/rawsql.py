@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, bindparam, insert
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import Executable
 from sqlalchemy.sql.dml import Insert
@@ -27,8 +27,11 @@ _Processor = Callable[[Any], Any] | None
 # expanding parameter; -1: a plain value), the constant, the bind processor.
 _Slot = tuple[str | None, int, Any, _Processor]
 # The SQL, its parameters' slots, their names (named paramstyle) or None (positional), the returned columns'
-# result processors.
-_Prepared = tuple[str, tuple[_Slot, ...], tuple[str, ...] | None, tuple[_Processor, ...]]
+# types and (once a first row came back: the processors depend on the driver's column types) their result
+# processors.
+_Prepared = tuple[
+    str, tuple[_Slot, ...], tuple[str, ...] | None, tuple[Any, ...], list[tuple[_Processor, ...]]
+]
 _Key = tuple[int, str, tuple[str, ...]]  # the statement, the dialect, the parameters' names
 _expanding: dict[_Key, tuple[str, ...]] = {}  # the expanding parameters among them
 _cache: dict[tuple[_Key, tuple[int, ...]], _Prepared] = {}  # (and the lengths of their lists)
@@ -97,10 +100,8 @@ def _prepare(conn: Connection, stmt: Executable, row: Mapping[str, Any]) -> _Pre
         else:  # a constant of the statement
             value = params[name]
             slots.append((None, -1, value if process is None else process(value), None))
-    results = tuple(
-        column[3].dialect_impl(dialect).result_processor(dialect, None) for column in compiled._result_columns
-    )
-    prepared = (text, tuple(slots), None if compiled.positional else names, results)
+    types = tuple(column[3].dialect_impl(dialect) for column in compiled._result_columns)
+    prepared = (text, tuple(slots), None if compiled.positional else names, types, [])
     with _lock:
         _cache[key] = prepared
     return prepared
@@ -125,9 +126,18 @@ def execute(
     ``RETURNING``; none for others) as tuples of the values ``Connection.execute`` would give."""
     row = params or {}
     prepared = _prepare(conn, stmt, row)
-    rows = _run(conn, prepared[0], [_values(prepared, row)], [row])
-    results = prepared[3]
-    if not rows or not any(results):
+    rows, description = _run(conn, prepared[0], [_values(prepared, row)], [row])
+    if not rows:
+        return rows
+    known = prepared[4]
+    if not known:  # (as SQLAlchemy: each column's processor for the type the driver reports)
+        assert description is not None
+        types = prepared[3]
+        known.append(
+            tuple(t.result_processor(conn.dialect, d[1]) for t, d in zip(types, description, strict=True))
+        )
+    results = known[0]
+    if not any(results):
         return rows
     return [tuple(v if p is None else p(v) for v, p in zip(r, results, strict=True)) for r in rows]
 
@@ -144,12 +154,47 @@ def insert_rows(
     if any(set(row) != columns for row in many):
         raise ValueError("every row of one insert has the same columns")
     if len(many) > 1 and conn.dialect.name != "sqlite":
-        # (PostgreSQL: SQLAlchemy sends the rows as one multi-row INSERT; the driver's executemany would pipeline
-        # one statement a row)
-        conn.execute(stmt, many)
+        # (PostgreSQL: the rows in one statement; the driver's executemany would pipeline one statement a row)
+        execute(conn, *_several(stmt, many))
         return
     prepared = _prepare(conn, stmt, many[0])
     _run(conn, prepared[0], [_values(prepared, row) for row in many], many)
+
+
+def insert_returning(conn: Connection, stmt: Insert, rows: Sequence[Mapping[str, Any]]) -> list[Any]:
+    """Run the INSERT ``stmt``, whose ``RETURNING`` is the table's autoincrement primary key, with each row's
+    values (the same columns each); the new keys, in the order of ``rows``."""
+    if len(rows) == 1 or conn.dialect.name == "sqlite":  # (SQLite: no round trips, one statement a row)
+        return [execute(conn, stmt, row)[0][0] for row in rows]
+    # PostgreSQL: one multi-row INSERT. Its rows are inserted in the order of its VALUES and the sequence numbers
+    # them in that order: the keys sorted are the rows' (SQLAlchemy's own "insertmanyvalues" sorts them so).
+    return sorted(row[0] for row in execute(conn, *_several(stmt, rows)))
+
+
+_SEVERAL_MAX = 1000  # rows in one statement
+_several_cache: dict[tuple[int, tuple[str, ...], int], Insert] = {}
+
+
+def _several(stmt: Insert, rows: Sequence[Mapping[str, Any]]) -> tuple[Insert, dict[str, Any]]:
+    """``stmt`` as one INSERT of ``len(rows)`` rows (built once per number of rows and kept: ``_prepare`` knows a
+    statement by its id) and the parameters of ``rows`` for it."""
+    keys = tuple(rows[0])
+    if len(rows) > _SEVERAL_MAX:
+        raise ValueError(f"at most {_SEVERAL_MAX} rows in one insert")
+    key = (id(stmt), keys, len(rows))
+    several = _several_cache.get(key)
+    if several is None:
+        columns = stmt.table.c
+        values = [{k: bindparam(f"{k}_r{i}", type_=columns[k].type) for k in keys} for i in range(len(rows))]
+        # (a RETURNING sorted by the parameters' order is for executemany: rebuilt without it)
+        several = (
+            insert(stmt.table).values(values).returning(*stmt._returning)
+            if stmt._returning
+            else stmt.values(values)
+        )
+        with _lock:
+            _several_cache[key] = several
+    return several, {f"{k}_r{i}": row[k] for i, row in enumerate(rows) for k in keys}
 
 
 def begin_immediate(conn: Connection) -> None:
@@ -159,8 +204,8 @@ def begin_immediate(conn: Connection) -> None:
 
 def _run(
     conn: Connection, text: str, params: list[Any], rows: Sequence[Mapping[str, Any]]
-) -> list[tuple[Any, ...]]:
-    """Execute on the driver's cursor, the rows it returns; its errors raised as SQLAlchemy's
+) -> tuple[list[tuple[Any, ...]], Any]:
+    """Execute on the driver's cursor; the rows it returns and their description; its errors raised as SQLAlchemy's
     (``IntegrityError``, ``OperationalError`` ...: what callers catch), a lost connection invalidated as
     SQLAlchemy would."""
     if _traces:
@@ -182,9 +227,10 @@ def _run(
                 params = [given] if len(params) == 1 else list(given)
         if len(params) == 1:
             cur.execute(text, params[0])
-            return list(cur.fetchall()) if cur.description is not None else []
+            description = cur.description
+            return (list(cur.fetchall()) if description is not None else []), description
         cur.executemany(text, params)
-        return []
+        return [], None
     except dialect.loaded_dbapi.Error as exc:
         lost = dialect.is_disconnect(exc, dbapi, cur)
         if lost:
