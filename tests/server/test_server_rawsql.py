@@ -127,7 +127,7 @@ def test_sqlites_kept_write_connection_is_dropped_when_a_transaction_fails(
         with tx.write() as c:
             insert_rows(c, INSERT, {"k": "first"})
         with tx.write() as c:
-            assert c is tx._kept  # the same connection, kept
+            assert c is tx._kept[0, False]  # the same connection, kept
             insert_rows(c, INSERT, {"k": "second"})
         dialect = tx.engine.dialect
         failing = {"do_commit": 1, "do_rollback": 1}

@@ -233,7 +233,8 @@ def _run(
         return [], None
     except dialect.loaded_dbapi.Error as exc:
         lost = dialect.is_disconnect(exc, dbapi, cur)
-        if lost:
+        if lost:  # (as SQLAlchemy: the pool's older connections too)
+            conn.engine.pool._invalidate(conn.connection, exc)
             conn.invalidate(exc)
         raise DBAPIError.instance(
             text,
