@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import Any, Final, NamedTuple, Protocol
 
 from sqlalchemy import (
     BigInteger,
@@ -41,7 +41,7 @@ from tablegames.server import audit
 from tablegames.server.core import PlayerInfo
 from tablegames.server.db import Exclusion, Player, PlayerLimit, PlayerMoney
 from tablegames.server.errors import ApiError
-from tablegames.server.rawsql import insert_rows
+from tablegames.server.rawsql import execute, insert_rows
 from tablegames.server.transactions import Transactions
 
 DAY: Final = 86_400.0
@@ -128,6 +128,18 @@ _LIMIT_ROWS: Final = select(
     PlayerLimit.pending_amount,
     PlayerLimit.effective_at,
 ).where(PlayerLimit.player_id == bindparam("player"))
+
+
+class _LimitRow(NamedTuple):
+    """A row of :data:`_LIMIT_ROWS` (read on the driver's cursor)."""
+
+    kind: str
+    amount: int | None
+    pending: bool
+    pending_amount: int | None
+    effective_at: float | None
+
+
 # A guard in one statement: the limits (ends_at null), then the breaks and exclusions not over at ``now`` (those
 # over stay over while the clock goes on).
 _GUARD_ROWS: Final = union_all(
@@ -418,7 +430,8 @@ class ProtectionService:
         if self.guards is not None:
             limits = self.guard(player_id, now, c).limits_at(now)
         else:
-            limits = Guard(tuple(c.execute(_LIMIT_ROWS, {"player": player_id})), (), now).limits_at(now)
+            rows = execute(c, _LIMIT_ROWS, {"player": player_id})  # (on the cursor: every wager's)
+            limits = Guard(tuple(_LimitRow(*r) for r in rows), (), now).limits_at(now)
         self._refuse_over(c, player_id, limits, now, "loss", 0)
 
     def check_play(self, player: PlayerInfo) -> None:

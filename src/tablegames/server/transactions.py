@@ -22,9 +22,8 @@ from tablegames.server.cluster import FENCE, IDLE_IN_TRANSACTION_MS, LeaseLost, 
 from tablegames.server.db import make_engine
 from tablegames.server.rawsql import begin_immediate
 
-KEPT_MAX = (
-    16  # write connections kept (PostgreSQL: one per table thread and kind; the pool holds 30 and 30 more)
-)
+# Write connections kept (PostgreSQL: one per table thread and kind; the pool holds 30, and 30 more)
+KEPT_MAX = 16
 Fence = tuple[int, int]  # (table id, lease generation) of a table's write (server/cluster.py)
 
 
