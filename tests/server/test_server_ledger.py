@@ -3,8 +3,6 @@ equal to the sum of their entries."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 import sqlalchemy as sa
 from hypothesis import given, settings
@@ -12,7 +10,7 @@ from hypothesis import strategies as st
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from tablegames.server import ledger
+from tablegames.server import ledger, rawsql
 from tablegames.server.db import CASHIER, HOUSE, WALLET, Account, create_schema, make_engine, normalize_url
 
 
@@ -109,14 +107,6 @@ def test_post_all_writes_every_posting_with_the_net_balances_in_one_lock_order(d
     the busy system accounts, created first, last)."""
     engine = make_engine(db_url)
     create_schema(engine)
-    updated: list[int] = []
-
-    def before(
-        conn: object, cursor: object, statement: str, params: object, context: Any, many: bool
-    ) -> None:
-        if statement.lstrip().upper().startswith("UPDATE ACCOUNTS"):
-            updated.append(int(context.compiled_parameters[0]["account"]))
-
     try:
         with Session(engine) as s, s.begin():
             house = ledger.system_account(s, HOUSE)
@@ -138,10 +128,10 @@ def test_post_all_writes_every_posting_with_the_net_balances_in_one_lock_order(d
             Posting.transfer("payout", house, b, 700),
             Posting.transfer("envy", house, c, 50),
         ]
-        sa.event.listen(engine, "before_cursor_execute", before)
-        with engine.begin() as conn:
+        # (a table's connection runs the ledger's statements on the driver's cursor: rawsql traces them)
+        with rawsql.traced() as trace, engine.begin() as conn:
             ids, balances = ledger.post_all(conn, postings)
-        sa.event.remove(engine, "before_cursor_execute", before)
+        updated = [int(p["account"]) for q, p in trace if q.lstrip().upper().startswith("UPDATE ACCOUNTS")]
         assert ids[2] == 0 and all(ids[i] > 0 for i in (0, 1, 3, 4)) and len(set(ids)) == 5
         assert balances == {a: 700, b: 1_500, c: 1_050, house: 500 - 750}
         touched = sorted(balances, reverse=True)

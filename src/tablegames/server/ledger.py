@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import BigInteger, Connection, bindparam, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
+from tablegames.server import rawsql
 from tablegames.server.db import CASHIER, HOUSE, IN_PLAY, WALLET, Account, Entry, LedgerTransaction, now
 
 SYSTEM_ACCOUNTS = {HOUSE: HOUSE, CASHIER: CASHIER, IN_PLAY: "in-play"}
@@ -98,6 +100,29 @@ _DEBIT = (
 )
 _INSERT_ENTRIES = insert(Entry)
 _BALANCE = select(Account.balance).where(Account.id == bindparam("account"))
+_LOCK = (
+    select(Account.id, Account.balance)
+    .where(Account.id.in_(bindparam("accounts", expanding=True)))
+    .order_by(Account.id.desc())
+    .with_for_update(key_share=True)
+)
+
+
+def _one(executor: Session | Connection, stmt: Any, params: dict[str, Any]) -> Any:
+    """The first column of the first row ``stmt`` returns (None: no row). On a Core connection (the table hot
+    paths) on the driver's cursor (:mod:`~tablegames.server.rawsql`); a session keeps the ORM's ways (its
+    autoflush first, an ORM ``UPDATE`` synchronizing the session's objects)."""
+    if isinstance(executor, Connection):
+        rows = rawsql.execute(executor, stmt, params)
+        return rows[0][0] if rows else None
+    return executor.execute(stmt, params).scalar()
+
+
+def _insert_transactions(executor: Session | Connection, rows: list[dict[str, Any]]) -> list[int]:
+    """Insert the transactions' rows; their ids, in the order of ``rows``."""
+    if isinstance(executor, Connection):
+        return [int(i) for i in rawsql.insert_returning(executor, _INSERT_TRANSACTIONS, rows)]
+    return [int(i) for i in executor.execute(_INSERT_TRANSACTIONS, rows).scalars()]
 
 
 def new_balances(executor: Session | Connection) -> dict[int, int]:
@@ -142,28 +167,29 @@ def post_all(executor: Session | Connection, postings: Sequence[Posting]) -> tup
         }
         for _, p, _ in kept
     ]
-    new_ids = [int(i) for i in executor.execute(_INSERT_TRANSACTIONS, rows).scalars()]
+    new_ids = _insert_transactions(executor, rows)
     for (i, _, _), tx_id in zip(kept, new_ids, strict=True):
         ids[i] = tx_id
-    executor.execute(
-        _INSERT_ENTRIES,
-        [
-            {"transaction_id": tx_id, "account_id": m.account_id, "amount": m.amount, "kind": m.kind}
-            for (_, _, moves), tx_id in zip(kept, new_ids, strict=True)
-            for m in moves
-        ],
-    )
+    entries = [
+        {"transaction_id": tx_id, "account_id": m.account_id, "amount": m.amount, "kind": m.kind}
+        for (_, _, moves), tx_id in zip(kept, new_ids, strict=True)
+        for m in moves
+    ]
+    if isinstance(executor, Connection):
+        rawsql.insert_rows(executor, _INSERT_ENTRIES, entries)
+    else:
+        executor.execute(_INSERT_ENTRIES, entries)
     balances: dict[int, int] = {}
     # Row locks in one global order, highest account id first: no two transactions can wait for each other
     # (PostgreSQL), and the busy system accounts (house, in-play, jackpot meters: the lowest ids, created first)
     # are locked last, so every other table waits for them as briefly as possible.
     for account, delta in sorted(net.items(), reverse=True):
         if delta < 0:
-            new = executor.execute(_DEBIT, {"account": account, "delta": delta, "need": -delta}).scalar()
+            new = _one(executor, _DEBIT, {"account": account, "delta": delta, "need": -delta})
             if new is None:
                 raise NotEnoughMoney(f"not enough money in the account for {-delta} cents")
         else:
-            new = executor.execute(_CREDIT, {"account": account, "delta": delta}).scalar()
+            new = _one(executor, _CREDIT, {"account": account, "delta": delta})
             if new is None:
                 raise LedgerError(f"no account {account}")
         balances[account] = int(new)
@@ -213,12 +239,10 @@ def lock_balances(executor: Session | Connection, account_ids: Iterable[int]) ->
     ids = sorted(set(account_ids), reverse=True)
     if not ids:
         return {}
-    rows = executor.execute(
-        select(Account.id, Account.balance)
-        .where(Account.id.in_(ids))
-        .order_by(Account.id.desc())
-        .with_for_update(key_share=True)
-    )
+    if isinstance(executor, Connection):
+        rows: Iterable[Any] = rawsql.execute(executor, _LOCK, {"accounts": ids})
+    else:
+        rows = executor.execute(_LOCK, {"accounts": ids})
     out = {int(a): int(b) for a, b in rows}
     missing = set(ids) - set(out)
     if missing:

@@ -128,6 +128,8 @@ _LIMIT_ROWS: Final = select(
     PlayerLimit.pending_amount,
     PlayerLimit.effective_at,
 ).where(PlayerLimit.player_id == bindparam("player"))
+
+
 # A guard in one statement: the limits (ends_at null), then the breaks and exclusions not over at ``now`` (those
 # over stay over while the clock goes on).
 _GUARD_ROWS: Final = union_all(

@@ -27,6 +27,7 @@ from tablegames.server.db import (
 )
 from tablegames.server.meters import announce
 from tablegames.server.protection import record
+from tablegames.server.rawsql import execute, insert_rows
 from tablegames.server.state import TableState
 from tablegames.server.store import StepStore
 from tablegames.server.threads import on_worker
@@ -49,14 +50,16 @@ class Settler:
         rnd = live.rnd
         round_id = live.round_id
         with self.store.write() as c:
-            row = c.execute(sql.ROUND_FOR_SETTLEMENT, {"rid": round_id}).one()
-            if row.status == SETTLED:
+            ((status, server_seed, client_seed, nonce, deck, commitment),) = execute(
+                c, sql.ROUND_FOR_SETTLEMENT, {"rid": round_id}
+            )
+            if status == SETTLED:
                 live.settled = True
                 return
             seat_players = dict(live.seat_players)
             wallets: dict[int, int] = {
                 int(pid): int(acc)
-                for pid, acc in c.execute(sql.WALLETS, {"players": sorted(set(seat_players.values()))})
+                for pid, acc in execute(c, sql.WALLETS, {"players": sorted(set(seat_players.values()))})
             }
             rnd = self._at_locked_meters(c, rnd, wallets.values())  # the engine settles at the meters now
 
@@ -71,19 +74,20 @@ class Settler:
             postings, hit_postings = settled.postings, settled.hits
             results = [r.to_dict() for r in settled.results]
             fairness = None
-            if row.server_seed and row.client_seed is not None and row.nonce is not None:
+            if server_seed and client_seed is not None and nonce is not None:
                 fairness = fairness_record(
                     game=state.game,
                     round_id=round_id,
-                    server_seed=ServerSeed.from_hex(row.server_seed),
-                    client_seed=row.client_seed,
-                    nonce=row.nonce,
-                    deck=row.deck,
+                    server_seed=ServerSeed.from_hex(server_seed),
+                    client_seed=client_seed,
+                    nonce=nonce,
+                    deck=deck,
                     dealt=[(e.position, e.to) for e in rnd.history if isinstance(e, CardDealt)],
-                    commitment=row.commitment,
+                    commitment=commitment,
                     client_seeds=live.seed_entries or None,
                 )
-            c.execute(
+            execute(
+                c,
                 sql.FINISH_ROUND,
                 {
                     "rid": round_id,
@@ -103,13 +107,14 @@ class Settler:
             untouched = sorted({accounts.wallets[r.seat] for r in settled.results} - set(balances))
             if untouched:
                 balances.update(
-                    (int(a), int(b)) for a, b in c.execute(sql.ACCOUNT_BALANCES, {"accounts": untouched})
+                    (int(a), int(b)) for a, b in execute(c, sql.ACCOUNT_BALANCES, {"accounts": untouched})
                 )
             paid_at = self.server.config.clock()  # the returns the loss limits and sessions sum (issue 26)
             for r in results:
                 if r["returned"] > 0:
                     record(c, r["player_id"], paid_at, "return", r["returned"], round_id)
-            c.execute(
+            insert_rows(
+                c,
                 sql.INSERT_ROUND_PLAYERS,
                 [
                     {
@@ -170,12 +175,13 @@ class Settler:
         seqs = []
         for _, e in hits:
             if e.meter not in last:
-                last[e.meter] = int(c.execute(sql.LAST_HIT, {"meter": meter_ids[e.meter]}).scalar() or 0)
+                last[e.meter] = int(execute(c, sql.LAST_HIT, {"meter": meter_ids[e.meter]})[0][0] or 0)
             last[e.meter] += 1
             seqs.append(last[e.meter])
         if hits:
             stamp = time.time()
-            c.execute(
+            insert_rows(
+                c,
                 sql.INSERT_HITS,
                 [
                     {

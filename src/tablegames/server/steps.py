@@ -34,7 +34,7 @@ from tablegames.server.errors import ApiError
 from tablegames.server.outage import database_unreachable
 from tablegames.server.protection import record
 from tablegames.server.push import Pusher, Timers
-from tablegames.server.rawsql import insert_rows
+from tablegames.server.rawsql import execute, insert_rows
 from tablegames.server.settle import Settler
 from tablegames.server.state import Live, TableState
 from tablegames.server.store import StepStore
@@ -118,7 +118,7 @@ class RoundSteps:
         try:
             with self.store.write() as c:
                 if first:
-                    round_id = int(c.execute(sql.INSERT_ROUND, self._round_values(live)).scalar_one())
+                    ((round_id,),) = execute(c, sql.INSERT_ROUND, self._round_values(live))
                 else:
                     assert live.round_id is not None
                     round_id = live.round_id

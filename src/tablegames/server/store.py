@@ -22,7 +22,7 @@ from tablegames.server import statements as sql
 from tablegames.server.checks import idempotency_key
 from tablegames.server.core import PlayerInfo
 from tablegames.server.db import VOID, GameTable, Player, RoundRow, RoundStep, Seating
-from tablegames.server.rawsql import insert_rows
+from tablegames.server.rawsql import execute, insert_rows
 from tablegames.server.state import TableState
 from tablegames.server.threads import on_worker
 
@@ -100,7 +100,8 @@ class StepStore:
             if answer is not None:
                 self.store_answer(c, *answer)
             if status is not None:
-                c.execute(
+                execute(
+                    c,
                     sql.SET_STATUS,
                     {
                         "rid": live.round_id,

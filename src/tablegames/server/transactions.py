@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from sqlalchemy import Connection, Engine, event, text
@@ -23,6 +23,8 @@ from tablegames.server.cluster import FENCE, IDLE_IN_TRANSACTION_MS, LeaseLost, 
 from tablegames.server.db import make_engine
 from tablegames.server.rawsql import begin_immediate
 
+# Write connections kept (PostgreSQL: one per table thread and kind; the pool holds 30, and 30 more)
+KEPT_MAX = 16
 Fence = tuple[int, int]  # (table id, lease generation) of a table's write (server/cluster.py)
 
 
@@ -67,6 +69,8 @@ class Transactions:
         self.on_players: list[Callable[[int], None]] = []
         self.on_reset: list[Callable[[bool], None]] = []
         self._write_lock = threading.RLock()
+        self._kept: dict[tuple[int, bool], Connection] = {}  # the write connections kept, see _writer
+        self._kept_lock = threading.Lock()
         # Several processes (server/cluster.py): this process's node name while it holds leases; a write given
         # a fence checks the table's lease first. None: no leases (SQLite, or stopped).
         self.fence_node: str | None = None
@@ -113,23 +117,68 @@ class Transactions:
         """One transaction on a Core connection: the table hot paths (wagers, steps, settlements) use prebuilt
         statements on it instead of the ORM. Committed on success, rolled back on any error. ``fence``: as
         :meth:`tx`."""
-        node = self.fence_node
-        fenced = fence is not None and node is not None and not self.sqlite
-        with (
-            self._one_writer(),
-            (self.fenced if fenced else self.engine).connect() as conn,
-            self._transaction(conn),
-        ):
-            if self.sqlite:
+        if self.sqlite:
+            with self._write_lock, self._writer(False) as conn, self._transaction(conn):
                 # The database's write lock first, not at the first write: what this transaction reads stays as
                 # read until it commits, whatever other processes do (a settlement reads the jackpot meters).
                 begin_immediate(conn)
+                self._fence(conn, fence)
+                yield conn
+            return
+        node = self.fence_node
+        fenced = fence is not None and node is not None
+        with self._writer(fenced) as conn, self._transaction(conn):
             if fenced:
                 assert fence is not None and node is not None
                 self._begin_fenced(conn, fence, node)
             else:
                 self._fence(conn, fence)
             yield conn
+
+    @contextmanager
+    def _writer(self, fenced: bool) -> Iterator[Connection]:
+        """The connection of a write transaction, kept from one write to the next (a pool checkout and check-in
+        and a ``Connection`` a write saved): SQLite's one (the caller holds the write lock), PostgreSQL's one per
+        thread and kind (``fenced``: the autocommit one a fenced write begins itself), at most ``KEPT_MAX`` kept.
+        A transaction that fails gives its connection back to the pool, which rolls back whatever it left (a
+        commit that failed leaves the connection in its transaction) or discards it (lost): the next write takes
+        a fresh one; so does one whose kept connection the pool has invalidated since (the database restarted)."""
+        key = (0 if self.sqlite else threading.get_ident(), fenced)
+        conn = self._kept.get(key)
+        if conn is not None and (conn.invalidated or conn.closed or self._stale(conn)):
+            self._drop(key)
+            conn = None
+        if conn is None:
+            conn = (self.fenced if fenced else self.engine).connect()
+            if len(self._kept) < KEPT_MAX:
+                with self._kept_lock:
+                    self._kept[key] = conn
+        try:
+            yield conn
+        except BaseException:
+            if not self._drop(key, conn):
+                with suppress(Exception):
+                    conn.close()
+            raise
+        if self._kept.get(key) is not conn:
+            conn.close()
+
+    def _stale(self, conn: Connection) -> bool:
+        """A kept connection older than the pool's last invalidation (SQLAlchemy's check at a checkout)."""
+        record = getattr(conn.connection, "_connection_record", None)
+        return record is None or bool(self.engine.pool._invalidate_time > record.starttime)
+
+    def _drop(self, key: tuple[int, bool], conn: Connection | None = None) -> bool:
+        """Stop keeping ``key``'s connection (``conn`` only if it is the one kept) and close it (back to the
+        pool); whether it was kept."""
+        with self._kept_lock:
+            kept = self._kept.get(key)
+            if kept is None or (conn is not None and kept is not conn):
+                return False
+            del self._kept[key]
+        with suppress(Exception):
+            kept.close()
+        return True
 
     @contextmanager
     def _one_writer(self) -> Iterator[None]:
@@ -198,8 +247,12 @@ class Transactions:
         return self.changes
 
     def dispose(self) -> None:
-        """Close the pooled connections (a stopped server's, a command's at its end) and the listener."""
+        """Close the listener, the write connections kept and the pooled connections (a stopped server's, a
+        command's at its end)."""
         changes, self.changes = self.changes, None
         if changes is not None:
             changes.stop()
+        with self._write_lock:
+            for key in list(self._kept):
+                self._drop(key)
         self.engine.dispose()
