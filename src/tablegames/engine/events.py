@@ -38,6 +38,15 @@ class Event:
 
     def for_viewer(self, seat: int | None) -> dict[str, Any]:
         """This event as ``seat`` may see it now (``None``: an onlooker who sees only public cards)."""
+        return self.to_dict() if self.whole_to(seat) else self.redacted()
+
+    def whole_to(self, seat: int | None) -> bool:
+        """Whether ``seat`` may see all of this event while the round is open (else it sees
+        :meth:`redacted`, the same for every such seat)."""
+        return True
+
+    def redacted(self) -> dict[str, Any]:
+        """This event as a seat that may not see all of it sees it (:meth:`whole_to`)."""
         return self.to_dict()
 
 
@@ -104,10 +113,12 @@ class _OneCard:
         d["card"] = str(CARDS[self.card])
         return d
 
-    def for_viewer(self, seat: int | None) -> dict[str, Any]:
+    def whole_to(self, seat: int | None) -> bool:
+        return self.visible(seat)
+
+    def redacted(self) -> dict[str, Any]:
         d = self.to_dict()
-        if not self.visible(seat):
-            d["card"] = None
+        d["card"] = None
         return d
 
 
@@ -199,10 +210,12 @@ class Settled(Event):
     def net(self) -> int:
         return self.returned - self.staked
 
-    def for_viewer(self, seat: int | None) -> dict[str, Any]:
+    def whole_to(self, seat: int | None) -> bool:
+        return self.visible_to == PUBLIC or (seat is not None and self.visible_to == seat_name(seat))
+
+    def redacted(self) -> dict[str, Any]:
         d = self.to_dict()
-        if self.visible_to != PUBLIC and (seat is None or self.visible_to != seat_name(seat)):
-            d["detail"] = ""
+        d["detail"] = ""
         return d
 
 

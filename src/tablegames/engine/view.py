@@ -110,37 +110,82 @@ def round_view(rnd: Round, seat: int | None) -> dict[str, Any]:
     }
 
 
-_HANDS: weakref.WeakKeyDictionary[Round, dict[tuple[int | None, ...], tuple[str, int | None]]] = (
-    weakref.WeakKeyDictionary()
-)  # per round: the hand descriptions worked out so far (a pure function of the round's rules and the cards)
+def seen_whole(rnd: Round, seat: int | None, start: int = 0) -> list[bool]:
+    """For each event of the history from ``start`` on, whether ``seat`` may see all of it now (every event,
+    once the round is settled): :meth:`~tablegames.engine.base.Round.visible_history` gives it whole
+    (``Event.to_dict``), else as every such seat sees it (``Event.redacted``). The one place that decides what
+    a seat sees of the history."""
+    from tablegames.engine.base import Phase
+
+    events = rnd.history[start:]
+    if rnd.phase == Phase.SETTLED:
+        return [True] * len(events)
+    return [e.whole_to(seat) for e in events]
+
+
+class _Read:
+    """Per round: what the views read of its history, kept from push to push and brought up to date with the
+    events since (the history only grows): each card's last deal, grouped by who sees it, the cards revealed,
+    the hand descriptions worked out (a pure function of the round's rules and the cards), the wager specs."""
+
+    __slots__ = ("events", "groups", "hands", "last", "revealed", "specs", "specs_of")
+
+    def __init__(self) -> None:
+        self.events = 0  # the history read so far
+        self.last: dict[int, CardDealt] = {}  # card -> its (last) deal, as round_view reads them
+        self.groups: dict[str, tuple[CardDealt, set[int]]] = {}  # visible_to -> (a deal, the cards)
+        self.revealed: set[int] = set()
+        self.hands: dict[tuple[int | None, ...], tuple[str, int | None]] = {}
+        self.specs: list[dict[str, Any]] = []
+        self.specs_of: object = None  # the specs' tuple they were made of
+
+    def catch_up(self, rnd: Round) -> None:
+        history = rnd.history
+        if len(history) < self.events:  # (never: a history only grows) read it again
+            self.__init__()  # type: ignore[misc]
+        for e in history[self.events :]:
+            if isinstance(e, CardDealt):
+                card = e.card
+                before = self.last.get(card)
+                if before is not None:
+                    self.groups[before.visible_to][1].discard(card)
+                self.last[card] = e
+                group = self.groups.get(e.visible_to)
+                if group is None:
+                    self.groups[e.visible_to] = (e, {card})
+                else:
+                    group[1].add(card)
+            elif isinstance(e, CardsRevealed):
+                self.revealed.update(e.cards)
+        self.events = len(history)
+        specs = rnd.wager_specs()
+        if specs is not self.specs_of:
+            self.specs = [_wager_spec(w) for w in specs]
+            self.specs_of = specs
+
+
+_READ: weakref.WeakKeyDictionary[Round, _Read] = weakref.WeakKeyDictionary()
 
 
 def round_views(rnd: Round, viewers: Iterable[int | None]) -> dict[int | None, dict[str, Any]]:
     """:func:`round_view` for several viewers at once (a push: the seat of every socket), equal to it viewer by
     viewer (``tests/engine/test_engine_fast_views.py``). What does not depend on the viewer is worked out once
     and shared by the views (read them; don't change them), who sees a dealt card is asked of one event per
-    ``visible_to``, and a hand's description is kept for the round's next pushes."""
+    ``visible_to``, and what the views read of the history (:class:`_Read`) is kept for the round's next
+    pushes: each push reads only the events since the last."""
     order = list(dict.fromkeys(viewers))
     if not order:
         return {}
     from tablegames.engine.base import Phase
 
+    read = _READ.get(rnd)
+    if read is None:
+        read = _READ[rnd] = _Read()
+    read.catch_up(rnd)
     settled = rnd.phase == Phase.SETTLED
-    last: dict[int, CardDealt] = {}  # card -> its (last) deal, as round_view reads them
-    for e in rnd.history:
-        if isinstance(e, CardDealt):
-            last[e.card] = e
-    revealed = revealed_cards(rnd)
-    groups: dict[str, tuple[CardDealt, list[int]]] = {}  # visible_to -> (an event, its cards)
-    for card, e in last.items():
-        group = groups.get(e.visible_to)
-        if group is None:
-            groups[e.visible_to] = (e, [card])
-        else:
-            group[1].append(card)
-    hands_memo = _HANDS.get(rnd)
-    if hands_memo is None:
-        hands_memo = _HANDS[rnd] = {}
+    groups = list(read.groups.values())
+    revealed = read.revealed
+    hands_memo = read.hands
     definition, rules = rnd.definition, rnd.rules
 
     def hand(visible: list[int | None]) -> dict[str, Any]:
@@ -155,14 +200,15 @@ def round_views(rnd: Round, viewers: Iterable[int | None]) -> dict[int | None, d
 
     seats = list(rnd.seats.items())
     active = [s.seat for s in rnd.active_seats]
+    to_act = rnd.to_act
     shared = {
         "game": rnd.table.game,
         "round_no": rnd.round_no,
         "phase": rnd.phase.value,
-        "to_act": rnd.to_act,
+        "to_act": to_act,
     }
     meters = dict(rnd.table.meters)
-    specs = [_wager_spec(w) for w in rnd.wager_specs()]
+    specs = read.specs
     entries: dict[
         tuple[int, tuple[int | None, ...]], dict[str, Any]
     ] = {}  # (seat, its cards as seen) -> entry
@@ -177,7 +223,7 @@ def round_views(rnd: Round, viewers: Iterable[int | None]) -> dict[int | None, d
     out: dict[int | None, dict[str, Any]] = {}
     for seat in order:
         visible_cards = set(revealed)
-        for rep, cs in groups.values():
+        for rep, cs in groups:
             if settled or rep.visible(seat):
                 visible_cards.update(cs)
 
@@ -193,7 +239,10 @@ def round_views(rnd: Round, viewers: Iterable[int | None]) -> dict[int | None, d
         dealer_seen = seen(rnd.dealer)
         out[seat] = {
             **shared,
-            "legal_actions": [str(a) for a in rnd.legal_actions(seat)] if seat is not None else [],
+            # (legal_actions is empty but for the seat to act)
+            "legal_actions": [str(a) for a in rnd.legal_actions(seat)]
+            if seat is not None and seat == to_act
+            else [],
             "seats": [seat_entry(k, s, seats_seen[k]) for k, s in seats],
             "dealer": _names(dealer_seen),
             "hands": {

@@ -9,16 +9,49 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tablegames.engine import Phase
-from tablegames.engine.view import round_views
+from tablegames.engine import Phase, Round
+from tablegames.engine.view import round_views, seen_whole
 from tablegames.server.client import Connection, send_all
 from tablegames.server.hints import hint_message
 from tablegames.server.inbox import Inbox
-from tablegames.server.state import TableState
+from tablegames.server.state import Live, TableState
 from tablegames.server.threads import on_any, on_loop, on_worker
-from tablegames.server.wire import encode, encode_bytes, splice
+from tablegames.server.wire import encode, encode_bytes, encode_strict, splice, splice_encoded
 
 log = logging.getLogger("tablegames.server")
+
+
+class _Parts:
+    """One push's parts encoded once: each seat's view; each (seat, first event) run of events, from the
+    round's events encoded once as each seat sees them (``texts``, kept for the round)."""
+
+    def __init__(self, views: dict[int | None, dict[str, Any]], texts: dict[tuple[int, bool], bytes]) -> None:
+        self.views = views
+        self.texts = texts
+        self._views: dict[int | None, bytes] = {}
+        self._events: dict[tuple[int | None, int], bytes] = {}
+
+    def view(self, seat: int | None) -> bytes:
+        known = self._views.get(seat)
+        if known is None:
+            known = self._views[seat] = encode_strict(self.views[seat])
+        return known
+
+    def events(self, rnd: Round, seat: int | None, start: int) -> bytes:
+        known = self._events.get((seat, start))
+        if known is None:
+            texts = self.texts
+            history = rnd.history
+            out = []
+            for i, whole in enumerate(seen_whole(rnd, seat, start), start):
+                text = texts.get((i, whole))
+                if text is None:
+                    e = history[i]
+                    text = texts[(i, whole)] = encode_strict(e.to_dict() if whole else e.redacted())
+                out.append(text)
+            known = self._events[(seat, start)] = b"[" + b",".join(out) + b"]"
+        return known
+
 
 BETTING_PUSH_SECONDS = 0.15  # wagers placed within this time share one state push to the table
 METER_PUSH_SECONDS = 0.2  # linked meters moved by another table's settlement are pushed within 0.2-0.4 s
@@ -95,6 +128,8 @@ class Pusher:
         self._meters_shown: dict[str, int] | None = None
         self._balances_shown: dict[int, int] | None = None
         self._views_shown: dict[int | None, dict[str, Any]] | None = None  # per push cycle: seat -> view
+        self._texts_of: Round | None = None  # the round of _texts
+        self._texts: dict[tuple[int, bool], bytes] = {}  # its events encoded (:meth:`_event_texts`)
 
     @on_any
     def meters_moved(self) -> None:
@@ -188,15 +223,17 @@ class Pusher:
         try:
             head = encode_bytes(self.common_state())
             texts: dict[tuple[Any, ...], str] = {}  # the socket's own part's key -> the message's text
+            parts = _Parts(self._views_shown, self._event_texts(live))
             out: list[tuple[Connection, str]] = []
             for c in conns:
                 seat = self.state.seat_of(c.player.player_id)
                 before = (c.round_key, c.sent)
-                own = self.own_state(c, seat)
                 key = (seat, c.player.player_id, c.player.account_id, before)
                 text = texts.get(key)
                 if text is None:
-                    text = texts[key] = splice(head, own)
+                    text = texts[key] = self._own_text(head, c, seat, parts)
+                else:
+                    self._mark_sent(c)  # (the same events as the socket of the same key)
                 out.append((c, text))
                 hint = self._hint(c, seat)
                 if hint is not None:
@@ -207,6 +244,42 @@ class Pusher:
             self._meters_shown = None
             self._balances_shown = None
             self._views_shown = None
+
+    def _event_texts(self, live: Live | None) -> dict[tuple[int, bool], bytes]:
+        """The round's events encoded so far, kept from push to push: (index, seen whole) -> JSON, the event
+        as ``Round.visible_history`` gives it (``to_dict`` if whole, else ``redacted``). A new round (another
+        ``Round``) starts them afresh."""
+        rnd = live.rnd if live is not None else None
+        if rnd is not self._texts_of:
+            self._texts_of = rnd
+            self._texts = {}
+        return self._texts
+
+    @on_worker
+    def _own_text(self, head: bytes, conn: Connection, seat: int | None, parts: _Parts) -> str:
+        """The socket's ``state`` text: :meth:`own_state` spliced onto ``head``, with its view and its new events
+        encoded once per push and seat (the view) or per round (each event as a seat sees it)."""
+        live = self.state.live
+        start = conn.sent if live is not None and conn.round_key == live.rnd.round_no else 0
+        own = self.own_state(conn, seat, with_round=False)
+        if live is None:
+            return splice(head, {**own, "round": None, "events": []})
+        try:
+            view = parts.view(seat)
+            events = parts.events(live.rnd, seat, start)
+            return splice_encoded(head, own, [(b'"round"', view), (b'"events"', events)])
+        except TypeError:  # a value orjson does not take: the whole part as before (the standard library's)
+            rnd = live.rnd
+            fields = {**own, "round": parts.views[seat], "events": rnd.visible_history(seat, start)}
+            return splice(head, fields)
+
+    @on_worker
+    def _mark_sent(self, conn: Connection) -> None:
+        """The socket was sent the round's events so far."""
+        live = self.state.live
+        if live is not None:
+            conn.round_key = live.rnd.round_no
+            conn.sent = len(live.rnd.history)
 
     @on_worker
     def _balances(self) -> dict[int, int]:
@@ -278,31 +351,33 @@ class Pusher:
         }
 
     @on_worker
-    def own_state(self, conn: Connection, seat: int | None) -> dict[str, Any]:
+    def own_state(self, conn: Connection, seat: int | None, *, with_round: bool = True) -> dict[str, Any]:
         """The socket's own part of the ``state`` message: its seat, balance, client seed, the round as its
-        seat sees it and the events it has not been sent yet (marked sent now)."""
+        seat sees it and the events it has not been sent yet (marked sent now). (``with_round=False``: without
+        ``round`` and ``events``, the events marked sent all the same: :meth:`_own_text` adds them.)"""
         state = self.state
         live = state.live
         view = None
         events: list[dict[str, Any]] = []
         if live is not None:
             rnd = live.rnd
-            views = self._views_shown
-            if views is not None and seat in views:
-                view = views[seat]
-            else:
-                view = rnd.view(seat)
-                if views is not None:
-                    views[seat] = view
-            seq = len(rnd.history)
+            if with_round:
+                views = self._views_shown
+                if views is not None and seat in views:
+                    view = views[seat]
+                else:
+                    view = rnd.view(seat)
+                    if views is not None:
+                        views[seat] = view
             if conn.round_key != rnd.round_no:
                 conn.round_key = rnd.round_no
                 conn.sent = 0
-            events = rnd.visible_history(seat, conn.sent)  # the engine's rule of what the seat sees
-            conn.sent = seq
+            if with_round:
+                events = rnd.visible_history(seat, conn.sent)  # the engine's rule of what the seat sees
+            conn.sent = len(rnd.history)
         fair = state.server.config.deck_factory is None and state.server.config.source_factory is None
         balances = self._balances_shown
-        return {
+        own: dict[str, Any] = {
             "seat": seat,
             "balance": (
                 balances[conn.player.account_id]
@@ -312,9 +387,11 @@ class Pusher:
             "client_seed": self._own_seed(conn.player.player_id) if fair else None,
             # whether this socket's player may seat bots (server/bots.py)
             "may_seat_bots": state.server.config.practice_bots and seat is not None,
-            "round": view,
-            "events": events,
         }
+        if with_round:
+            own["round"] = view
+            own["events"] = events
+        return own
 
     @on_worker
     def _hint(self, conn: Connection, seat: int | None) -> dict[str, Any] | None:

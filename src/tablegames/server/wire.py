@@ -67,3 +67,25 @@ def splice(head: bytes, fields: dict[str, Any]) -> str:
     if head == b"{}":
         return tail.decode()
     return (head[:-1] + b"," + tail[1:]).decode()
+
+
+def encode_strict(value: Any) -> bytes:
+    """``value`` as compact JSON bytes by ``orjson`` alone: ``TypeError`` where :func:`encode_bytes` would hand
+    it to the standard library (a part encoded once and spliced into several messages: the caller then encodes
+    the whole message as before, so its text is :func:`encode_bytes`'s)."""
+    return orjson.dumps(value, option=_OPTIONS)
+
+
+def splice_encoded(head: bytes, fields: dict[str, Any], encoded: list[tuple[bytes, bytes]]) -> str:
+    """:func:`splice` with more fields already encoded: ``encoded`` is (the key's JSON, the value's JSON) in
+    order, after ``fields``. The text is ``splice(head, fields | those values)``'s, encoded by ``orjson``
+    (``TypeError`` where :func:`encode_strict` gives it).
+
+    >>> splice_encoded(b'{"type":"state"}', {"seat": 1}, [(b'"round"', b'{"a":[1]}')])
+    '{"type":"state","seat":1,"round":{"a":[1]}}'
+    """
+    parts = [head[1:-1]] if len(head) > 2 else []
+    if fields:
+        parts.append(encode_strict(fields)[1:-1])
+    parts.extend(key + b":" + value for key, value in encoded)
+    return (b"{" + b",".join(parts) + b"}").decode()
