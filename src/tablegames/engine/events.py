@@ -23,14 +23,18 @@ class Event:
     def to_dict(self) -> dict[str, Any]:
         """A new JSON-ready dict. (An event of plain values keeps its dict and hands out copies: a round's events
         are turned into dicts for every socket at every push.)"""
-        kept = self.__dict__.get(_KEPT)
+        values = self.__dict__
+        kept = values.get(_KEPT)
         if kept is not None:
             return dict(kept)
         data: dict[str, Any] = {"type": self.kind}
         flat = True
         for name in _field_names(type(self)):
-            value = data[name] = _jsonable(getattr(self, name))
-            flat = flat and not isinstance(value, list | dict)
+            value = values[name]
+            if type(value) not in _PLAIN:  # (a plain value is its own JSON)
+                value = _jsonable(value)
+                flat = flat and not isinstance(value, list | dict)
+            data[name] = value
         if flat:  # (a copy of it shares nothing mutable with it)
             object.__setattr__(self, _KEPT, data)
             return dict(data)
@@ -42,7 +46,11 @@ class Event:
 
     def whole_to(self, seat: int | None) -> bool:
         """Whether ``seat`` may see all of this event while the round is open (else it sees
-        :meth:`redacted`, the same for every such seat)."""
+        :meth:`redacted`, the same for every such seat). True for every seat when :meth:`public`."""
+        return True
+
+    def public(self) -> bool:
+        """Whether every viewer, an onlooker too, may see all of it while the round is open."""
         return True
 
     def redacted(self) -> dict[str, Any]:
@@ -51,6 +59,7 @@ class Event:
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+_PLAIN = frozenset({str, int, bool, float, type(None)})
 _KEPT = "_kept_dict"  # (not a field: equality, hashing and repr ignore it)
 
 
@@ -115,6 +124,9 @@ class _OneCard:
 
     def whole_to(self, seat: int | None) -> bool:
         return self.visible(seat)
+
+    def public(self) -> bool:
+        return self.visible_to == PUBLIC
 
     def redacted(self) -> dict[str, Any]:
         d = self.to_dict()
@@ -212,6 +224,9 @@ class Settled(Event):
 
     def whole_to(self, seat: int | None) -> bool:
         return self.visible_to == PUBLIC or (seat is not None and self.visible_to == seat_name(seat))
+
+    def public(self) -> bool:
+        return self.visible_to == PUBLIC
 
     def redacted(self) -> dict[str, Any]:
         d = self.to_dict()

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tablegames.cards import CARDS
-from tablegames.engine.events import CardDealt, CardsRevealed
+from tablegames.engine.events import CardDealt, CardsRevealed, seat_name
 
 if TYPE_CHECKING:
     from tablegames.engine.base import Round, SeatState
@@ -123,6 +123,17 @@ def seen_whole(rnd: Round, seat: int | None, start: int = 0) -> list[bool]:
     return [e.whole_to(seat) for e in events]
 
 
+def seen_whole_by_all(rnd: Round, start: int = 0) -> list[bool]:
+    """For each event of the history from ``start`` on, whether every viewer may see all of it now (then
+    :func:`seen_whole` is true for every seat)."""
+    from tablegames.engine.base import Phase
+
+    events = rnd.history[start:]
+    if rnd.phase == Phase.SETTLED:
+        return [True] * len(events)
+    return [e.public() for e in events]
+
+
 class _Read:
     """Per round: what the views read of its history, kept from push to push and brought up to date with the
     events since (the history only grows): each card's last deal, grouped by who sees it, the cards revealed,
@@ -169,10 +180,14 @@ _READ: weakref.WeakKeyDictionary[Round, _Read] = weakref.WeakKeyDictionary()
 
 def round_views(rnd: Round, viewers: Iterable[int | None]) -> dict[int | None, dict[str, Any]]:
     """:func:`round_view` for several viewers at once (a push: the seat of every socket), equal to it viewer by
-    viewer (``tests/engine/test_engine_fast_views.py``). What does not depend on the viewer is worked out once
-    and shared by the views (read them; don't change them), who sees a dealt card is asked of one event per
-    ``visible_to``, and what the views read of the history (:class:`_Read`) is kept for the round's next
-    pushes: each push reads only the events since the last."""
+    viewer (``tests/engine/test_engine_fast_views.py``).
+
+    The view of an onlooker (who sees the public cards only) is worked out first; a seat's view is that view
+    but for the cards only it sees (its *private* cards): a seat entry, hand, the dealer's cards, the game's
+    own keys (its flow's ``extra_view``, asked again only if it read one of those cards) are worked out again
+    where they hold one, else shared. The views share their parts (read them; don't change them). What the
+    views read of the history (:class:`_Read`) is kept for the round's next pushes: a push reads only the events
+    since the last."""
     order = list(dict.fromkeys(viewers))
     if not order:
         return {}
@@ -183,8 +198,13 @@ def round_views(rnd: Round, viewers: Iterable[int | None]) -> dict[int | None, d
         read = _READ[rnd] = _Read()
     read.catch_up(rnd)
     settled = rnd.phase == Phase.SETTLED
-    groups = list(read.groups.values())
-    revealed = read.revealed
+    public = set(read.revealed)  # the cards everyone sees
+    private_groups: dict[str, set[int]] = {}  # the cards only one seat sees (``visible_to``: its name)
+    for rep, cs in read.groups.values():
+        if settled or rep.visible(None):
+            public.update(cs)
+        elif cs:
+            private_groups[rep.visible_to] = cs
     hands_memo = read.hands
     definition, rules = rnd.definition, rnd.rules
 
@@ -198,6 +218,9 @@ def round_views(rnd: Round, viewers: Iterable[int | None]) -> dict[int | None, d
             )
         return {"description": known[0], "total": known[1]}
 
+    def seen_by(visible: set[int]) -> Callable[[Sequence[int]], list[int | None]]:
+        return lambda cs: [c if c in visible else None for c in cs]
+
     seats = list(rnd.seats.items())
     active = [s.seat for s in rnd.active_seats]
     to_act = rnd.to_act
@@ -209,50 +232,72 @@ def round_views(rnd: Round, viewers: Iterable[int | None]) -> dict[int | None, d
     }
     meters = dict(rnd.table.meters)
     specs = read.specs
-    entries: dict[
-        tuple[int, tuple[int | None, ...]], dict[str, Any]
-    ] = {}  # (seat, its cards as seen) -> entry
 
-    def seat_entry(k: int, s: SeatState, visible: list[int | None]) -> dict[str, Any]:
-        key = (k, tuple(visible))
-        entry = entries.get(key)
-        if entry is None:
-            entry = entries[key] = _seat_entry(s, visible)
-        return entry
+    # the onlooker's view's parts
+    seen_public = seen_by(public)
+    seats_seen = {k: seen_public(s.cards) for k, s in seats}
+    entries = {k: _seat_entry(s, seats_seen[k]) for k, s in seats}
+    shown = {k: any(c is not None for c in seats_seen[k]) for k in active}
+    hands = {k: hand(seats_seen[k]) for k in active if shown[k]}
+    dealer_seen = seen_public(rnd.dealer)
+    dealer = _names(dealer_seen)
+    dealer_hand = hand(dealer_seen) if any(c is not None for c in dealer_seen) else None
+    asked: list[tuple[int, ...]] = []  # the cards the flow's extra_view read
+
+    def public_cards(cs: Sequence[int]) -> list[str | None]:
+        cs = tuple(cs)
+        asked.append(cs)
+        return _names(seen_public(cs))
+
+    extra = rnd.flow.extra_view(rnd, public_cards)
 
     out: dict[int | None, dict[str, Any]] = {}
     for seat in order:
-        visible_cards = set(revealed)
-        for rep, cs in groups:
-            if settled or rep.visible(seat):
-                visible_cards.update(cs)
+        private: set[int] = set()
+        if seat is not None and private_groups:
+            private = private_groups.get(seat_name(seat), private) - public
+        view_entries, view_hands = entries, hands
+        view_dealer, view_dealer_hand, view_extra = dealer, dealer_hand, extra
+        if private:  # what this seat sees and an onlooker does not
+            seen = seen_by(public | private)
+            view_entries = dict(entries)
+            view_hands = {}
+            for k, s in seats:
+                if not private.isdisjoint(s.cards):
+                    mine = seen(s.cards)
+                    view_entries[k] = _seat_entry(s, mine)
+                    if k in shown:
+                        view_hands[k] = hand(mine)
+                elif k in hands:
+                    view_hands[k] = hands[k]
+            if not private.isdisjoint(rnd.dealer):
+                dealer_mine = seen(rnd.dealer)
+                view_dealer = _names(dealer_mine)
+                view_dealer_hand = hand(dealer_mine)
+            if not all(private.isdisjoint(cs) for cs in asked):  # (else it would read the same names)
 
-        def seen(cs: Sequence[int], visible_cards: set[int] = visible_cards) -> list[int | None]:
-            return [c if c in visible_cards else None for c in cs]
+                def cards(
+                    cs: Sequence[int], seen: Callable[[Sequence[int]], list[int | None]] = seen
+                ) -> list[str | None]:
+                    return _names(seen(cs))
 
-        def cards(
-            cs: Sequence[int], seen: Callable[[Sequence[int]], list[int | None]] = seen
-        ) -> list[str | None]:
-            return _names(seen(cs))
-
-        seats_seen = {k: seen(s.cards) for k, s in seats}
-        dealer_seen = seen(rnd.dealer)
+                view_extra = rnd.flow.extra_view(rnd, cards)
         out[seat] = {
             **shared,
             # (legal_actions is empty but for the seat to act)
             "legal_actions": [str(a) for a in rnd.legal_actions(seat)]
             if seat is not None and seat == to_act
             else [],
-            "seats": [seat_entry(k, s, seats_seen[k]) for k, s in seats],
-            "dealer": _names(dealer_seen),
+            "seats": list(view_entries.values()),
+            "dealer": view_dealer,
             "hands": {
-                str(k): hand(seats_seen[k])
+                str(k): view_hands[k] if k in view_hands else hand(seats_seen[k])
                 for k in active
-                if k == seat or any(c is not None for c in seats_seen[k])
+                if k == seat or k in view_hands
             },
-            "dealer_hand": hand(dealer_seen) if any(c is not None for c in dealer_seen) else None,
+            "dealer_hand": view_dealer_hand,
             "meters": meters,
             "wager_specs": specs,
-            **rnd.flow.extra_view(rnd, cards),
+            **view_extra,
         }
     return out

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tablegames.engine import Phase, Round
-from tablegames.engine.view import round_views, seen_whole
+from tablegames.engine.view import round_views, seen_whole, seen_whole_by_all
 from tablegames.server.client import Connection, send_all
 from tablegames.server.hints import hint_message
 from tablegames.server.inbox import Inbox
@@ -30,6 +30,8 @@ class _Parts:
         self.texts = texts
         self._views: dict[int | None, bytes] = {}
         self._events: dict[tuple[int | None, int], bytes] = {}
+        self._runs: dict[int, list[bytes | None]] = {}  # first event -> those every viewer sees whole
+        self._shared: dict[int, bytes] = {}  # first event -> the run, when every viewer sees it whole
 
     def view(self, seat: int | None) -> bytes:
         known = self._views.get(seat)
@@ -38,19 +40,38 @@ class _Parts:
         return known
 
     def events(self, rnd: Round, seat: int | None, start: int) -> bytes:
+        """The events from ``start`` on as ``seat`` sees them: those every viewer sees whole are looked up
+        once per push (and a run of only those is shared by every seat), the others once per seat."""
         known = self._events.get((seat, start))
-        if known is None:
-            texts = self.texts
-            history = rnd.history
-            out = []
-            for i, whole in enumerate(seen_whole(rnd, seat, start), start):
-                text = texts.get((i, whole))
-                if text is None:
-                    e = history[i]
-                    text = texts[(i, whole)] = encode_strict(e.to_dict() if whole else e.redacted())
-                out.append(text)
-            known = self._events[(seat, start)] = b"[" + b",".join(out) + b"]"
+        if known is not None:
+            return known
+        run = self._runs.get(start)
+        if run is None:
+            run = self._runs[start] = [
+                self._text(rnd, i, True) if everyone else None
+                for i, everyone in enumerate(seen_whole_by_all(rnd, start), start)
+            ]
+        if None in run:
+            whole = seen_whole(rnd, seat, start)
+            texts = [
+                text if text is not None else self._text(rnd, i, whole[i - start])
+                for i, text in enumerate(run, start)
+            ]
+            known = self._events[(seat, start)] = b"[" + b",".join(texts) + b"]"
+        else:
+            known = self._shared.get(start)
+            if known is None:
+                known = self._shared[start] = b"[" + b",".join(t for t in run if t is not None) + b"]"
+            self._events[(seat, start)] = known
         return known
+
+    def _text(self, rnd: Round, i: int, whole: bool) -> bytes:
+        """Event ``i`` as a seat that sees it whole, or not, sees it (``Round.visible_history``'s)."""
+        text = self.texts.get((i, whole))
+        if text is None:
+            e = rnd.history[i]
+            text = self.texts[(i, whole)] = encode_strict(e.to_dict() if whole else e.redacted())
+        return text
 
 
 BETTING_PUSH_SECONDS = 0.15  # wagers placed within this time share one state push to the table
@@ -245,6 +266,7 @@ class Pusher:
             self._balances_shown = None
             self._views_shown = None
 
+    @on_worker
     def _event_texts(self, live: Live | None) -> dict[tuple[int, bool], bytes]:
         """The round's events encoded so far, kept from push to push: (index, seen whole) -> JSON, the event
         as ``Round.visible_history`` gives it (``to_dict`` if whole, else ``redacted``). A new round (another
