@@ -21,23 +21,32 @@ class Event:
     kind: ClassVar[str] = "event"
 
     def to_dict(self) -> dict[str, Any]:
-        """A new JSON-ready dict. (An event of plain values keeps its dict and hands out copies: a round's events
-        are turned into dicts for every socket at every push.)"""
+        """A new JSON-ready dict. (An event keeps its dict and hands out copies, its lists and dicts copied too
+        when they hold plain values only: a round's events are turned into dicts at its pushes and its
+        settlement.)"""
         values = self.__dict__
         kept = values.get(_KEPT)
         if kept is not None:
-            return dict(kept)
+            kept_data, kept_nested = kept
+            copy = dict(kept_data)
+            for name in kept_nested:
+                copy[name] = copy[name].copy()
+            return copy
         data: dict[str, Any] = {"type": self.kind}
-        flat = True
+        nested: list[str] = []
+        keep = True
         for name in _field_names(type(self)):
             value = values[name]
             if type(value) not in _PLAIN:  # (a plain value is its own JSON)
                 value = _jsonable(value)
-                flat = flat and not isinstance(value, list | dict)
+                if isinstance(value, list | dict):
+                    nested.append(name)
+                    inner = value.values() if isinstance(value, dict) else value
+                    keep = keep and all(type(v) in _PLAIN for v in inner)
             data[name] = value
-        if flat:  # (a copy of it shares nothing mutable with it)
-            object.__setattr__(self, _KEPT, data)
-            return dict(data)
+        if keep:  # (a copy of it shares nothing mutable with it)
+            object.__setattr__(self, _KEPT, (data, tuple(nested)))
+            return self.to_dict()
         return data
 
     def for_viewer(self, seat: int | None) -> dict[str, Any]:
