@@ -11,6 +11,7 @@ from typing import Any
 
 from tablegames.engine import Phase, Round
 from tablegames.engine.view import round_views, seen_whole, seen_whole_by_all
+from tablegames.randomness import ProvablyFair, ServerSeed
 from tablegames.server.client import Connection, send_all
 from tablegames.server.hints import hint_message
 from tablegames.server.inbox import Inbox
@@ -91,6 +92,9 @@ class Timers:
         # another deadline the table's one timer keeps (the practice bots' next move: server/bots.py)
         self.extra: Callable[[], float | None] = lambda: None
         self._timer: asyncio.TimerHandle | None = None  # owned by the event loop's thread
+        # the deadline last handed to :meth:`arm` by :meth:`schedule`; None once the timer may differ from it
+        # (it fired, was stopped, or a retry replaced it)
+        self._asked: tuple[float | None] | None = None
 
     @on_worker
     def schedule(self) -> None:
@@ -108,17 +112,26 @@ class Timers:
         other = self.extra()
         if other is not None and (deadline is None or other < deadline):
             deadline = other
+        asked = (deadline,)
+        if (
+            asked == self._asked
+            and (deadline is None or deadline > time.time())
+            and self.state.server.loop is not None
+        ):
+            return  # (the timer is set to it already: every push of a turn or of the betting asks the same)
+        self._asked = asked
         self.inbox.to_loop(self.arm, deadline)
 
     @on_any
     def retry(self) -> None:
         """The timer step failed (the database, a lease in doubt): it is tried again in :data:`RETRY_SECONDS`."""
+        self._asked = None
         self.inbox.to_loop(self.arm, time.time() + RETRY_SECONDS)
 
     @on_loop
     def arm(self, deadline: float | None) -> None:
         """Replace the timer."""
-        self.stop()
+        self._cancel()
         loop = self.state.server.loop
         if deadline is not None and loop is not None and self.state.moved_to is None:
             self._timer = loop.call_later(max(0.0, deadline - time.time()), self._fire)
@@ -127,10 +140,16 @@ class Timers:
     def _fire(self) -> None:
         """The timer is due: the step runs in the inbox."""
         self._timer = None
+        self._asked = None
         self.inbox.submit(self.due)
 
     @on_loop
     def stop(self) -> None:
+        self._asked = None
+        self._cancel()
+
+    @on_loop
+    def _cancel(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -150,6 +169,7 @@ class Pusher:
         self._balances_shown: dict[int, int] | None = None
         self._views_shown: dict[int | None, dict[str, Any]] | None = None  # per push cycle: seat -> view
         self._texts_of: Round | None = None  # the round of _texts
+        self._commitments: dict[int, tuple[ServerSeed, str]] = {}  # id(server seed) -> (it, its commitment)
         self._texts: dict[tuple[int, bool], bytes] = {}  # its events encoded (:meth:`_event_texts`)
 
     @on_any
@@ -364,13 +384,24 @@ class Pusher:
             "deadline": deadline,
             "seconds_left": None if deadline is None else max(0.0, round(deadline - time.time(), 3)),
             "meters": dict(self._meters_shown if self._meters_shown is not None else self.live_meters()),
-            "commitment": live.pf.commitment if live is not None and live.pf is not None else None,
-            "next_commitment": upcoming.commitment if upcoming is not None else None,
+            "commitment": self._commitment(live.pf) if live is not None and live.pf is not None else None,
+            "next_commitment": self._commitment(upcoming) if upcoming is not None else None,
             "seeds": self._committed_seeds() if upcoming is not None else None,
             "decision": state.decision_id(),
             # the practice bots' seats (server/bots.py)
             "bots": sorted(k for k, p in state.occupants.items() if p.bot),
         }
+
+    @on_worker
+    def _commitment(self, pf: ProvablyFair) -> str:
+        """``pf.commitment`` (a hash of its server seed, which never changes), worked out once per seed."""
+        seed = pf.server_seed
+        known = self._commitments.get(id(seed))
+        if known is None or known[0] is not seed:
+            if len(self._commitments) > 3:
+                self._commitments.clear()
+            known = self._commitments[id(seed)] = (seed, pf.commitment)
+        return known[1]
 
     @on_worker
     def own_state(self, conn: Connection, seat: int | None, *, with_round: bool = True) -> dict[str, Any]:
