@@ -246,7 +246,9 @@ class Pusher:
         The part of the state every socket shares is built and encoded once (:meth:`common_state`), each
         socket's own part (seat, balance, cards, events) spliced onto it; sockets whose own part is the same (a
         player's several sockets, the onlookers) share one text, and the table's messages are handed to the
-        event loop at once (:func:`~tablegames.server.client.send_all`)."""
+        event loop at once (:func:`~tablegames.server.client.send_all`). Each seat's view is encoded once per
+        push, each event once per round as a seat sees it (:class:`_Parts`): the text is the one the whole
+        own part encoded at once gives (``tests/server/test_server_push_exact.py``)."""
         self._push_pending = False  # this push covers any merged one still planned
         self.timers.schedule()  # first: it sets the turn deadline the states show
         conns = list(self.state.conns)
