@@ -199,7 +199,7 @@ def test_splice_encoded_is_splice(head: dict[str, Any], fields: dict[str, Any], 
     """Values encoded apart and spliced (a push's views and events) give the text of the whole encoded at once."""
     head = {k: v for k, v in head.items() if k not in fields and k not in more}
     fields = {k: v for k, v in fields.items() if k not in more}
-    encoded = [(encode_strict(k), encode_strict(v)) for k, v in more.items()]
+    encoded = {k: encode_strict(v) for k, v in more.items()}
     assert splice_encoded(encode_strict(head), fields, encoded) == splice(
         encode_strict(head), {**fields, **more}
     )

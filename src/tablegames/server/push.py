@@ -311,7 +311,7 @@ class Pusher:
         try:
             view = parts.view(seat)
             events = parts.events(live.rnd, seat, start)
-            return splice_encoded(head, own, [(b'"round"', view), (b'"events"', events)])
+            return splice_encoded(head, own, {"round": view, "events": events})
         except TypeError:  # a value orjson does not take: the whole part as before (the standard library's)
             rnd = live.rnd
             fields = {**own, "round": parts.views[seat], "events": rnd.visible_history(seat, start)}

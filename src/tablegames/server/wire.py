@@ -76,16 +76,17 @@ def encode_strict(value: Any) -> bytes:
     return orjson.dumps(value, option=_OPTIONS)
 
 
-def splice_encoded(head: bytes, fields: dict[str, Any], encoded: list[tuple[bytes, bytes]]) -> str:
-    """:func:`splice` with more fields already encoded: ``encoded`` is (the key's JSON, the value's JSON) in
-    order, after ``fields``. The text is ``splice(head, fields | those values)``'s, encoded by ``orjson``
+def splice_encoded(head: bytes, fields: dict[str, Any], encoded: dict[str, bytes]) -> str:
+    """:func:`splice` with more fields whose values are encoded already (JSON, e.g. shared by several
+    messages), after ``fields``: the text is ``splice(head, fields | those values)``'s, encoded by ``orjson``
     (``TypeError`` where :func:`encode_strict` gives it).
 
-    >>> splice_encoded(b'{"type":"state"}', {"seat": 1}, [(b'"round"', b'{"a":[1]}')])
+    >>> splice_encoded(b'{"type":"state"}', {"seat": 1}, {"round": b'{"a":[1]}'})
     '{"type":"state","seat":1,"round":{"a":[1]}}'
     """
-    parts = [head[1:-1]] if len(head) > 2 else []
-    if fields:
-        parts.append(encode_strict(fields)[1:-1])
-    parts.extend(key + b":" + value for key, value in encoded)
-    return (b"{" + b",".join(parts) + b"}").decode()
+    tail = encode_strict({**fields, **{k: orjson.Fragment(v) for k, v in encoded.items()}})
+    if len(tail) == 2:
+        return head.decode()
+    if len(head) == 2:
+        return tail.decode()
+    return (head[:-1] + b"," + tail[1:]).decode()
