@@ -20,9 +20,9 @@ from test_engine_secrecy import variants
 
 from tablegames.cards import CARDS
 from tablegames.engine import Table
-from tablegames.engine.base import Round
-from tablegames.engine.events import CardDealt
-from tablegames.engine.view import revealed_cards, round_view, round_views
+from tablegames.engine.base import Phase, Round
+from tablegames.engine.events import PUBLIC, CardDealt, CardDiscarded, Settled, seat_name
+from tablegames.engine.view import revealed_cards, round_view, round_views, seen_whole, seen_whole_by_all
 from tablegames.randomness import SeededRandom
 from tablegames.rules import GAMES, make_rules, registry
 
@@ -46,6 +46,11 @@ def test_an_events_kept_dict_is_the_computed_one(game: str) -> None:
         given = e.to_dict()
         given["type"] = "changed"
         given["card"] = "changed"
+        for value in given.values():  # (its lists and dicts are its own too)
+            if isinstance(value, list):
+                value.append("changed")
+            elif isinstance(value, dict):
+                value["changed"] = "changed"
         assert e.to_dict() == fresh.to_dict() != given
         for viewer in (None, 1, 2, 3):
             assert e.for_viewer(viewer) == dataclasses.replace(e).for_viewer(viewer)
@@ -152,3 +157,45 @@ def test_the_views_of_a_push_are_each_viewers_view(game: str) -> None:
             for _ in range(2):
                 differ += play_checking(table, seats, pick, same_views)
     assert differ > 0  # (not vacuous: viewers saw the round differently)
+
+
+def reference_history(rnd: Round, seat: int | None, start: int) -> list[dict[str, Any]]:
+    """The history as a seat saw it before ``Event.whole_to``/``redacted``: a card dealt or discarded to
+    another seat face down as None, another seat's private settlement detail blank (all once settled)."""
+    out = []
+    for e in rnd.history[start:]:
+        d = dataclasses.replace(e).to_dict()  # (built again: nothing kept)
+        if rnd.phase != Phase.SETTLED:
+            to = getattr(e, "visible_to", PUBLIC)
+            hidden = to != PUBLIC and (seat is None or to != seat_name(seat))
+            if hidden and isinstance(e, CardDealt | CardDiscarded):
+                d["card"] = None
+            if hidden and isinstance(e, Settled):
+                d["detail"] = ""
+        out.append(d)
+    return out
+
+
+def same_history(rnd: Round, seats: int) -> bool:
+    """Every viewer's history from every event on is the reference's; an event every viewer sees whole
+    (``public``) is seen whole by every seat. Whether some viewer saw an event redacted."""
+    redacted = False
+    for viewer in [None, *range(1, seats + 1)]:
+        for start in range(0, len(rnd.history), 3):
+            got = rnd.visible_history(viewer, start)
+            assert got == reference_history(rnd, viewer, start), (rnd.rules, viewer, start)
+            whole = seen_whole(rnd, viewer, start)
+            for e, everyone, w in zip(rnd.history[start:], seen_whole_by_all(rnd, start), whole, strict=True):
+                assert w or not everyone, e
+            redacted = redacted or not all(whole)
+    return redacted
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_history_a_seat_sees_is_the_reference(game: str) -> None:
+    pick = random.Random(3)
+    redacted = 0
+    for n, rules in enumerate(variants(game)):
+        table = Table(make_rules(game, rules), seats=4, source=SeededRandom(n))
+        redacted += play_checking(table, 4, pick, same_history)
+    assert redacted > 0  # (not vacuous: cards were hidden from some viewer)

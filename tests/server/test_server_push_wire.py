@@ -17,6 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
 import tablegames.server.push as push_module
@@ -24,7 +26,7 @@ from server_harness import WS, Harness
 from tablegames.server.client import Connection, send_all
 from tablegames.server.contract import ServerMessage
 from tablegames.server.core import PlayerInfo
-from tablegames.server.wire import decode, encode, splice
+from tablegames.server.wire import decode, encode, encode_strict, splice, splice_encoded
 
 SERVER = TypeAdapter(ServerMessage)
 
@@ -177,3 +179,27 @@ def test_send_all_keeps_each_sockets_order() -> None:
     send_all([(one, "3"), (two, "z")])  # a closed socket gets nothing more
     assert one.queue.get_nowait() is None and one.queue.empty()
     assert two.queue.get_nowait() == "z"
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=8,
+)
+KEYS = st.sampled_from(["seat", "round", "events", "balance", "ünï", 'q"uote'])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    head=st.dictionaries(st.text(max_size=4), JSON, max_size=3),
+    fields=st.dictionaries(KEYS, JSON, max_size=3),
+    more=st.dictionaries(st.sampled_from(["view", "events", "x"]), JSON, max_size=3),
+)
+def test_splice_encoded_is_splice(head: dict[str, Any], fields: dict[str, Any], more: dict[str, Any]) -> None:
+    """Values encoded apart and spliced (a push's views and events) give the text of the whole encoded at once."""
+    head = {k: v for k, v in head.items() if k not in fields and k not in more}
+    fields = {k: v for k, v in fields.items() if k not in more}
+    encoded = {k: encode_strict(v) for k, v in more.items()}
+    assert splice_encoded(encode_strict(head), fields, encoded) == splice(
+        encode_strict(head), {**fields, **more}
+    )

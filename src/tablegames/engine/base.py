@@ -579,11 +579,11 @@ class Round:
 
     def visible_history(self, seat: int | None, start: int = 0) -> list[dict[str, Any]]:
         """The history from event ``start`` on, as ``seat`` may see it now (hidden cards as ``None``; all of
-        it once the round is settled). The one place that decides what a seat sees of the history."""
-        events = self.history[start:]
-        if self.phase == Phase.SETTLED:
-            return [e.to_dict() for e in events]
-        return [e.for_viewer(seat) for e in events]
+        it once the round is settled). What a seat sees of an event: ``engine.view.seen_whole``."""
+        from tablegames.engine.view import seen_whole
+
+        shown = seen_whole(self, seat, start)
+        return [e.to_dict() if w else e.redacted() for e, w in zip(self.history[start:], shown, strict=True)]
 
     def card_visible(self, event: CardDealt, seat: int | None) -> bool:
         return self.phase == Phase.SETTLED or event.visible(seat)

@@ -21,27 +21,54 @@ class Event:
     kind: ClassVar[str] = "event"
 
     def to_dict(self) -> dict[str, Any]:
-        """A new JSON-ready dict. (An event of plain values keeps its dict and hands out copies: a round's events
-        are turned into dicts for every socket at every push.)"""
-        kept = self.__dict__.get(_KEPT)
+        """A new JSON-ready dict. (An event keeps its dict and hands out copies, its lists and dicts copied too
+        when they hold plain values only: a round's events are turned into dicts at its pushes and its
+        settlement.)"""
+        values = self.__dict__
+        kept = values.get(_KEPT)
         if kept is not None:
-            return dict(kept)
+            kept_data, kept_nested = kept
+            copy = dict(kept_data)
+            for name in kept_nested:
+                copy[name] = copy[name].copy()
+            return copy
         data: dict[str, Any] = {"type": self.kind}
-        flat = True
+        nested: list[str] = []
+        keep = True
         for name in _field_names(type(self)):
-            value = data[name] = _jsonable(getattr(self, name))
-            flat = flat and not isinstance(value, list | dict)
-        if flat:  # (a copy of it shares nothing mutable with it)
-            object.__setattr__(self, _KEPT, data)
-            return dict(data)
+            value = values[name]
+            if type(value) not in _PLAIN:  # (a plain value is its own JSON)
+                value = _jsonable(value)
+                if isinstance(value, list | dict):
+                    nested.append(name)
+                    inner = value.values() if isinstance(value, dict) else value
+                    keep = keep and all(type(v) in _PLAIN for v in inner)
+            data[name] = value
+        if keep:  # (a copy of it shares nothing mutable with it)
+            object.__setattr__(self, _KEPT, (data, tuple(nested)))
+            return self.to_dict()
         return data
 
     def for_viewer(self, seat: int | None) -> dict[str, Any]:
         """This event as ``seat`` may see it now (``None``: an onlooker who sees only public cards)."""
+        return self.to_dict() if self.whole_to(seat) else self.redacted()
+
+    def whole_to(self, seat: int | None) -> bool:
+        """Whether ``seat`` may see all of this event while the round is open (else it sees
+        :meth:`redacted`, the same for every such seat). True for every seat when :meth:`public`."""
+        return True
+
+    def public(self) -> bool:
+        """Whether every viewer, an onlooker too, may see all of it while the round is open."""
+        return True
+
+    def redacted(self) -> dict[str, Any]:
+        """This event as a seat that may not see all of it sees it (:meth:`whole_to`)."""
         return self.to_dict()
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+_PLAIN = frozenset({str, int, bool, float, type(None)})
 _KEPT = "_kept_dict"  # (not a field: equality, hashing and repr ignore it)
 
 
@@ -104,10 +131,15 @@ class _OneCard:
         d["card"] = str(CARDS[self.card])
         return d
 
-    def for_viewer(self, seat: int | None) -> dict[str, Any]:
+    def whole_to(self, seat: int | None) -> bool:
+        return self.visible(seat)
+
+    def public(self) -> bool:
+        return self.visible_to == PUBLIC
+
+    def redacted(self) -> dict[str, Any]:
         d = self.to_dict()
-        if not self.visible(seat):
-            d["card"] = None
+        d["card"] = None
         return d
 
 
@@ -199,10 +231,15 @@ class Settled(Event):
     def net(self) -> int:
         return self.returned - self.staked
 
-    def for_viewer(self, seat: int | None) -> dict[str, Any]:
+    def whole_to(self, seat: int | None) -> bool:
+        return self.visible_to == PUBLIC or (seat is not None and self.visible_to == seat_name(seat))
+
+    def public(self) -> bool:
+        return self.visible_to == PUBLIC
+
+    def redacted(self) -> dict[str, Any]:
         d = self.to_dict()
-        if self.visible_to != PUBLIC and (seat is None or self.visible_to != seat_name(seat)):
-            d["detail"] = ""
+        d["detail"] = ""
         return d
 
 

@@ -9,16 +9,71 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tablegames.engine import Phase
-from tablegames.engine.view import round_views
+from tablegames.engine import Phase, Round
+from tablegames.engine.view import round_views, seen_whole, seen_whole_by_all
+from tablegames.randomness import ProvablyFair, ServerSeed
 from tablegames.server.client import Connection, send_all
 from tablegames.server.hints import hint_message
 from tablegames.server.inbox import Inbox
-from tablegames.server.state import TableState
+from tablegames.server.state import Live, TableState
 from tablegames.server.threads import on_any, on_loop, on_worker
-from tablegames.server.wire import encode, encode_bytes, splice
+from tablegames.server.wire import encode, encode_bytes, encode_strict, splice, splice_encoded
 
 log = logging.getLogger("tablegames.server")
+
+
+class _Parts:
+    """One push's parts encoded once: each seat's view; each (seat, first event) run of events, from the
+    round's events encoded once as each seat sees them (``texts``, kept for the round)."""
+
+    def __init__(self, views: dict[int | None, dict[str, Any]], texts: dict[tuple[int, bool], bytes]) -> None:
+        self.views = views
+        self.texts = texts
+        self._views: dict[int | None, bytes] = {}
+        self._events: dict[tuple[int | None, int], bytes] = {}
+        self._runs: dict[int, list[bytes | None]] = {}  # first event -> those every viewer sees whole
+        self._shared: dict[int, bytes] = {}  # first event -> the run, when every viewer sees it whole
+
+    def view(self, seat: int | None) -> bytes:
+        known = self._views.get(seat)
+        if known is None:
+            known = self._views[seat] = encode_strict(self.views[seat])
+        return known
+
+    def events(self, rnd: Round, seat: int | None, start: int) -> bytes:
+        """The events from ``start`` on as ``seat`` sees them: those every viewer sees whole are looked up
+        once per push (and a run of only those is shared by every seat), the others once per seat."""
+        known = self._events.get((seat, start))
+        if known is not None:
+            return known
+        run = self._runs.get(start)
+        if run is None:
+            run = self._runs[start] = [
+                self._text(rnd, i, True) if everyone else None
+                for i, everyone in enumerate(seen_whole_by_all(rnd, start), start)
+            ]
+        if None in run:
+            whole = seen_whole(rnd, seat, start)
+            texts = [
+                text if text is not None else self._text(rnd, i, whole[i - start])
+                for i, text in enumerate(run, start)
+            ]
+            known = self._events[(seat, start)] = b"[" + b",".join(texts) + b"]"
+        else:
+            known = self._shared.get(start)
+            if known is None:
+                known = self._shared[start] = b"[" + b",".join(t for t in run if t is not None) + b"]"
+            self._events[(seat, start)] = known
+        return known
+
+    def _text(self, rnd: Round, i: int, whole: bool) -> bytes:
+        """Event ``i`` as a seat that sees it whole, or not, sees it (``Round.visible_history``'s)."""
+        text = self.texts.get((i, whole))
+        if text is None:
+            e = rnd.history[i]
+            text = self.texts[(i, whole)] = encode_strict(e.to_dict() if whole else e.redacted())
+        return text
+
 
 BETTING_PUSH_SECONDS = 0.15  # wagers placed within this time share one state push to the table
 METER_PUSH_SECONDS = 0.2  # linked meters moved by another table's settlement are pushed within 0.2-0.4 s
@@ -37,6 +92,9 @@ class Timers:
         # another deadline the table's one timer keeps (the practice bots' next move: server/bots.py)
         self.extra: Callable[[], float | None] = lambda: None
         self._timer: asyncio.TimerHandle | None = None  # owned by the event loop's thread
+        # the deadline last handed to :meth:`arm` by :meth:`schedule`; None once the timer may differ from it
+        # (it fired, was stopped, or a retry replaced it)
+        self._asked: tuple[float | None] | None = None
 
     @on_worker
     def schedule(self) -> None:
@@ -54,17 +112,26 @@ class Timers:
         other = self.extra()
         if other is not None and (deadline is None or other < deadline):
             deadline = other
+        asked = (deadline,)
+        if (
+            asked == self._asked
+            and (deadline is None or deadline > time.time())
+            and self.state.server.loop is not None
+        ):
+            return  # (the timer is set to it already: every push of a turn or of the betting asks the same)
+        self._asked = asked
         self.inbox.to_loop(self.arm, deadline)
 
     @on_any
     def retry(self) -> None:
         """The timer step failed (the database, a lease in doubt): it is tried again in :data:`RETRY_SECONDS`."""
+        self._asked = None
         self.inbox.to_loop(self.arm, time.time() + RETRY_SECONDS)
 
     @on_loop
     def arm(self, deadline: float | None) -> None:
         """Replace the timer."""
-        self.stop()
+        self._cancel()
         loop = self.state.server.loop
         if deadline is not None and loop is not None and self.state.moved_to is None:
             self._timer = loop.call_later(max(0.0, deadline - time.time()), self._fire)
@@ -73,10 +140,16 @@ class Timers:
     def _fire(self) -> None:
         """The timer is due: the step runs in the inbox."""
         self._timer = None
+        self._asked = None
         self.inbox.submit(self.due)
 
     @on_loop
     def stop(self) -> None:
+        self._asked = None
+        self._cancel()
+
+    @on_loop
+    def _cancel(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -95,6 +168,9 @@ class Pusher:
         self._meters_shown: dict[str, int] | None = None
         self._balances_shown: dict[int, int] | None = None
         self._views_shown: dict[int | None, dict[str, Any]] | None = None  # per push cycle: seat -> view
+        self._texts_of: Round | None = None  # the round of _texts
+        self._commitments: dict[int, tuple[ServerSeed, str]] = {}  # id(server seed) -> (it, its commitment)
+        self._texts: dict[tuple[int, bool], bytes] = {}  # its events encoded (:meth:`_event_texts`)
 
     @on_any
     def meters_moved(self) -> None:
@@ -170,7 +246,9 @@ class Pusher:
         The part of the state every socket shares is built and encoded once (:meth:`common_state`), each
         socket's own part (seat, balance, cards, events) spliced onto it; sockets whose own part is the same (a
         player's several sockets, the onlookers) share one text, and the table's messages are handed to the
-        event loop at once (:func:`~tablegames.server.client.send_all`)."""
+        event loop at once (:func:`~tablegames.server.client.send_all`). Each seat's view is encoded once per
+        push, each event once per round as a seat sees it (:class:`_Parts`): the text is the one the whole
+        own part encoded at once gives (``tests/server/test_server_push_exact.py``)."""
         self._push_pending = False  # this push covers any merged one still planned
         self.timers.schedule()  # first: it sets the turn deadline the states show
         conns = list(self.state.conns)
@@ -188,15 +266,17 @@ class Pusher:
         try:
             head = encode_bytes(self.common_state())
             texts: dict[tuple[Any, ...], str] = {}  # the socket's own part's key -> the message's text
+            parts = _Parts(self._views_shown, self._event_texts(live))
             out: list[tuple[Connection, str]] = []
             for c in conns:
                 seat = self.state.seat_of(c.player.player_id)
                 before = (c.round_key, c.sent)
-                own = self.own_state(c, seat)
                 key = (seat, c.player.player_id, c.player.account_id, before)
                 text = texts.get(key)
                 if text is None:
-                    text = texts[key] = splice(head, own)
+                    text = texts[key] = self._own_text(head, c, seat, parts)
+                else:
+                    self._mark_sent(c)  # (the same events as the socket of the same key)
                 out.append((c, text))
                 hint = self._hint(c, seat)
                 if hint is not None:
@@ -207,6 +287,43 @@ class Pusher:
             self._meters_shown = None
             self._balances_shown = None
             self._views_shown = None
+
+    @on_worker
+    def _event_texts(self, live: Live | None) -> dict[tuple[int, bool], bytes]:
+        """The round's events encoded so far, kept from push to push: (index, seen whole) -> JSON, the event
+        as ``Round.visible_history`` gives it (``to_dict`` if whole, else ``redacted``). A new round (another
+        ``Round``) starts them afresh."""
+        rnd = live.rnd if live is not None else None
+        if rnd is not self._texts_of:
+            self._texts_of = rnd
+            self._texts = {}
+        return self._texts
+
+    @on_worker
+    def _own_text(self, head: bytes, conn: Connection, seat: int | None, parts: _Parts) -> str:
+        """The socket's ``state`` text: :meth:`own_state` spliced onto ``head``, with its view and its new events
+        encoded once per push and seat (the view) or per round (each event as a seat sees it)."""
+        live = self.state.live
+        start = conn.sent if live is not None and conn.round_key == live.rnd.round_no else 0
+        own = self.own_state(conn, seat, with_round=False)
+        if live is None:
+            return splice(head, {**own, "round": None, "events": []})
+        try:
+            view = parts.view(seat)
+            events = parts.events(live.rnd, seat, start)
+            return splice_encoded(head, own, {"round": view, "events": events})
+        except TypeError:  # a value orjson does not take: the whole part as before (the standard library's)
+            rnd = live.rnd
+            fields = {**own, "round": parts.views[seat], "events": rnd.visible_history(seat, start)}
+            return splice(head, fields)
+
+    @on_worker
+    def _mark_sent(self, conn: Connection) -> None:
+        """The socket was sent the round's events so far."""
+        live = self.state.live
+        if live is not None:
+            conn.round_key = live.rnd.round_no
+            conn.sent = len(live.rnd.history)
 
     @on_worker
     def _balances(self) -> dict[int, int]:
@@ -269,8 +386,8 @@ class Pusher:
             "deadline": deadline,
             "seconds_left": None if deadline is None else max(0.0, round(deadline - time.time(), 3)),
             "meters": dict(self._meters_shown if self._meters_shown is not None else self.live_meters()),
-            "commitment": live.pf.commitment if live is not None and live.pf is not None else None,
-            "next_commitment": upcoming.commitment if upcoming is not None else None,
+            "commitment": self._commitment(live.pf) if live is not None and live.pf is not None else None,
+            "next_commitment": self._commitment(upcoming) if upcoming is not None else None,
             "seeds": self._committed_seeds() if upcoming is not None else None,
             "decision": state.decision_id(),
             # the practice bots' seats (server/bots.py)
@@ -278,31 +395,44 @@ class Pusher:
         }
 
     @on_worker
-    def own_state(self, conn: Connection, seat: int | None) -> dict[str, Any]:
+    def _commitment(self, pf: ProvablyFair) -> str:
+        """``pf.commitment`` (a hash of its server seed, which never changes), worked out once per seed."""
+        seed = pf.server_seed
+        known = self._commitments.get(id(seed))
+        if known is None or known[0] is not seed:
+            if len(self._commitments) > 3:
+                self._commitments.clear()
+            known = self._commitments[id(seed)] = (seed, pf.commitment)
+        return known[1]
+
+    @on_worker
+    def own_state(self, conn: Connection, seat: int | None, *, with_round: bool = True) -> dict[str, Any]:
         """The socket's own part of the ``state`` message: its seat, balance, client seed, the round as its
-        seat sees it and the events it has not been sent yet (marked sent now)."""
+        seat sees it and the events it has not been sent yet (marked sent now). (``with_round=False``: without
+        ``round`` and ``events``, the events marked sent all the same: :meth:`_own_text` adds them.)"""
         state = self.state
         live = state.live
         view = None
         events: list[dict[str, Any]] = []
         if live is not None:
             rnd = live.rnd
-            views = self._views_shown
-            if views is not None and seat in views:
-                view = views[seat]
-            else:
-                view = rnd.view(seat)
-                if views is not None:
-                    views[seat] = view
-            seq = len(rnd.history)
+            if with_round:
+                views = self._views_shown
+                if views is not None and seat in views:
+                    view = views[seat]
+                else:
+                    view = rnd.view(seat)
+                    if views is not None:
+                        views[seat] = view
             if conn.round_key != rnd.round_no:
                 conn.round_key = rnd.round_no
                 conn.sent = 0
-            events = rnd.visible_history(seat, conn.sent)  # the engine's rule of what the seat sees
-            conn.sent = seq
+            if with_round:
+                events = rnd.visible_history(seat, conn.sent)  # the engine's rule of what the seat sees
+            conn.sent = len(rnd.history)
         fair = state.server.config.deck_factory is None and state.server.config.source_factory is None
         balances = self._balances_shown
-        return {
+        own: dict[str, Any] = {
             "seat": seat,
             "balance": (
                 balances[conn.player.account_id]
@@ -312,9 +442,11 @@ class Pusher:
             "client_seed": self._own_seed(conn.player.player_id) if fair else None,
             # whether this socket's player may seat bots (server/bots.py)
             "may_seat_bots": state.server.config.practice_bots and seat is not None,
-            "round": view,
-            "events": events,
         }
+        if with_round:
+            own["round"] = view
+            own["events"] = events
+        return own
 
     @on_worker
     def _hint(self, conn: Connection, seat: int | None) -> dict[str, Any] | None:

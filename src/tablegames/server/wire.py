@@ -67,3 +67,26 @@ def splice(head: bytes, fields: dict[str, Any]) -> str:
     if head == b"{}":
         return tail.decode()
     return (head[:-1] + b"," + tail[1:]).decode()
+
+
+def encode_strict(value: Any) -> bytes:
+    """``value`` as compact JSON bytes by ``orjson`` alone: ``TypeError`` where :func:`encode_bytes` would hand
+    it to the standard library (a part encoded once and spliced into several messages: the caller then encodes
+    the whole message as before, so its text is :func:`encode_bytes`'s)."""
+    return orjson.dumps(value, option=_OPTIONS)
+
+
+def splice_encoded(head: bytes, fields: dict[str, Any], encoded: dict[str, bytes]) -> str:
+    """:func:`splice` with more fields whose values are encoded already (JSON, e.g. shared by several
+    messages), after ``fields``: the text is ``splice(head, fields | those values)``'s, encoded by ``orjson``
+    (``TypeError`` where :func:`encode_strict` gives it).
+
+    >>> splice_encoded(b'{"type":"state"}', {"seat": 1}, {"round": b'{"a":[1]}'})
+    '{"type":"state","seat":1,"round":{"a":[1]}}'
+    """
+    tail = encode_strict({**fields, **{k: orjson.Fragment(v) for k, v in encoded.items()}})
+    if len(tail) == 2:
+        return head.decode()
+    if len(head) == 2:
+        return tail.decode()
+    return (head[:-1] + b"," + tail[1:]).decode()
