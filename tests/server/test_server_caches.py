@@ -79,7 +79,9 @@ def test_a_meter_moved_through_one_server_is_read_anew_by_the_other(
         ledger.post_all(c, [ledger.Posting.transfer("contribution", a.server.system[HOUSE], meter, 77)])
     assert a.server.meter_values(game)[name] == before + 77
     # (not "the meter left b's cache": b's own reads may put the new value back before a check sees it gone)
-    eventually(lambda: b.server.meter_values(game)[name] == before + 77, "the other server reads the meter anew")
+    eventually(
+        lambda: b.server.meter_values(game)[name] == before + 77, "the other server reads the meter anew"
+    )
     assert b.server.db.cache.values.get(meter, before + 77) == before + 77
 
 
