@@ -70,6 +70,9 @@ def test_serve_table_threads_is_checked_and_reaches_the_server(tmp_path: object)
         create_app("sqlite://", table_threads=65)
     server = create_app("sqlite://", table_threads=3).state.server
     assert server.config.table_threads == 3 and server.workers._max_workers == 3
+    # the default by database (issue 28): SQLite's steps take turns at its one writer anyway
+    server = create_app("sqlite://").state.server
+    assert server.config.table_threads == 1 and server.workers._max_workers == 1
 
 
 @pytest.mark.parametrize(

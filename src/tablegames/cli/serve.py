@@ -64,11 +64,12 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option(help="create one table of each game on an empty database")
         ] = True,
         table_threads: Annotated[
-            int,
+            int | None,
             typer.Option(
-                help="worker threads for the tables' steps (1-64); 2 measured best on 2 cores (README)"
+                help="worker threads for the tables' steps (1-64; default 1 on SQLite, its only writer, and 2 on"
+                " PostgreSQL: measured best, docs/performance.md)"
             ),
-        ] = 2,
+        ] = None,
         request_timeout: Annotated[
             float,
             typer.Option(
@@ -152,7 +153,7 @@ def register(app: typer.Typer) -> None:
             fail(f"--detect-seconds must be more than 0 and at most 3600, got {detect_seconds}")
         if dual_control_cents < 0:
             fail(f"--dual-control-cents must be 0 or more, got {dual_control_cents}")
-        if not 1 <= table_threads <= MAX_TABLE_THREADS:
+        if table_threads is not None and not 1 <= table_threads <= MAX_TABLE_THREADS:
             fail(f"--table-threads must be 1-{MAX_TABLE_THREADS}, got {table_threads}")
         try:
             bounds = ConnectionLimits(

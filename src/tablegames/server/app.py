@@ -30,7 +30,7 @@ from tablegames.server.alerts import AlertHub
 from tablegames.server.cluster import NotOwner
 from tablegames.server.connections import ConnectionLimits, bounded_http_protocol
 from tablegames.server.contract.asyncapi import asyncapi_bytes
-from tablegames.server.core import MAX_TABLE_THREADS, Config
+from tablegames.server.core import MAX_TABLE_THREADS, Config, default_table_threads
 from tablegames.server.detection import Detector
 from tablegames.server.errors import ApiError
 from tablegames.server.limits import HardeningMiddleware, Limits
@@ -187,7 +187,7 @@ def create_app(
     source_factory: Callable[[], RandomSource] | None = None,
     deck_factory: Callable[[int], Sequence[int]] | None = None,
     static_dir: Path | None = None,
-    table_threads: int = 2,
+    table_threads: int | None = None,
     limits: Limits | None = None,
     node: str | None = None,
     advertise: str = "",
@@ -207,7 +207,8 @@ def create_app(
 
     Live rounds deal from a provably fair source with a secret server seed (``require_live``). For tests only,
     ``source_factory`` deals seeded decks and ``deck_factory(table_id)`` gives each next round's deck.
-    ``table_threads``: worker threads for the tables' steps (1 to ``MAX_TABLE_THREADS``). ``limits``: the
+    ``table_threads``: worker threads for the tables' steps (1 to ``MAX_TABLE_THREADS``; default: 1 on SQLite, 2 on
+    PostgreSQL, ``core.default_table_threads``). ``limits``: the
     hardening middleware's bounds (``server/limits.py``; default ``Limits()``). ``node`` / ``advertise``: this
     process's name among several on one PostgreSQL database and the URL clients reach it at
     (``server/cluster.py``; default: a name unique to this server instance, no URL). ``min_house_edge``: the
@@ -225,6 +226,8 @@ def create_app(
     (None: off; ``serve`` runs it unless ``--no-detect``); ``detect_alpha``: its false-positive bound per
     player-test.
     """
+    if table_threads is None:
+        table_threads = default_table_threads(database_url)
     if (
         isinstance(table_threads, bool)
         or not isinstance(table_threads, int)

@@ -48,6 +48,21 @@ SPECTATOR = PlayerInfo(SPECTATOR_ID, "", SPECTATOR_ID)
 
 
 MAX_TABLE_THREADS = 64
+# The tables' worker threads by database (issue 28): on SQLite this process is the database's only writer and
+# every step's transaction waits for the one before it, so a second thread only adds lock waits and switches of
+# the interpreter lock (measured: 899-913 actions/s at p99 51 ms with one, 798-799 at 59-60 ms with two,
+# docs/performance.md); on PostgreSQL a step's round trips release the lock, and two overlap them.
+TABLE_THREADS_SQLITE = 1
+TABLE_THREADS_POSTGRESQL = 2
+
+
+def default_table_threads(database_url: str) -> int:
+    """The tables' worker threads a server on ``database_url`` runs unless told otherwise.
+
+    >>> default_table_threads("sqlite:///tables.sqlite3"), default_table_threads("postgresql+psycopg://h/db")
+    (1, 2)
+    """
+    return TABLE_THREADS_SQLITE if database_url.startswith("sqlite") else TABLE_THREADS_POSTGRESQL
 
 
 @dataclass
@@ -60,7 +75,7 @@ class Config:
     max_message_bytes: int = 65536
     # Worker threads for the tables' steps (each table's steps still run one at a time, in order). A few are
     # enough to go on while some wait for the database; more only fight over the interpreter lock.
-    table_threads: int = 2  # 1 .. MAX_TABLE_THREADS
+    table_threads: int = 2  # 1 .. MAX_TABLE_THREADS (create_app: default_table_threads of its database)
     # Several processes on one PostgreSQL database (server/cluster.py): this process's name and the URL clients
     # reach it at (the owner's URL in redirects). Defaults: unique per server instance, no URL.
     node: str | None = None
