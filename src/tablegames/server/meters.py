@@ -258,7 +258,7 @@ class MeterFeed:
         # the connection first: a thread never waits for one while it holds the commit lock
         with server.reads.connect() as conn, server.db.commit_lock:
             rows = conn.execute(q).all()
-            cache = server.db.balance_cache
+            cache = server.db.cache.values  # (under the commit lock, as the cache's own changes)
             for game, acc, balance in rows:
                 if cache.get(int(acc)) != int(balance):
                     cache[int(acc)] = int(balance)

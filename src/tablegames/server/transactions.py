@@ -62,7 +62,6 @@ class Transactions:
         # write()). On PostgreSQL too, and the other processes' changes are dropped as their notices arrive
         # (:meth:`start_changes`); until the listener listens, nothing is used from it (every balance is read).
         self.cache = BalanceCache(self.commit_lock, live=self.sqlite)
-        self.balance_cache = self.cache.values
         self.changes: Changes | None = None
         # (PostgreSQL) called on the listener's thread: a player whose guard changed; a reset (False: the
         # listener lost its connection, nothing kept may be used; True: it listens again)
