@@ -73,6 +73,9 @@ def test_serve_table_threads_is_checked_and_reaches_the_server(tmp_path: object)
     # the default by database (issue 28): SQLite's steps take turns at its one writer anyway
     server = create_app("sqlite://").state.server
     assert server.config.table_threads == 1 and server.workers._max_workers == 1
+    # a bare path is a SQLite file too (``serve --database FILE`` and the load test's server pass one)
+    server = create_app(str(tmp_path / "tables.sqlite3")).state.server  # type: ignore[operator]
+    assert server.config.table_threads == 1 and server.workers._max_workers == 1
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from sqlalchemy import Connection, Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from tablegames.randomness import RandomSource
-from tablegames.server.db import GameTable
+from tablegames.server.db import GameTable, normalize_url
 from tablegames.server.transactions import Transactions
 
 
@@ -59,10 +59,15 @@ TABLE_THREADS_POSTGRESQL = 2
 def default_table_threads(database_url: str) -> int:
     """The tables' worker threads a server on ``database_url`` runs unless told otherwise.
 
+    A bare path is a SQLite file (``db.normalize_url``), as the server opens it:
+
     >>> default_table_threads("sqlite:///tables.sqlite3"), default_table_threads("postgresql+psycopg://h/db")
     (1, 2)
+    >>> default_table_threads("tables.sqlite3"), default_table_threads("postgresql://h/db")
+    (1, 2)
     """
-    return TABLE_THREADS_SQLITE if database_url.startswith("sqlite") else TABLE_THREADS_POSTGRESQL
+    url = normalize_url(database_url)
+    return TABLE_THREADS_SQLITE if url.startswith("sqlite") else TABLE_THREADS_POSTGRESQL
 
 
 @dataclass
