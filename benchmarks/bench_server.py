@@ -13,8 +13,10 @@ started with ``.ci/start-postgres``), through the WebSocket API; two runs per da
   its acknowledgement under 100 ms, no errors; the baseline is a light load (20 players over 3 tables) in the
   same process.
 
-Both check the ledger afterwards. Environment: ``BENCH_SERVER_RUNS`` (``throughput,latency``),
-``BENCH_SERVER_DATABASES`` (``sqlite,postgresql``) and the ones above.
+Both check the ledger afterwards. The throughput run is made twice: with the server as ``serve`` starts it, then
+pinned to one CPU (``serve --cpus``, this process's last; the players run on the others), unless
+``BENCH_SERVER_PIN`` is ``no`` or ``yes`` (only one of them). Environment: ``BENCH_SERVER_RUNS``
+(``throughput,latency``), ``BENCH_SERVER_DATABASES`` (``sqlite,postgresql``) and the ones above.
 """
 
 from __future__ import annotations
@@ -71,7 +73,14 @@ class _Schema:
         self.engine.dispose()
 
 
-def _run(clients: int, tables: int, duration: float, think: float, database: str | None) -> dict[str, Any]:
+def _run(
+    clients: int,
+    tables: int,
+    duration: float,
+    think: float,
+    database: str | None,
+    cpus: frozenset[int] | None = None,
+) -> dict[str, Any]:
     from tablegames.loadtest import LoadConfig, run_load_test
 
     cfg = LoadConfig(
@@ -81,6 +90,7 @@ def _run(clients: int, tables: int, duration: float, think: float, database: str
         think=think,
         database=database,
         betting_seconds=10.0,
+        server_cpus=cpus,
     )
     return run_load_test(cfg).to_dict()
 
@@ -118,13 +128,27 @@ def throughput_figures(d: dict[str, Any], database: str) -> dict[str, tuple[floa
     }
 
 
-def _throughput(name: str, url: str | None) -> None:
-    """The think-0 run (issue 28), printed with each figure's ratio to the goal."""
+def pinned_cpu() -> frozenset[int] | None:
+    """The CPU the pinned throughput run's server gets (``serve --cpus``): this process's last, so the players
+    run on the others; None with a single CPU (nothing to keep apart) or without Linux's thread affinity."""
+    from tablegames.server.affinity import allowed_cpus
+
+    cpus = allowed_cpus()
+    if len(cpus) < 2 or not hasattr(os, "sched_setaffinity"):
+        return None
+    return frozenset({max(cpus)})
+
+
+def _throughput(name: str, url: str | None, cpus: frozenset[int] | None = None) -> None:
+    """The think-0 run (issue 28), printed with each figure's ratio to the goal; ``cpus``: the server pinned to
+    them (``serve --cpus``), else as ``serve`` starts it."""
     import psutil
 
     duration = float(os.environ.get("BENCH_SERVER_FAST_DURATION", "15"))
-    d = _run(50, 8, duration, 0.0, url)
-    print(_line(f"{name}: think 0, 50 players / 8 tables", d), flush=True)
+    d = _run(50, 8, duration, 0.0, url, cpus)
+    how = "not pinned" if cpus is None else f"pinned to CPU {','.join(map(str, sorted(cpus)))}"
+    name_how = f"{name} ({how})"
+    print(_line(f"{name_how}: think 0, 50 players / 8 tables", d), flush=True)
     f = throughput_figures(d, name)
 
     def show(key: str, unit: str, goal: str) -> str:
@@ -133,7 +157,7 @@ def _throughput(name: str, url: str | None) -> None:
 
     errors = sum(d["errors"].values()) + d["disconnects"] + d["timeouts"]
     print(
-        f"{name}: think 0: {show('actions_per_s', 'actions/s', f'{GOAL_ACTIONS_PER_S:,.0f}/s')}; "
+        f"{name_how}: think 0: {show('actions_per_s', 'actions/s', f'{GOAL_ACTIONS_PER_S:,.0f}/s')}; "
         f"p99 {show('p99_ms', 'ms', f'< {GOAL_P99_MS:g} ms')}; "
         f"server CPU {show('cpu_ms_per_action', 'ms/action', f'<= {GOAL_CPU_MS[name]:g} ms')}; "
         f"errors {errors}; ledger {'ok' if d['money']['ok'] else 'FAILED'}; load average now "
@@ -166,11 +190,18 @@ def main() -> None:
             print("postgresql: skipped (no TABLEGAMES_TEST_POSTGRES_URL and no local cluster)")
         else:
             dbs.append(("postgresql", pg))
+    # the think-0 run as ``serve`` starts the server, then pinned to one CPU (``serve --cpus``), unless
+    # BENCH_SERVER_PIN says only one of them (``no`` or ``yes``)
+    pin = os.environ.get("BENCH_SERVER_PIN", "both")
+    pins: list[frozenset[int] | None] = [] if pin == "yes" else [None]
+    if pin in ("both", "yes") and pinned_cpu() is not None:
+        pins.append(pinned_cpu())
     if "throughput" in runs:
         for name, base in dbs:
             schema = _Schema(base) if base is not None else None
             try:
-                _throughput(name, schema.url if schema is not None else None)
+                for cpus in pins:
+                    _throughput(name, schema.url if schema is not None else None, cpus)
             finally:
                 if schema is not None:
                     schema.drop()

@@ -84,6 +84,13 @@ def register(app: typer.Typer) -> None:
                 "the test did not cause); --no-reconnect: a drop fails the player"
             ),
         ] = True,
+        server_cpus: Annotated[
+            str | None,
+            typer.Option(
+                help="pin the server the test starts to these CPUs, like 1 or 0,2-3 (serve --cpus): the players' "
+                "own CPU stays out of the server's figures"
+            ),
+        ] = None,
     ) -> None:
         """Play real rounds through the WebSocket API, report rounds/s, latency and errors, then check the ledger.
 
@@ -96,6 +103,14 @@ def register(app: typer.Typer) -> None:
 
         if output_format not in ("table", "json"):
             fail("--format is table or json")
+        pinned = None
+        if server_cpus is not None:
+            from tablegames.server.affinity import parse_cpus
+
+            try:
+                pinned = parse_cpus(server_cpus)
+            except ValueError as exc:
+                fail(f"--server-cpus: {exc}")
         cfg = LoadConfig(
             clients=clients,
             tables=tables,
@@ -112,6 +127,7 @@ def register(app: typer.Typer) -> None:
             chaos=chaos,
             chaos_every=chaos_every,
             reconnect=reconnect,
+            server_cpus=pinned,
         )
         try:
             cfg.validate()
@@ -141,6 +157,8 @@ def _print_report(console: object, data: dict[str, object]) -> None:
     head = Table(title="load test", show_header=False)
     head.add_row("players / tables", f"{data['clients']} / {data['tables']}  ({', '.join(data['games'])})")  # type: ignore[arg-type]
     head.add_row("database", str(data["database"]))
+    if data.get("server_cpus") is not None:
+        head.add_row("server pinned to CPU", ",".join(map(str, data["server_cpus"])))  # type: ignore[call-overload]
     if data.get("servers"):
         cl = data["cluster"]
         assert isinstance(cl, dict)

@@ -127,6 +127,8 @@ class LoadConfig:
     chaos: bool = False
     chaos_every: float = 6.0
     chaos_quiet: float = 8.0
+    # the one server the test starts pinned to these CPUs (``serve --cpus``, server/affinity.py); None: not pinned
+    server_cpus: frozenset[int] | None = None
 
     def validate(self) -> None:
         self._validate_servers()
@@ -188,6 +190,17 @@ class LoadConfig:
             self.url = check_loopback_url(self.url)
         if self.database is not None:
             check_loopback_database(self.database)
+        if self.server_cpus is not None:
+            if self.url is not None or self.servers:
+                raise LoadTestError(
+                    "--server-cpus pins the one server the test starts: not with --url or --servers"
+                )
+            from tablegames.server.affinity import check_cpus
+
+            try:
+                self.server_cpus = check_cpus(self.server_cpus)
+            except ValueError as exc:
+                raise LoadTestError(f"--server-cpus: {exc}") from None
 
 
 @dataclass
@@ -311,6 +324,7 @@ class LoadReport:
             "games": list(self.config.games),
             "database": self.database,
             "server": self.server_url,
+            "server_cpus": sorted(self.config.server_cpus) if self.config.server_cpus is not None else None,
             "elapsed_s": round(self.elapsed, 3),
             "rounds": self.rounds,
             "rounds_per_s": round(self.rounds / self.config.duration, 3),

@@ -24,7 +24,13 @@ class ServerProcess:
     """``tablegames`` table server in a subprocess on 127.0.0.1 (uvicorn)."""
 
     def __init__(
-        self, database: str, admin_token: str, betting_seconds: float, turn_seconds: float, log_path: Path
+        self,
+        database: str,
+        admin_token: str,
+        betting_seconds: float,
+        turn_seconds: float,
+        log_path: Path,
+        cpus: frozenset[int] | None = None,
     ) -> None:
         self.database = database
         self.admin_token = admin_token
@@ -42,6 +48,7 @@ class ServerProcess:
                 str(self.port),
                 str(betting_seconds),
                 str(turn_seconds),
+                *([",".join(map(str, sorted(cpus)))] if cpus else []),
             ],
             stdout=self.log,
             stderr=subprocess.STDOUT,
@@ -80,12 +87,14 @@ class ServerProcess:
 
 
 def serve_main() -> None:
-    """Subprocess entry: ``DATABASE PORT BETTING_SECONDS TURN_SECONDS`` (admin token from the environment)."""
+    """Subprocess entry: ``DATABASE PORT BETTING_SECONDS TURN_SECONDS [CPUS]`` (admin token from the environment;
+    ``CPUS``: pinned to them, as ``0,2``)."""
     from tablegames.server.app import create_app, run
     from tablegames.server.connections import ConnectionLimits
     from tablegames.server.limits import HardeningMiddleware, Limits
 
     database, port, betting, turn = sys.argv[1:5]
+    cpus = frozenset(int(c) for c in sys.argv[5].split(",")) if len(sys.argv) > 5 else None
     app: Any = create_app(
         database,
         betting_seconds=float(betting),
@@ -113,14 +122,14 @@ def serve_main() -> None:
         gc.callbacks.append(gc_log)
     profile = os.environ.get("TABLEGAMES_LOADTEST_PROFILE")
     if not profile:
-        run(app, host="127.0.0.1", port=int(port), connections=connections)
+        run(app, host="127.0.0.1", port=int(port), connections=connections, cpus=cpus)
         return
     import cProfile
 
     profiler = cProfile.Profile()
     profiler.enable()
     try:
-        run(app, host="127.0.0.1", port=int(port), connections=connections)
+        run(app, host="127.0.0.1", port=int(port), connections=connections, cpus=cpus)
     finally:
         profiler.disable()
         profiler.dump_stats(profile)

@@ -277,6 +277,7 @@ def run_load_test(cfg: LoadConfig, log_dir: Path | None = None) -> LoadReport:
                 cfg.betting_seconds,
                 cfg.turn_seconds,
                 Path(log_dir or tmp.name) / "server.log",
+                cpus=cfg.server_cpus,
             )
             server.wait_ready()
             base = server.url

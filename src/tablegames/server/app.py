@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from fractions import Fraction
@@ -26,6 +26,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from tablegames.randomness import RandomSource
 from tablegames.rules import registry
 from tablegames.server import detection, hints
+from tablegames.server.affinity import pin_process
 from tablegames.server.alerts import AlertHub
 from tablegames.server.cluster import NotOwner
 from tablegames.server.connections import ConnectionLimits, bounded_http_protocol
@@ -63,7 +64,13 @@ log = logging.getLogger("tablegames.server")
 STATIC_DIR = Path(__file__).parent / "static"
 
 
-def run(app: Any, host: str, port: int, connections: ConnectionLimits | None = None) -> None:
+def run(
+    app: Any,
+    host: str,
+    port: int,
+    connections: ConnectionLimits | None = None,
+    cpus: Collection[int] | None = None,
+) -> None:
     """Serve ``app`` with uvicorn the way production does (``tablegames serve``, the load test's server).
 
     - the connection bounds of ``connections`` (``server/connections.py``): a request must arrive whole within
@@ -76,7 +83,8 @@ def run(app: Any, host: str, port: int, connections: ConnectionLimits | None = N
       (``gc.freeze``), so a full collection during play scans only what play created, and collections run
       less often: fewer long pauses;
     - a 1 ms GIL switch interval: each table's steps run on its own thread, and the event loop, which sends
-      every message, should not wait 5 ms for the interpreter each time one of them is busy.
+      every message, should not wait 5 ms for the interpreter each time one of them is busy;
+    - ``cpus``: the process's threads pinned to these CPUs (``server/affinity.py``; None: not pinned).
     """
     import gc
     import sys
@@ -88,6 +96,8 @@ def run(app: Any, host: str, port: int, connections: ConnectionLimits | None = N
     gc.freeze()
     gc.set_threshold(10_000, 20, 100)  # young collections less often; full ones (long pauses) rarely
     sys.setswitchinterval(0.001)  # the event loop gets the GIL back from a busy table thread within 1 ms
+    if cpus is not None:
+        pin_process(cpus)
     uvicorn.run(
         app,
         host=host,

@@ -1,0 +1,90 @@
+"""Pinning a server process to CPUs (``serve --cpus``, ``loadtest --server-cpus``): Linux's thread affinity.
+
+A server process runs its Python on one core at a time (the interpreter lock), shared by the event loop's thread and
+the tables' threads. Left to float, the two threads wake each other on different cores each time one of them lets
+the lock go (a database call, a socket write), and those cross-core wake-ups cost CPU of their own: on the think-0
+load test the pinned process spends 10-13% less CPU per action (docs/performance.md, "Fifth pass"). Several server
+processes on one machine (PostgreSQL behind HAProxy, docs/deployment.md) are each pinned to their own CPU.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection
+
+
+def parse_cpus(text: str) -> frozenset[int]:
+    """CPU numbers from a list like ``2`` or ``0,2-3`` (the form of ``taskset -c`` and ``/proc``'s lists).
+
+    >>> sorted(parse_cpus("0,2-3"))
+    [0, 2, 3]
+    >>> parse_cpus("3-1")
+    Traceback (most recent call last):
+    ...
+    ValueError: bad CPU list '3-1': a range runs from low to high, like 0-3
+    """
+    cpus: set[int] = set()
+    for part in text.replace(" ", "").split(","):
+        low, dash, high = part.partition("-")
+        if not low.isdigit() or (dash and not high.isdigit()):
+            raise ValueError(f"bad CPU list {text!r}: numbers and ranges like 0,2-3")
+        first, last = int(low), int(high) if dash else int(low)
+        if last < first:
+            raise ValueError(f"bad CPU list {text!r}: a range runs from low to high, like 0-3")
+        if last - first > 4096:
+            raise ValueError(f"bad CPU list {text!r}: at most 4096 CPUs in a range")
+        cpus.update(range(first, last + 1))
+    return frozenset(cpus)
+
+
+def allowed_cpus() -> frozenset[int]:
+    """The CPUs this process may run on (all of the machine's unless it was started pinned)."""
+    if not hasattr(os, "sched_getaffinity"):
+        return frozenset(range(os.cpu_count() or 1))
+    return frozenset(os.sched_getaffinity(0))
+
+
+def check_cpus(cpus: Collection[int]) -> frozenset[int]:
+    """``cpus`` if this process can be pinned to them, else a ``ValueError`` that says why (nothing changed)."""
+    wanted = frozenset(cpus)
+    if not hasattr(os, "sched_setaffinity"):
+        raise ValueError("pinning to CPUs needs Linux (os.sched_setaffinity)")
+    allowed = allowed_cpus()
+    if not wanted:
+        raise ValueError("no CPU given")
+    if not wanted <= allowed:
+        raise ValueError(
+            f"CPU {', '.join(map(str, sorted(wanted - allowed)))} is not one this process may run on "
+            f"({_span(allowed)})"
+        )
+    return wanted
+
+
+def pin_process(cpus: Collection[int]) -> frozenset[int]:
+    """Pin every thread of this process to ``cpus``, and so the threads they start later (they inherit it);
+    the CPUs pinned to. Checked first (:func:`check_cpus`): a bad list changes nothing."""
+    wanted = check_cpus(cpus)
+    for tid in sorted(int(t) for t in os.listdir("/proc/self/task")):
+        try:
+            os.sched_setaffinity(tid, wanted)
+        except ProcessLookupError:  # (a thread that ended meanwhile)
+            continue
+    return wanted
+
+
+def _span(cpus: Collection[int]) -> str:
+    """``0-3`` or ``0,2`` ...: a CPU list as ``/proc`` writes it.
+
+    >>> _span({0, 1, 2, 3, 6})
+    '0-3,6'
+    """
+    out: list[str] = []
+    run: list[int] = []
+    for c in sorted(cpus):
+        if run and c != run[-1] + 1:
+            out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+            run = []
+        run.append(c)
+    if run:
+        out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+    return ",".join(out)
