@@ -81,7 +81,7 @@ def reference_texts(p: Pusher, conns: list[Connection]) -> list[str]:
     """Every socket's ``state`` text as the builder before made it (the common part is the same code)."""
     p.timers.schedule()
     p._meters_shown = p.live_meters()
-    balances = p._balances()
+    balances = p._balances(conns)
     try:
         head = encode_bytes(p.common_state())
         return [
@@ -119,13 +119,13 @@ class Checked:
         monkeypatch.setattr(push_module, "send_all", send_all)
         monkeypatch.setattr(push_module, "time", types.SimpleNamespace(time=now))
 
-        def changed(p: Pusher) -> dict[int, int]:
-            return self.changed(p)
+        def changed(p: Pusher, only: list[Connection] | None = None) -> dict[int, int]:
+            return self.changed(p, only)
 
         monkeypatch.setattr(Pusher, "changed", changed)
 
-    def changed(self, p: Pusher) -> dict[int, int]:
-        conns = list(p.state.conns)
+    def changed(self, p: Pusher, only: list[Connection] | None = None) -> dict[int, int]:
+        conns = list(p.state.conns) if only is None else only
         marks = [(c.round_key, c.sent) for c in conns]
         self.local.now = time.time()
         try:
@@ -133,7 +133,7 @@ class Checked:
             for c, (key, sent) in zip(conns, marks, strict=True):
                 c.round_key, c.sent = key, sent
             self.local.sent = []
-            shown = self.real_changed(p)
+            shown = self.real_changed(p, only)
             got = [(c, t) for c, t in self.local.sent if t.startswith('{"type":"state"')]
         finally:
             self.local.now = None

@@ -270,7 +270,7 @@ class Bots:
             self.pusher.timers.schedule()
             return
         self.steps.apply_action(seat, action, "bot")
-        self.steps.after_step()
+        self.steps.after_step(seat)
 
     @on_worker
     def _wager(self) -> None:

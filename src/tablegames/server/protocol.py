@@ -430,7 +430,7 @@ class Protocol:
         )
         event = self.steps.apply_action(seat, action, "player", answer=(conn.player.player_id, ack))
         self._send_ack(conn, {**ack, "event": event.to_dict()})
-        self.steps.after_step()
+        self.steps.after_step(seat)
 
     @on_worker
     def on_client_seed(self, conn: Connection, msg: dict[str, Any]) -> None:

@@ -76,6 +76,9 @@ class _Parts:
 
 
 BETTING_PUSH_SECONDS = 0.15  # wagers placed within this time share one state push to the table
+# while a round is decided, the sockets of the seats a decision does not concern (it was not theirs, the next turn is
+# not theirs: the other players, the onlookers) get one state for the decisions made within this time
+DECISION_PUSH_SECONDS = 0.1
 METER_PUSH_SECONDS = 0.2  # linked meters moved by another table's settlement are pushed within 0.2-0.4 s
 RETRY_SECONDS = 1.0  # a timer step (deal, timeout, settlement) that failed, e.g. database down, is retried
 
@@ -157,7 +160,8 @@ class Timers:
 
 class Pusher:
     """The ``state`` messages pushed to the table's sockets: at once after a step, merged while the players bet
-    (:data:`BETTING_PUSH_SECONDS`), and soon after another table moved the linked meters."""
+    (:data:`BETTING_PUSH_SECONDS`) and, for the sockets a decision does not concern, while they decide
+    (:data:`DECISION_PUSH_SECONDS`), and soon after another table moved the linked meters."""
 
     def __init__(self, state: TableState, inbox: Inbox, timers: Timers) -> None:
         self.state = state
@@ -165,6 +169,10 @@ class Pusher:
         self.timers = timers
         self._meter_push: asyncio.TimerHandle | None = None  # owned by the event loop's thread
         self._push_pending = False  # a merged state push is planned (betting)
+        self._owed: set[Connection] = (
+            set()
+        )  # sockets a decision's push left out (:meth:`decided`), to push soon
+        self._owed_planned = False  # their push is planned
         self._meters_shown: dict[str, int] | None = None
         self._balances_shown: dict[int, int] | None = None
         self._views_shown: dict[int | None, dict[str, Any]] | None = None  # per push cycle: seat -> view
@@ -239,9 +247,48 @@ class Pusher:
             self.changed()
 
     @on_worker
-    def changed(self) -> dict[int, int]:
-        """The table changed: the timer is set and every socket gets its ``state``; the wallet balances the
-        states show (account id -> cents; the table's result messages show the same).
+    def decided(self, seats: set[int]) -> None:
+        """A decision, the round still being decided: the sockets of ``seats`` (who decided, who is to act now)
+        get their ``state`` at once; the table's others (the other seats, the onlookers) one ``state`` within
+        :data:`DECISION_PUSH_SECONDS` for all the decisions made meanwhile (each with every event since its last:
+        nothing is left out, only merged)."""
+        if self.state.server.loop is None:
+            self.changed()  # driven synchronously: push now
+            return
+        now: list[Connection] = []
+        later = False
+        for c in self.state.conns:
+            if self.state.seat_of(c.player.player_id) in seats:
+                now.append(c)
+            else:
+                self._owed.add(c)
+                later = True
+        self._owed.difference_update(now)
+        self.changed(now)
+        if later and not self._owed_planned:
+            self._owed_planned = True
+            self.inbox.to_loop(self._plan_owed)
+
+    @on_loop
+    def _plan_owed(self) -> None:
+        loop = self.state.server.loop
+        if loop is not None:
+            loop.call_later(DECISION_PUSH_SECONDS, self.inbox.submit, self._flush_owed)
+
+    @on_worker
+    def _flush_owed(self) -> None:
+        """The merged push of the sockets decisions left out, unless a push to every socket went out meanwhile."""
+        self._owed_planned = False
+        owed = [c for c in self.state.conns if c in self._owed]
+        self._owed.clear()
+        if owed:
+            self.changed(owed)
+
+    @on_worker
+    def changed(self, only: list[Connection] | None = None) -> dict[int, int]:
+        """The table changed: the timer is set and every socket gets its ``state`` (``only``: these sockets, of the
+        table's; the others are owed theirs, :meth:`decided`); the wallet balances the states show (account id ->
+        cents; the table's result messages show the same).
 
         The part of the state every socket shares is built and encoded once (:meth:`common_state`), each
         socket's own part (seat, balance, cards, events) spliced onto it; sockets whose own part is the same (a
@@ -249,13 +296,15 @@ class Pusher:
         event loop at once (:func:`~tablegames.server.client.send_all`). Each seat's view is encoded once per
         push, each event once per round as a seat sees it (:class:`_Parts`): the text is the one the whole
         own part encoded at once gives (``tests/server/test_server_push_exact.py``)."""
-        self._push_pending = False  # this push covers any merged one still planned
+        if only is None:
+            self._push_pending = False  # this push covers any merged one still planned
+            self._owed.clear()
         self.timers.schedule()  # first: it sets the turn deadline the states show
-        conns = list(self.state.conns)
+        conns = list(self.state.conns) if only is None else only
         if not conns:
             return {}
         self._meters_shown = self.live_meters()
-        self._balances_shown = shown = self._balances()
+        self._balances_shown = shown = self._balances(conns)
         live = self.state.live
         # every socket's seat's view at once (engine.view.round_views: the viewer-free parts worked out once)
         self._views_shown = (
@@ -326,9 +375,9 @@ class Pusher:
             conn.sent = len(live.rnd.history)
 
     @on_worker
-    def _balances(self) -> dict[int, int]:
-        """Wallet balances of every connected player (account id -> cents), from the server's cache."""
-        return self.state.server.balances(c.player.account_id for c in self.state.conns)
+    def _balances(self, conns: list[Connection]) -> dict[int, int]:
+        """Wallet balances of the sockets' players (account id -> cents), from the server's cache."""
+        return self.state.server.balances(c.player.account_id for c in conns)
 
     @on_worker
     def live_meters(self) -> dict[str, int]:

@@ -296,7 +296,10 @@ class RoundSteps:
         return event
 
     @on_worker
-    def after_step(self) -> None:
+    def after_step(self, acted: int | None = None) -> None:
+        """Settle a round that is over, and push the table its change. ``acted``: the seat whose decision the step
+        was; while the round is still decided, its sockets and those of the seat to act now get their ``state`` at
+        once, the table's others merged (:meth:`~tablegames.server.push.Pusher.decided`)."""
         live = self.state.live
         if live is not None and live.rnd.is_over and not live.settled:
             try:
@@ -332,7 +335,11 @@ class RoundSteps:
                     if other.state is not self.state and other.game == self.state.game and other.conns:
                         other.meters_moved()
             return
-        self.pusher.changed()
+        rnd = live.rnd if live is not None else None
+        if acted is not None and rnd is not None and rnd.phase == Phase.DECIDING and rnd.to_act is not None:
+            self.pusher.decided({acted, rnd.to_act})
+        else:
+            self.pusher.changed()
 
     @on_worker
     def on_timer(self) -> None:
@@ -359,7 +366,7 @@ class RoundSteps:
                 seat = rnd.to_act
                 if seat is not None:
                     self.apply_action(seat, DEFAULT_ACTIONS[self.state.game], "timeout")
-                    self.after_step()
+                    self.after_step(seat)
             else:
                 self.timers.schedule()
         except LeaseLost:  # nothing was written; another process serves the table now, or (a database outage,
