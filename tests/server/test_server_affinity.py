@@ -55,7 +55,8 @@ hold = threading.Event()
 before = threading.Thread(target=hold.wait, daemon=True); before.start()  # a thread that exists when the process is pinned
 pinned = pin_process({__CPU__})
 after = threading.Thread(target=hold.wait, daemon=True); after.start()  # one started afterwards
-seen = {int(t): sorted(os.sched_getaffinity(int(t))) for t in os.listdir("/proc/self/task")}
+seen = {int(t): [sorted(os.sched_getaffinity(int(t))), os.sched_getscheduler(int(t)) == os.SCHED_BATCH]
+        for t in os.listdir("/proc/self/task")}
 hold.set(); before.join(); after.join()
 print(json.dumps({"pinned": sorted(pinned), "threads": seen}))
 """
@@ -75,7 +76,8 @@ def test_every_thread_is_pinned_those_before_and_those_after() -> None:
     got = json.loads(out.stdout)
     assert got["pinned"] == [cpu]
     assert len(got["threads"]) >= 3  # the main thread and both others
-    assert all(cpus == [cpu] for cpus in got["threads"].values()), got
+    # each pinned, and scheduled as a batch (none preempts the other on one core when it wakes it)
+    assert all(seen == [[cpu], True] for seen in got["threads"].values()), got
 
 
 @linux
@@ -104,7 +106,8 @@ import json, os, uvicorn
 from tablegames.server import app as server_app
 seen = {}
 def fake_run(app, **kw):  # where uvicorn would serve: every thread's CPUs then
-    seen.update({int(t): sorted(os.sched_getaffinity(int(t))) for t in os.listdir("/proc/self/task")})
+    seen.update({int(t): [sorted(os.sched_getaffinity(int(t))), os.sched_getscheduler(int(t)) == os.SCHED_BATCH]
+                 for t in os.listdir("/proc/self/task")})
 uvicorn.run = fake_run
 server_app.run(object(), host="127.0.0.1", port=9, cpus=frozenset({__CPU__}))
 print(json.dumps(seen))
@@ -123,7 +126,7 @@ def test_the_server_runs_pinned_when_told() -> None:
         timeout=60,
     )
     seen = json.loads(out.stdout)
-    assert seen and all(cpus == [cpu] for cpus in seen.values()), seen
+    assert seen and all(s == [[cpu], True] for s in seen.values()), seen
 
 
 @linux
@@ -139,7 +142,10 @@ def test_the_load_tests_server_process_runs_pinned(tmp_path: Path) -> None:
     try:
         server.wait_ready()
         tasks = Path(f"/proc/{server.proc.pid}/task")
-        seen = {t.name: sorted(os.sched_getaffinity(int(t.name))) for t in tasks.iterdir()}
+        seen = {
+            t.name: (sorted(os.sched_getaffinity(int(t.name))), os.sched_getscheduler(int(t.name)))
+            for t in tasks.iterdir()
+        }
     finally:
         server.stop()
-    assert len(seen) >= 2 and all(cpus == [cpu] for cpus in seen.values()), seen
+    assert len(seen) >= 2 and all(s == ([cpu], os.SCHED_BATCH) for s in seen.values()), seen
