@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -48,6 +49,18 @@ def test_a_cpu_this_process_may_not_use_is_refused_and_nothing_changes() -> None
     assert os.sched_getaffinity(0) == before
 
 
+def _probe(code: str, cpu: int) -> Any:
+    """What ``code`` (``__CPU__``: ``cpu``) prints as JSON, run in a process of its own."""
+    out = subprocess.run(
+        [sys.executable, "-c", code.replace("__CPU__", str(cpu))],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    return json.loads(out.stdout)
+
+
 PROBE = """
 import json, os, threading
 from tablegames.server.affinity import pin_process
@@ -66,14 +79,7 @@ print(json.dumps({"pinned": sorted(pinned), "threads": seen}))
 def test_every_thread_is_pinned_those_before_and_those_after() -> None:
     """Run in a process of its own (pinning the test's own process would slow the rest of the run)."""
     cpu = max(allowed_cpus())
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE.replace("__CPU__", str(cpu))],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    got = json.loads(out.stdout)
+    got = _probe(PROBE, cpu)
     assert got["pinned"] == [cpu]
     assert len(got["threads"]) >= 3  # the main thread and both others
     # each pinned, and scheduled as a batch (none preempts the other on one core when it wakes it)
@@ -118,14 +124,7 @@ print(json.dumps(seen))
 def test_the_server_runs_pinned_when_told() -> None:
     """``app.run`` (``serve --cpus`` and the load test's server) pins the process before uvicorn serves."""
     cpu = max(allowed_cpus())
-    out = subprocess.run(
-        [sys.executable, "-c", RUN_PROBE.replace("__CPU__", str(cpu))],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    seen = json.loads(out.stdout)
+    seen = _probe(RUN_PROBE, cpu)
     assert seen and all(s == [[cpu], True] for s in seen.values()), seen
 
 
