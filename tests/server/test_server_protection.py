@@ -312,10 +312,17 @@ def test_a_break_ends_and_a_round_in_play_is_finished_by_its_timeouts(
     while h.client.get(f"/rounds/{ack['round_id']}", headers=ann).json().get("status") != "settled":
         assert time.monotonic() < deadline, "the round was not finished by its timeouts"
         time.sleep(0.1)
+    # her seat is given up: at once had her round still been open for betting; she played in a dealt round, so
+    # once it was settled (whichever came first on the table's thread, the seat is free the same)
+    while {t["table_id"]: t for t in h.client.get("/tables").json()}[table]["occupied"]:
+        assert time.monotonic() < deadline, "the seat of the player on a break was kept"
+        time.sleep(0.1)
     assert buy_in(h, ann, 100, "b").json()["error"]["code"] == "on_break"
     clock.now += DAY + 1
     assert buy_in(h, ann, 100, "c").status_code == 200
     again = h.ws(token, table)
+    assert again.request(type="wager", wagers={"main": 500})["code"] == "not_seated"
+    again = h.seated(token, table)
     assert again.request(type="wager", wagers={"main": 500})["type"] == "ack"
     h.check_ledger()
 

@@ -126,8 +126,9 @@ class Recovery:
         """(A break or self-exclusion, issue 26.) The player's wagers in a round whose betting is still open are
         returned: a ``return`` step per seat, the refund from the table's in-play account and the player's
         ``player_money`` return in one transaction, then the round rebuilt from its steps without them (a round
-        left without wagers is void). The player is unseated unless they play in a dealt round. The cents
-        returned."""
+        left without wagers is void). The player is unseated now, or, playing in a dealt round (its turn timeouts
+        finish it), once that round is settled (:meth:`~tablegames.server.steps.RoundSteps.release_leaving`). The
+        cents returned."""
         state = self.state
         live = state.live
         cents = 0
@@ -147,6 +148,8 @@ class Recovery:
         seat = state.seat_of(player_id)
         if seat is None and not cents:
             return 0  # not at this table
+        if seat is not None and in_play:
+            state.leaving.add(player_id)  # the seat is given up once the round is settled
         if seat is not None and not in_play:
             with self.store.tx() as s:
                 clear_seat(s, state.table_id, player_id)

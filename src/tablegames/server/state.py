@@ -68,6 +68,9 @@ class TableState:
         self.in_play = in_play
         self.occupants = occupants  # copy-on-write
         self.live: Live | None = None
+        # players who went on a break or excluded themselves while they played in the round (issue 26): their
+        # seats are given up once it is settled (Recovery.return_wagers, RoundSteps.release_leaving)
+        self.leaving: set[int] = set()
         self.conns: list[Connection] = []  # copy-on-write
         # Several processes (server/cluster.py): (table id, lease generation) checked by every write of this
         # table; once the lease is gone, where the table went (the owner, or {} if nobody holds it now)

@@ -38,6 +38,7 @@ from tablegames.server.rawsql import execute, insert_rows
 from tablegames.server.settle import Settler
 from tablegames.server.state import Live, TableState
 from tablegames.server.store import StepStore
+from tablegames.server.tables import clear_seat
 from tablegames.server.threads import on_worker
 
 log = logging.getLogger("tablegames.server")
@@ -324,6 +325,7 @@ class RoundSteps:
                     c.send(notice)
                 self.timers.schedule()
                 return
+            self.release_leaving()
             balances = self.pusher.changed()  # (read once, for every socket: its state's and its result's)
             if live.result is not None:
                 for c in list(self.state.conns):
@@ -340,6 +342,25 @@ class RoundSteps:
             self.pusher.decided({acted, rnd.to_act})
         else:
             self.pusher.changed()
+
+    @on_worker
+    def release_leaving(self) -> None:
+        """(After a settlement.) The seats of the players who went on a break or excluded themselves while they
+        played in the round (issue 26, ``TableState.leaving``) are given up. Should the database refuse, they are
+        kept and given up after the next settlement."""
+        state = self.state
+        gone = state.leaving
+        if not gone:
+            return
+        try:
+            with self.store.tx() as s:
+                for player_id in sorted(gone):
+                    clear_seat(s, state.table_id, player_id)
+        except SQLAlchemyError:
+            log.warning("table %s: the seats of players on a break are given up later", state.table_id)
+            return
+        state.occupants = {k: p for k, p in state.occupants.items() if p.player_id not in gone}
+        state.leaving = set()
 
     @on_worker
     def on_timer(self) -> None:
