@@ -194,8 +194,9 @@ def main() -> None:
     # BENCH_SERVER_PIN says only one of them (``no`` or ``yes``)
     pin = os.environ.get("BENCH_SERVER_PIN", "both")
     pins: list[frozenset[int] | None] = [] if pin == "yes" else [None]
-    if pin in ("both", "yes") and pinned_cpu() is not None:
-        pins.append(pinned_cpu())
+    cpu = pinned_cpu()
+    if pin in ("both", "yes") and cpu is not None:
+        pins.append(cpu)
     if "throughput" in runs:
         for name, base in dbs:
             schema = _Schema(base) if base is not None else None

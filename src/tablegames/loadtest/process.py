@@ -89,12 +89,13 @@ class ServerProcess:
 def serve_main() -> None:
     """Subprocess entry: ``DATABASE PORT BETTING_SECONDS TURN_SECONDS [CPUS]`` (admin token from the environment;
     ``CPUS``: pinned to them, as ``0,2``)."""
+    from tablegames.server.affinity import parse_cpus
     from tablegames.server.app import create_app, run
     from tablegames.server.connections import ConnectionLimits
     from tablegames.server.limits import HardeningMiddleware, Limits
 
     database, port, betting, turn = sys.argv[1:5]
-    cpus = frozenset(int(c) for c in sys.argv[5].split(",")) if len(sys.argv) > 5 else None
+    cpus = parse_cpus(sys.argv[5]) if len(sys.argv) > 5 else None
     app: Any = create_app(
         database,
         betting_seconds=float(betting),

@@ -169,9 +169,8 @@ class Pusher:
         self.timers = timers
         self._meter_push: asyncio.TimerHandle | None = None  # owned by the event loop's thread
         self._push_pending = False  # a merged state push is planned (betting)
-        self._owed: set[Connection] = (
-            set()
-        )  # sockets a decision's push left out (:meth:`decided`), to push soon
+        # sockets a decision's push left out (:meth:`decided`), to push soon
+        self._owed: set[Connection] = set()
         self._owed_planned = False  # their push is planned
         self._meters_shown: dict[str, int] | None = None
         self._balances_shown: dict[int, int] | None = None
@@ -232,13 +231,14 @@ class Pusher:
         self.timers.schedule()
         if not self._push_pending:
             self._push_pending = True
-            self.inbox.to_loop(self._plan_push)
+            self.inbox.to_loop(self._plan, BETTING_PUSH_SECONDS, self._flush_push)
 
     @on_loop
-    def _plan_push(self) -> None:
+    def _plan(self, delay: float, step: Callable[[], None]) -> None:
+        """Run ``step`` in the inbox in ``delay`` seconds (a merged push)."""
         loop = self.state.server.loop
         if loop is not None:
-            loop.call_later(BETTING_PUSH_SECONDS, self.inbox.submit, self._flush_push)
+            loop.call_later(delay, self.inbox.submit, step)
 
     @on_worker
     def _flush_push(self) -> None:
@@ -255,25 +255,14 @@ class Pusher:
         if self.state.server.loop is None:
             self.changed()  # driven synchronously: push now
             return
-        now: list[Connection] = []
-        later = False
-        for c in self.state.conns:
-            if self.state.seat_of(c.player.player_id) in seats:
-                now.append(c)
-            else:
-                self._owed.add(c)
-                later = True
+        conns = self.state.conns
+        now = [c for c in conns if self.state.seat_of(c.player.player_id) in seats]
+        self._owed.update(conns)
         self._owed.difference_update(now)
         self.changed(now)
-        if later and not self._owed_planned:
+        if len(now) < len(conns) and not self._owed_planned:
             self._owed_planned = True
-            self.inbox.to_loop(self._plan_owed)
-
-    @on_loop
-    def _plan_owed(self) -> None:
-        loop = self.state.server.loop
-        if loop is not None:
-            loop.call_later(DECISION_PUSH_SECONDS, self.inbox.submit, self._flush_owed)
+            self.inbox.to_loop(self._plan, DECISION_PUSH_SECONDS, self._flush_owed)
 
     @on_worker
     def _flush_owed(self) -> None:
