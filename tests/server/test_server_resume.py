@@ -221,3 +221,48 @@ def test_request_ids_are_answered_as_duplicates_after_a_restart(db_url: str) -> 
         assert a.request(type="act", action="ride")["duplicate"] is False
         a.until(lambda m: m["type"] == "round_result" and m["round_id"] == round_id)
         h.check_ledger()
+
+
+def seated_players(h: Harness, table: int) -> dict[int, str]:
+    rows = sql(
+        h,
+        "SELECT s.seat, p.name FROM seatings s JOIN players p ON p.id = s.player_id WHERE s.table_id = :t",
+        t=table,
+    )
+    return {int(seat): str(name) for seat, name in rows}
+
+
+def test_a_player_who_went_on_a_break_in_a_dealt_round_loses_the_seat_after_a_restart(db_url: str) -> None:
+    """Issue 26: Ann goes on a break while she plays in a dealt round; her seat is to be given up once that round is
+    settled. The server stops first (that was kept in its memory only): the next one resumes the round, its turn
+    timeouts finish it, and her seat is free then; Bob, who is not away, keeps his."""
+    with serving(db_url, deck_factory=lambda _t: DECK) as h:
+        table = h.table(TCP, seats=2)
+        (ta, ha), (tb, _) = h.player("ann", BUY_IN), h.player("bob", BUY_IN)
+        a, b = h.seated(ta, table), h.seated(tb, table)
+        round_id = a.request(type="wager", wagers={"ante": 500})["round_id"]
+        assert b.request(type="wager", wagers={"ante": 300})["type"] == "ack"
+        a.until(lambda m: m["type"] == "state" and m["round"]["phase"] == "deciding")
+        r = h.client.post("/protection/break", json={"period": "1d"}, headers=ha)
+        assert r.status_code == 200 and r.json()["kind"] == "break"
+        assert seated_players(h, table) == {
+            1: "ann",
+            2: "bob",
+        }  # she plays in the round: kept until it is settled
+    with serving(db_url, deck_factory=lambda _t: DECK, turn_seconds=0.3) as h:
+        deadline = time.monotonic() + 20
+        while sql(h, "SELECT status FROM rounds WHERE id = :r", r=round_id) != [("settled",)]:
+            assert time.monotonic() < deadline, "the resumed round was not finished by its timeouts"
+            time.sleep(0.05)
+        while seated_players(h, table) != {2: "bob"}:
+            assert time.monotonic() < deadline, (
+                f"the seat of the player on a break was kept: {seated_players(h, table)}"
+            )
+            time.sleep(0.05)
+        rec = h.client.get(f"/rounds/{round_id}").json()
+        assert [(e["seat"], e["by"]) for e in rec["events"] if e["type"] == "action"] == [
+            (1, "timeout"),
+            (2, "timeout"),
+        ]
+        assert h.totals()["in_play"] == 0
+        h.check_ledger()
