@@ -106,6 +106,7 @@ def test_a_break_taken_through_one_server_refuses_the_next_wager_at_the_other_at
     assert guards.get(pid, a.server.config.clock() + 1)[0] is not None  # server a keeps ann's guard
     # server a's notices of ann's guard are held back: it keeps the guard from before the break
     a.server.db.on_players[:] = [lambda _pid: None]
+    a.server.db.on_players_elsewhere[:] = []  # (else it closes her socket here too: the next test)
     r = b.client.post("/protection/break", json={"period": "1d"}, headers=ann)
     assert r.status_code == 200, r.text
     assert guards.get(pid, a.server.config.clock() + 1)[0] is not None  # still kept (stale)
@@ -113,6 +114,35 @@ def test_a_break_taken_through_one_server_refuses_the_next_wager_at_the_other_at
     refused = ws.request(type="wager", wagers={"main": 500})
     assert refused["type"] == "error" and refused["code"] == "on_break", refused
     assert a.balance(ann) == balance  # nothing was written
+    a.check_ledger()
+
+
+def test_a_break_taken_through_one_server_closes_the_sockets_and_frees_the_seats_at_the_other(
+    make_server: Callable[..., Harness], db_url: str
+) -> None:
+    """Issue 26 across processes: Ann plays at a table of server a and takes a break through server b (the
+    proxy's round-robin sent her request there). Server a tells her socket and closes it, returns her wager of the
+    round still open for betting (Bob, seated, has not wagered) and gives her seat up, as a break taken through
+    itself does; Bob, who is not away, keeps his seat and plays on alone."""
+    a, b = two_servers(make_server, db_url)
+    table = a.table("final-count", seats=2)
+    token, ann = a.player("ann", buy_in=10_000)
+    bob_token, _ = a.player("bob", buy_in=10_000)
+    ws, bob = a.seated(token, table), a.seated(bob_token, table)
+    assert ws.request(type="wager", wagers={"main": 500})["type"] == "ack"
+    assert a.balance(ann) == 9_500
+    r = b.client.post("/protection/break", json={"period": "1d"}, headers=ann)
+    assert r.status_code == 200, r.text
+    told = ws.until(lambda m: m["type"] == "error" and m.get("request_id") is None)
+    assert told["code"] == "on_break" and "on a break until" in told["message"]
+    eventually(lambda: a.balance(ann) == 10_000, "server a returns her wager")
+    eventually(
+        lambda: {t["table_id"]: t for t in a.client.get("/tables").json()}[table]["occupied"] == {"2": "bob"},
+        "server a gives her seat up",
+    )
+    assert bob.request(type="wager", wagers={"main": 300})["type"] == "ack"  # he plays on: dealt at once
+    bob.until(lambda m: m["type"] == "state" and m["round"] is not None and m["round"]["phase"] != "betting")
+    assert a.client.get("/protection", headers=ann).json()["exclusion"]["kind"] == "break"
     a.check_ledger()
 
 

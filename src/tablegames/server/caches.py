@@ -147,7 +147,8 @@ class BalanceCache:
 
 class Changes:
     """One server's listener of other processes' changes (PostgreSQL): drops the balances they changed from
-    ``cache`` and hands the players whose guards they changed to every ``on_players`` callback; on a lost
+    ``cache`` and hands the players whose guards they changed to every ``on_players`` callback (and, changed by
+    another process, to every ``on_players_elsewhere`` one); on a lost
     connection and again on the reconnection, ``on_reset`` callbacks drop everything (see the module doc)."""
 
     def __init__(
@@ -158,12 +159,14 @@ class Changes:
         schema: str,
         on_players: list[Callable[[int], None]],
         on_reset: list[Callable[[bool], None]],
+        on_players_elsewhere: list[Callable[[int], None]] | None = None,
     ) -> None:
         self.origin = origin
         self.cache = cache
         self.schema = schema
         self.on_players = on_players
         self.on_reset = on_reset
+        self.on_players_elsewhere = on_players_elsewhere if on_players_elsewhere is not None else []
         self.notices = 0  # notices taken (tests, diagnostics)
         self.listener = Listener(
             database_url, self._on_notice, None, channel=CHANNEL, on_lost=self._lost, parse=False
@@ -205,6 +208,9 @@ class Changes:
         elif kind == "p":  # every origin: a guard is kept only between changes (protection.Guards)
             for callback in self.on_players:
                 callback(key)
+            if origin != self.origin:  # (another process's change: a break taken there, server/service.py)
+                for callback in self.on_players_elsewhere:
+                    callback(key)
 
 
 def new_origin(owner: object) -> str:

@@ -493,11 +493,21 @@ class ProtectionService:
             audit.append(s, self.clock, f"player:{player.name}", kind, f"player:{player.name}", None,
                          {"period": period, "ends_at": ends})  # fmt: skip
             out = _exclusion(row, now)
-        self.close_sockets(player.player_id, "excluded" if kind == SELF_EXCLUSION else "on_break",
-                           f"{'self-excluded' if kind == SELF_EXCLUSION else 'on a break'} until {_when(ends)}")  # fmt: skip
+        self.tell_away(player.player_id, kind, ends)
         if self.on_excluded is not None:
             self.on_excluded(player.player_id, kind)
         return out
+
+    def away(self, player_id: int) -> tuple[str, float] | None:
+        """The kind and end of the break or exclusion the player is in now (read from the database), or None."""
+        with self.db.sessions() as s:
+            row = self.active(s, player_id, self.clock())
+            return None if row is None else (str(row.kind), float(row.ends_at))
+
+    def tell_away(self, player_id: int, kind: str, ends: float) -> int:
+        """Every open table socket of the player is told of the break or exclusion (to ``ends``) and closed."""
+        return self.close_sockets(player_id, "excluded" if kind == SELF_EXCLUSION else "on_break",
+                                  f"{'self-excluded' if kind == SELF_EXCLUSION else 'on a break'} until {_when(ends)}")  # fmt: skip
 
     def close_sockets(self, player_id: int, code: str, message: str, close_code: int = CLOSE_EXCLUDED) -> int:
         """Tell every open table socket of the player why, and close it; how many."""

@@ -73,6 +73,7 @@ class Server:
         )  # fmt: skip
         self.players.sessions = self._sessions
         self._protection.on_limits = self._sessions.limits_changed
+        self.db.on_players_elsewhere.append(self._changed_elsewhere)
         self.wallets = WalletService(self.db, self.system, self._protection)
         self.tables = TableService(self.db, self.config, self.node, self.open_runner)
         self.staff = StaffService(self.db, self.config.clock)
@@ -154,6 +155,27 @@ class Server:
         self._sessions.end(player_id, kind, close=False)
         for runner in list(self.runners.values()):
             runner.between_rounds(functools.partial(runner.recovery.return_wagers, player_id))
+
+    def _changed_elsewhere(self, player_id: int) -> None:
+        """(PostgreSQL, on the changes' listener thread.) Another process stored a change of the player's limits,
+        breaks or exclusions. Should the player have a socket or a seat at a table of this process, one of its table
+        threads looks whether they are away now (:meth:`_away_here`): the process the break was taken on closed
+        only its own sockets and gave up only its own tables' seats."""
+        for runner in list(self.runners.values()):
+            if any(c.player.player_id == player_id for c in list(runner.conns)) or any(
+                p.player_id == player_id for p in runner.occupants.values()
+            ):
+                runner.between_rounds(functools.partial(self._away_here, player_id))
+                return
+
+    def _away_here(self, player_id: int) -> None:
+        """A player on a break or self-excluded since another process's change is treated here as at its start:
+        every socket of theirs told and closed, their session ended, their wagers of a round open for betting
+        returned and their seats given up (:meth:`_excluded`). Nothing when they are not away (a limit changed)."""
+        away = self._protection.away(player_id)
+        if away is not None:
+            self._protection.tell_away(player_id, *away)
+            self._excluded(player_id, away[0])
 
     def tx(self, fence: Fence | None = None) -> AbstractContextManager[Session]:
         return self.db.tx(fence)

@@ -67,6 +67,9 @@ class Transactions:
         # listener lost its connection, nothing kept may be used; True: it listens again)
         self.on_players: list[Callable[[int], None]] = []
         self.on_reset: list[Callable[[bool], None]] = []
+        self.on_players_elsewhere: list[
+            Callable[[int], None]
+        ] = []  # (of on_players: another process's change)
         self._write_lock = threading.RLock()
         self._kept: dict[tuple[int, bool], Connection] = {}  # the write connections kept, see _writer
         self._kept_lock = threading.Lock()
@@ -240,8 +243,9 @@ class Transactions:
         with self.reads.connect() as conn:
             schema = str(conn.execute(text("SELECT current_schema()")).scalar_one())
         self.changes = Changes(
-            self.database_url, self.origin, self.cache, schema, self.on_players, self.on_reset
-        )
+            self.database_url, self.origin, self.cache, schema, self.on_players, self.on_reset,
+            self.on_players_elsewhere,
+        )  # fmt: skip
         self.changes.start()
         return self.changes
 
