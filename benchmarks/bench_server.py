@@ -144,9 +144,11 @@ def _throughput(name: str, url: str | None, cpus: frozenset[int] | None = None) 
     them (``serve --cpus``), else as ``serve`` starts it."""
     import psutil
 
+    from tablegames.server.affinity import cpu_list
+
     duration = float(os.environ.get("BENCH_SERVER_FAST_DURATION", "15"))
     d = _run(50, 8, duration, 0.0, url, cpus)
-    how = "not pinned" if cpus is None else f"pinned to CPU {','.join(map(str, sorted(cpus)))}"
+    how = "not pinned" if cpus is None else f"pinned to CPU {cpu_list(cpus)}"
     name_how = f"{name} ({how})"
     print(_line(f"{name_how}: think 0, 50 players / 8 tables", d), flush=True)
     f = throughput_figures(d, name)

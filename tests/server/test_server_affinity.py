@@ -15,14 +15,14 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from tablegames.cli import app
-from tablegames.server.affinity import _span, allowed_cpus, check_cpus, parse_cpus
+from tablegames.server.affinity import allowed_cpus, check_cpus, cpu_list, parse_cpus
 
 linux = pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="thread affinity is Linux's")
 
 
 @given(st.frozensets(st.integers(0, 300), min_size=1, max_size=40))
 def test_a_cpu_list_reads_back_as_written(cpus: frozenset[int]) -> None:
-    assert parse_cpus(_span(cpus)) == cpus
+    assert parse_cpus(cpu_list(cpus)) == cpus
 
 
 @pytest.mark.parametrize(

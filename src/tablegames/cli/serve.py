@@ -166,7 +166,7 @@ def register(app: typer.Typer) -> None:
             fail(f"--table-threads must be 1-{MAX_TABLE_THREADS}, got {table_threads}")
         pinned = None
         if cpus is not None:
-            from tablegames.server.affinity import check_cpus, parse_cpus
+            from tablegames.server.affinity import check_cpus, cpu_list, parse_cpus
 
             try:
                 pinned = check_cpus(parse_cpus(cpus))
@@ -214,7 +214,7 @@ def register(app: typer.Typer) -> None:
         print(f"tablegames table server: http://{host}:{port}/  (database {shown})", flush=True)
         print(f"admin token: {app.state.server.admin_token}", flush=True)
         if pinned is not None:
-            print(f"pinned to CPU {','.join(map(str, sorted(pinned)))}", flush=True)
+            print(f"pinned to CPU {cpu_list(pinned)}", flush=True)
         run(app, host=host, port=port, connections=bounds, cpus=pinned)
 
     tables_app = typer.Typer(help="Operator commands for tables.", no_args_is_help=True)

@@ -37,6 +37,8 @@ class ServerProcess:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = log_path
+        from tablegames.server.affinity import cpu_list
+
         env = {**os.environ, "TABLEGAMES_ADMIN_TOKEN": admin_token}
         self.log = log_path.open("wb")
         self.proc = subprocess.Popen(
@@ -48,7 +50,7 @@ class ServerProcess:
                 str(self.port),
                 str(betting_seconds),
                 str(turn_seconds),
-                *([",".join(map(str, sorted(cpus)))] if cpus else []),
+                *([cpu_list(cpus)] if cpus else []),
             ],
             stdout=self.log,
             stderr=subprocess.STDOUT,

@@ -63,7 +63,7 @@ def check_cpus(cpus: Collection[int]) -> frozenset[int]:
     if not wanted <= allowed:
         raise ValueError(
             f"CPU {', '.join(map(str, sorted(wanted - allowed)))} is not one this process may run on "
-            f"({_span(allowed)})"
+            f"({cpu_list(allowed)})"
         )
     return wanted
 
@@ -85,14 +85,14 @@ def pin_process(cpus: Collection[int], batch: bool = True) -> frozenset[int]:
         except ProcessLookupError:  # (a thread that ended meanwhile)
             continue
     if refused is not None:
-        log.warning("pinned to CPU %s without the batch scheduling policy: %s", _span(wanted), refused)
+        log.warning("pinned to CPU %s without the batch scheduling policy: %s", cpu_list(wanted), refused)
     return wanted
 
 
-def _span(cpus: Collection[int]) -> str:
+def cpu_list(cpus: Collection[int]) -> str:
     """``0-3`` or ``0,2`` ...: a CPU list as ``/proc`` writes it.
 
-    >>> _span({0, 1, 2, 3, 6})
+    >>> cpu_list({0, 1, 2, 3, 6})
     '0-3,6'
     """
     out: list[str] = []
