@@ -153,12 +153,14 @@ def _print_report(console: object, data: dict[str, object]) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from tablegames.server.affinity import cpu_list
+
     assert isinstance(console, Console)
     head = Table(title="load test", show_header=False)
     head.add_row("players / tables", f"{data['clients']} / {data['tables']}  ({', '.join(data['games'])})")  # type: ignore[arg-type]
     head.add_row("database", str(data["database"]))
     if data.get("server_cpus") is not None:
-        head.add_row("server pinned to CPU", ",".join(map(str, data["server_cpus"])))  # type: ignore[call-overload]
+        head.add_row("server pinned to CPU", cpu_list(data["server_cpus"]))  # type: ignore[arg-type]
     if data.get("servers"):
         cl = data["cluster"]
         assert isinstance(cl, dict)
