@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from tablegames.cli import app
 from tablegames.loadtest import LoadConfig, LoadTestError
-from tablegames.loadtest.cluster import Cluster, serve_options
+from tablegames.loadtest.cluster import Cluster
 
 pytestmark = pytest.mark.timeout(150)
 
@@ -61,9 +61,6 @@ def test_cluster_refuses_sqlite_for_several_processes(tmp_path: object) -> None:
         Cluster("sqlite:///x.sqlite3", 2, "admin", tmp_path)  # type: ignore[arg-type]
 
 
-@pytest.mark.skipif(
-    "node" not in serve_options(), reason="needs leases and failover (`tablegames serve --node`, issue 16)"
-)
 def test_loadtest_kill_one_of_three_keeps_the_books(pg_url: str) -> None:
     """One of three processes SIGKILLed mid-run: its players reconnect, are redirected to the new owners, get
     their seats back, and every round is settled exactly once (the money check holds to the cent)."""

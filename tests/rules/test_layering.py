@@ -64,9 +64,7 @@ def test_no_module_outside_a_games_own_files_names_it(area: str) -> None:
     pattern, own = game_names(), own_files()
     named = []
     for path in sorted((SRC / area).rglob("*.py")):
-        if (
-            path in own or path.name == "loadtest.py"
-        ):  # the load-test tool is moving out (another part of issue 12)
+        if path in own:
             continue
         named += [
             f"{path.relative_to(SRC)}:{i}"

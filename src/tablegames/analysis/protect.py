@@ -213,10 +213,6 @@ def scenarios(rules: GameRules, *, template: bool = False) -> list[Scenario]:
     return [*out, _share_scenario(rules, None, p)] if template else out
 
 
-def scenario_names(rules: GameRules) -> list[str]:
-    return [s.name for s in scenarios(rules)]
-
-
 def _find(rules: GameRules, p: GameProtection, name: str) -> tuple[Scenario, int | None]:
     k = parse_share(name)
     if k is not None:

@@ -69,11 +69,6 @@ def cards_text(cards: Sequence[str | None], wild: Collection[str] = ()) -> Text:
     return Text(" ").join(card_text(c, wild) for c in cards) if cards else Text("-", style="dim")
 
 
-def plain_cards(cards: Sequence[str | None]) -> str:
-    """Cards for a sentence: ``A♥ 7♣`` (hidden ones as ``##``)."""
-    return " ".join(parse_card(c).pretty if c is not None else "##" for c in cards)
-
-
 # --- hands ---------------------------------------------------------------------------------------
 
 

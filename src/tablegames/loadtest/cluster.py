@@ -3,12 +3,11 @@ HAProxy: the load test's ``--servers N [--proxy]``, the benchmark and the tests 
 
 Each node is ``tablegames serve --node nK --advertise URL`` (``URL`` is the node's own address, or
 ``http://PROXY/n/nK`` behind the proxy); :meth:`Cluster.kill` sends SIGKILL (or SIGSTOP, :meth:`Cluster.pause`)
-to one of them. A ``tablegames serve`` that does not know ``--node`` yet (before leases) is started without it.
+to one of them.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 import signal
 import subprocess
@@ -22,18 +21,7 @@ from tablegames.loadtest.config import MAX_CLIENTS, MAX_SERVERS, LoadTestError, 
 from tablegames.loadtest.process import _free_port
 from tablegames.loadtest.proxy import HAProxy, NodeAddress, ProxyLimits, render
 
-HEALTH_PATHS = ("/health", "/healthz")  # the first one a node answers is the proxy's health check
-
-
-@functools.cache
-def serve_options() -> frozenset[str]:
-    """The option names ``tablegames serve`` takes (``--node`` / ``--advertise`` come with leases)."""
-    import typer.main
-
-    from tablegames.cli import app
-
-    command: Any = typer.main.get_command(app)
-    return frozenset(str(p.name) for p in command.commands["serve"].params)
+HEALTH_PATH = "/health"  # a node's health check (the proxy's too)
 
 
 @dataclass
@@ -67,7 +55,7 @@ class Cluster:
     nodes: list[Node] = field(default_factory=list)
     haproxy: HAProxy | None = None
     proxy_url: str | None = None
-    health_path: str = HEALTH_PATHS[0]
+    health_path: str = HEALTH_PATH
 
     def __post_init__(self) -> None:
         if not 1 <= self.servers <= MAX_SERVERS:
@@ -144,11 +132,7 @@ class Cluster:
             "--max-connections-per-address",
             str(2 * MAX_CLIENTS + 100),  # every player's sockets come from 127.0.0.1 (or the proxy)
         ]
-        options = serve_options()
-        if "node" in options:
-            args += ["--node", node.name]
-        if "advertise" in options:
-            args += ["--advertise", node.advertise]
+        args += ["--node", node.name, "--advertise", node.advertise]
         return [*args, *self.extra_args]
 
     def _spawn(self, node: Node) -> None:
@@ -158,7 +142,7 @@ class Cluster:
         node.state = "new"
 
     def wait_ready(self, node: Node, timeout: float = 60.0) -> None:
-        """Until ``node`` answers its health check (``/health``, else ``/healthz``)."""
+        """Until ``node`` answers its health check (``/health``)."""
         import httpx
 
         deadline = time.monotonic() + timeout
@@ -168,14 +152,9 @@ class Cluster:
                 node.state = "exited"
                 raise LoadTestError(f"server {node.name} exited ({node.proc.returncode}):\n{self.tail(node)}")
             try:
-                for path in (self.health_path, *HEALTH_PATHS):
-                    r = httpx.get(node.url + path, timeout=1.0)
-                    if r.status_code == 200:
-                        self.health_path = path
-                        node.state = "up"
-                        return
-                    if r.status_code != 404:
-                        break
+                if httpx.get(node.url + self.health_path, timeout=1.0).status_code == 200:
+                    node.state = "up"
+                    return
             except httpx.HTTPError:
                 pass
             time.sleep(0.1)

@@ -171,12 +171,6 @@ def choose(option: str, value: str, allowed: Mapping[str, T]) -> T:
         raise RuleError(f"bad value {value!r} for rule {option!r}; choose {'|'.join(allowed)}") from None
 
 
-def check_known_options(game: str, options: Mapping[str, str], known: list[str]) -> None:
-    for name in options:
-        if name not in known:
-            raise RuleError(f"unknown rule {name!r} for {game}; known rules: {', '.join(known) or 'none'}")
-
-
 def cents_for_share(wager_cents: int, share: Fraction) -> int:
     """Whole cents of ``share`` of a wager, rounded down (the remainder stays with the house)."""
     return int(wager_cents * share)  # Fraction -> floor for non-negative values

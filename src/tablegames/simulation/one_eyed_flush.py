@@ -23,7 +23,6 @@ from tablegames.simulation.kernels import add_square, add_square_times, compiled
 from tablegames.simulation.strategy import StrategyError, named_strategy_tables
 from tablegames.simulation.tables import NO_PRIZE
 
-WILD_CLASS = oef.CLASSES.wild_class
 N_CLASSES = oef.CLASSES.n
 CLASS_LETTERS = oef.CLASSES.letters
 triple_index = oef.CLASSES.triple_index  # the same for every set of wild cards (13 ranks and the wild class)
