@@ -146,6 +146,40 @@ def test_a_break_taken_through_one_server_closes_the_sockets_and_frees_the_seats
     a.check_ledger()
 
 
+def test_a_break_whose_notice_was_lost_is_acted_on_once_the_listener_listens_again(
+    make_server: Callable[..., Harness], db_url: str
+) -> None:
+    """The notice of Ann's break (taken through server b) does not reach server a's handler, as when it is sent
+    while a's listener has no connection: her socket at a stays open. Once a's listener listens again (its
+    connection killed, it reconnects), a's tables look again at their players: her socket is told and closed, her
+    wager returned and her seat given up."""
+    a, b = two_servers(make_server, db_url)
+    table = a.table("final-count", seats=2)
+    token, ann = a.player("ann", buy_in=10_000)
+    bob_token, _ = a.player("bob", buy_in=10_000)
+    ws, _bob = a.seated(token, table), a.seated(bob_token, table)
+    assert ws.request(type="wager", wagers={"main": 500})["type"] == "ack"
+    a.server.db.on_players_elsewhere[:] = []  # the notice is lost
+    r = b.client.post("/protection/break", json={"period": "1w"}, headers=ann)
+    assert r.status_code == 200, r.text
+    ws.ws.send_json({"type": "ping", "request_id": "still-open"})
+    answer = ws.until(lambda m: m.get("request_id") == "still-open" or m["type"] == "error")
+    assert answer["type"] == "pong", answer  # still open at a: nothing told her there
+    assert a.balance(ann) == 9_500
+    changes = a.server.db.changes
+    assert changes is not None
+    with b.server.sessions() as s, s.begin():
+        s.execute(sa.text("SELECT pg_terminate_backend(:p)"), {"p": changes.listener.backend_pid})
+    told = ws.until(lambda m: m["type"] == "error" and m.get("request_id") is None)
+    assert told["code"] == "on_break", told
+    eventually(lambda: a.balance(ann) == 10_000, "server a returns her wager")
+    eventually(
+        lambda: {t["table_id"]: t for t in a.client.get("/tables").json()}[table]["occupied"] == {"2": "bob"},
+        "server a gives her seat up",
+    )
+    a.check_ledger()
+
+
 def test_without_the_listener_nothing_kept_is_used_and_after_it_reconnects_nothing_from_before(
     make_server: Callable[..., Harness], db_url: str
 ) -> None:

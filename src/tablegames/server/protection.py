@@ -498,11 +498,20 @@ class ProtectionService:
             self.on_excluded(player.player_id, kind)
         return out
 
-    def away(self, player_id: int) -> tuple[str, float] | None:
-        """The kind and end of the break or exclusion the player is in now (read from the database), or None."""
+    def away(self, player_ids: Iterable[int]) -> dict[int, tuple[str, float]]:
+        """Of ``player_ids``, those in a break or exclusion now (read from the database): player id -> its kind and
+        end (the one ending last)."""
+        ids = sorted(set(player_ids))
+        if not ids:
+            return {}
+        now = self.clock()
         with self.db.sessions() as s:
-            row = self.active(s, player_id, self.clock())
-            return None if row is None else (str(row.kind), float(row.ends_at))
+            rows = s.execute(
+                select(Exclusion.player_id, Exclusion.kind, Exclusion.ends_at)
+                .where(Exclusion.player_id.in_(ids), Exclusion.started_at <= now, Exclusion.ends_at > now)
+                .order_by(Exclusion.ends_at)
+            ).all()
+        return {int(p): (str(kind), float(ends)) for p, kind, ends in rows}  # (the last one ending wins)
 
     def tell_away(self, player_id: int, kind: str, ends: float) -> int:
         """Every open table socket of the player is told of the break or exclusion (to ``ends``) and closed."""

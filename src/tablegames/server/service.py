@@ -74,6 +74,7 @@ class Server:
         self.players.sessions = self._sessions
         self._protection.on_limits = self._sessions.limits_changed
         self.db.on_players_elsewhere.append(self._changed_elsewhere)
+        self.db.on_reset.append(self._listening_again)
         self.wallets = WalletService(self.db, self.system, self._protection)
         self.tables = TableService(self.db, self.config, self.node, self.open_runner)
         self.staff = StaffService(self.db, self.config.clock)
@@ -168,14 +169,27 @@ class Server:
                 runner.between_rounds(functools.partial(self._away_here, player_id))
                 return
 
-    def _away_here(self, player_id: int) -> None:
-        """A player on a break or self-excluded since another process's change is treated here as at its start:
-        every socket of theirs told and closed, their session ended, their wagers of a round open for betting
-        returned and their seats given up (:meth:`_excluded`). Nothing when they are not away (a limit changed)."""
-        away = self._protection.away(player_id)
-        if away is not None:
-            self._protection.tell_away(player_id, *away)
-            self._excluded(player_id, away[0])
+    def _listening_again(self, live: bool) -> None:
+        """(PostgreSQL, on the changes' listener thread.) The listener listens again after a lost connection
+        (``live``): the notices sent meanwhile are lost, so each table of this process looks again, on its thread,
+        whether a player with a socket or a seat there went away meanwhile (:meth:`_away_here`)."""
+        if not live:
+            return
+        for runner in list(self.runners.values()):
+            players = {c.player.player_id for c in list(runner.conns)} | {
+                p.player_id for p in runner.occupants.values()
+            }
+            if players:
+                runner.between_rounds(functools.partial(self._away_here, *sorted(players)))
+
+    def _away_here(self, *player_ids: int) -> None:
+        """The players on a break or self-excluded since another process's change are treated here as at its
+        start: every socket of theirs told and closed, their session ended, their wagers of a round open for
+        betting returned and their seats given up (:meth:`_excluded`). Nothing for one who is not away (a limit
+        changed)."""
+        for player_id, (kind, ends) in self._protection.away(player_ids).items():
+            self._protection.tell_away(player_id, kind, ends)
+            self._excluded(player_id, kind)
 
     def tx(self, fence: Fence | None = None) -> AbstractContextManager[Session]:
         return self.db.tx(fence)
