@@ -16,7 +16,7 @@ import pytest
 import sqlalchemy as sa
 from alembic import command
 
-from server_harness import Harness
+from server_harness import WS, Harness
 from tablegames.rules import registry
 from tablegames.server import ledger, migrate
 from tablegames.server.caches import BalanceCache, parse_notice
@@ -117,6 +117,27 @@ def test_a_break_taken_through_one_server_refuses_the_next_wager_at_the_other_at
     a.check_ledger()
 
 
+def ann_wagered_at_a(a: Harness) -> tuple[int, dict[str, str], WS, WS]:
+    """Ann and Bob seated at a Final Count table of server a, Ann's 500 wagered and the betting still open (Bob
+    has not wagered): (the table, Ann's headers, her socket, his)."""
+    table = a.table("final-count", seats=2)
+    token, ann = a.player("ann", buy_in=10_000)
+    bob_token, _ = a.player("bob", buy_in=10_000)
+    ws, bob = a.seated(token, table), a.seated(bob_token, table)
+    assert ws.request(type="wager", wagers={"main": 500})["type"] == "ack"
+    assert a.balance(ann) == 9_500
+    return table, ann, ws, bob
+
+
+def wager_returned_and_seat_given_up(a: Harness, ann: dict[str, str], table: int) -> None:
+    """Server a returns Ann's wager and gives her seat up (Bob keeps his)."""
+    eventually(lambda: a.balance(ann) == 10_000, "server a returns her wager")
+    eventually(
+        lambda: {t["table_id"]: t for t in a.client.get("/tables").json()}[table]["occupied"] == {"2": "bob"},
+        "server a gives her seat up",
+    )
+
+
 def test_a_break_taken_through_one_server_closes_the_sockets_and_frees_the_seats_at_the_other(
     make_server: Callable[..., Harness], db_url: str
 ) -> None:
@@ -125,21 +146,12 @@ def test_a_break_taken_through_one_server_closes_the_sockets_and_frees_the_seats
     round still open for betting (Bob, seated, has not wagered) and gives her seat up, as a break taken through
     itself does; Bob, who is not away, keeps his seat and plays on alone."""
     a, b = two_servers(make_server, db_url)
-    table = a.table("final-count", seats=2)
-    token, ann = a.player("ann", buy_in=10_000)
-    bob_token, _ = a.player("bob", buy_in=10_000)
-    ws, bob = a.seated(token, table), a.seated(bob_token, table)
-    assert ws.request(type="wager", wagers={"main": 500})["type"] == "ack"
-    assert a.balance(ann) == 9_500
+    table, ann, ws, bob = ann_wagered_at_a(a)
     r = b.client.post("/protection/break", json={"period": "1d"}, headers=ann)
     assert r.status_code == 200, r.text
     told = ws.until(lambda m: m["type"] == "error" and m.get("request_id") is None)
     assert told["code"] == "on_break" and "on a break until" in told["message"]
-    eventually(lambda: a.balance(ann) == 10_000, "server a returns her wager")
-    eventually(
-        lambda: {t["table_id"]: t for t in a.client.get("/tables").json()}[table]["occupied"] == {"2": "bob"},
-        "server a gives her seat up",
-    )
+    wager_returned_and_seat_given_up(a, ann, table)
     assert bob.request(type="wager", wagers={"main": 300})["type"] == "ack"  # he plays on: dealt at once
     bob.until(lambda m: m["type"] == "state" and m["round"] is not None and m["round"]["phase"] != "betting")
     assert a.client.get("/protection", headers=ann).json()["exclusion"]["kind"] == "break"
@@ -154,11 +166,7 @@ def test_a_break_whose_notice_was_lost_is_acted_on_once_the_listener_listens_aga
     connection killed, it reconnects), a's tables look again at their players: her socket is told and closed, her
     wager returned and her seat given up."""
     a, b = two_servers(make_server, db_url)
-    table = a.table("final-count", seats=2)
-    token, ann = a.player("ann", buy_in=10_000)
-    bob_token, _ = a.player("bob", buy_in=10_000)
-    ws, _bob = a.seated(token, table), a.seated(bob_token, table)
-    assert ws.request(type="wager", wagers={"main": 500})["type"] == "ack"
+    table, ann, ws, _ = ann_wagered_at_a(a)
     a.server.db.on_players_elsewhere[:] = []  # the notice is lost
     r = b.client.post("/protection/break", json={"period": "1w"}, headers=ann)
     assert r.status_code == 200, r.text
@@ -172,11 +180,7 @@ def test_a_break_whose_notice_was_lost_is_acted_on_once_the_listener_listens_aga
         s.execute(sa.text("SELECT pg_terminate_backend(:p)"), {"p": changes.listener.backend_pid})
     told = ws.until(lambda m: m["type"] == "error" and m.get("request_id") is None)
     assert told["code"] == "on_break", told
-    eventually(lambda: a.balance(ann) == 10_000, "server a returns her wager")
-    eventually(
-        lambda: {t["table_id"]: t for t in a.client.get("/tables").json()}[table]["occupied"] == {"2": "bob"},
-        "server a gives her seat up",
-    )
+    wager_returned_and_seat_given_up(a, ann, table)
     a.check_ledger()
 
 

@@ -23,7 +23,6 @@ from tablegames.server import statements as sql
 from tablegames.server.db import (
     BETTING,
     DECIDING,
-    Exclusion,
     Player,
     RoundRow,
 )
@@ -92,16 +91,7 @@ class Recovery:
         once the resumed round they play in is settled. The process they went away on kept that in memory
         (``TableState.leaving``): a restart or a takeover before the round was settled would have left them seated."""
         state = self.state
-        players = sorted({p.player_id for p in state.occupants.values()})
-        if not players:
-            return
-        now = state.server.config.clock()
-        with self.store.tx() as s:
-            away = s.scalars(
-                select(Exclusion.player_id)
-                .where(Exclusion.player_id.in_(players), Exclusion.started_at <= now, Exclusion.ends_at > now)
-                .distinct()
-            ).all()
+        away = state.server.protection.away(p.player_id for p in state.occupants.values())
         for player_id in sorted(away):
             log.warning("table %s: player %s is away (a break or self-exclusion): the seat is given up",
                         state.table_id, player_id)  # fmt: skip

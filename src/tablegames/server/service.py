@@ -163,9 +163,7 @@ class Server:
         threads looks whether they are away now (:meth:`_away_here`): the process the break was taken on closed
         only its own sockets and gave up only its own tables' seats."""
         for runner in list(self.runners.values()):
-            if any(c.player.player_id == player_id for c in list(runner.conns)) or any(
-                p.player_id == player_id for p in runner.occupants.values()
-            ):
+            if player_id in self._players_at(runner):
                 runner.between_rounds(functools.partial(self._away_here, player_id))
                 return
 
@@ -176,11 +174,16 @@ class Server:
         if not live:
             return
         for runner in list(self.runners.values()):
-            players = {c.player.player_id for c in list(runner.conns)} | {
-                p.player_id for p in runner.occupants.values()
-            }
+            players = self._players_at(runner)
             if players:
                 runner.between_rounds(functools.partial(self._away_here, *sorted(players)))
+
+    @staticmethod
+    def _players_at(runner: TableRunner) -> set[int]:
+        """The players with a socket or a seat at the runner's table."""
+        return {c.player.player_id for c in list(runner.conns)} | {
+            p.player_id for p in runner.occupants.values()
+        }
 
     def _away_here(self, *player_ids: int) -> None:
         """The players on a break or self-excluded since another process's change are treated here as at its
