@@ -79,7 +79,7 @@ def test_hand_overs_while_the_loop_is_busy_wake_it_once_and_keep_their_order() -
         assert len(got) == 60
         for k in range(3):
             assert [i for name, i in got if name == f"t{k}"] == list(range(20))
-        assert not client._pending  # (nothing left over)
+        assert lp.loop not in client._pending  # (nothing left over; other tests' loops are theirs)
         # an idle loop is woken by the next hand-over
         lp.wakeups = 0
         _call_on(lp.loop, got.append, ("late", 0))
@@ -105,5 +105,30 @@ def test_a_failing_call_does_not_drop_the_others_handed_over_with_it() -> None:
         run_holding(step)
         lp.run(lambda: None)
         assert got == [1, 2]
+    finally:
+        lp.close()
+
+
+def test_a_loop_closed_before_it_ran_its_hand_overs_is_not_kept() -> None:
+    """A loop that stops and closes with hand-overs not yet run (a server shutting down) leaves nothing behind in
+    the module's table: the next hand-over anywhere drops it, and nothing more is queued for it."""
+    dead = asyncio.new_event_loop()  # never runs
+    got: list[int] = []
+    worker = threading.Thread(target=_call_on, args=(dead, got.append, 1))
+    worker.start()
+    worker.join(10)
+    assert dead in client._pending  # handed over, waiting for a loop that will never run it
+    dead.close()
+    lp = Loop()
+    try:
+        worker = threading.Thread(target=_call_on, args=(lp.loop, got.append, 2))
+        worker.start()
+        worker.join(10)
+        lp.run(lambda: None)
+        assert dead not in client._pending and got == [2]
+        worker = threading.Thread(target=_call_on, args=(dead, got.append, 3))
+        worker.start()
+        worker.join(10)
+        assert dead not in client._pending and got == [2]
     finally:
         lp.close()

@@ -70,6 +70,10 @@ def _hand_over(loop: asyncio.AbstractEventLoop, calls: Held) -> None:
     the loop for all that reach it before it runs them (each ``call_soon_threadsafe`` wakes it: a system
     call holding the interpreter lock); nothing once the loop is closing."""
     with _pending_lock:
+        for gone in [lp for lp in _pending if lp.is_closed()]:  # (closed before it ran them: nobody listens)
+            del _pending[gone]
+        if loop.is_closed():
+            return
         queued = _pending.get(loop)
         if queued is not None:  # a wake-up is on its way: these go with it
             queued.extend(calls)
