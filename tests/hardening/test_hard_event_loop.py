@@ -40,23 +40,32 @@ paths = ["/history?last=100", "/jackpots/history?last=200", f"/tables/{table}/hi
 statuses = collections.Counter()
 
 
-async def client(i):
-    transport = httpx.AsyncHTTPTransport(local_address=f"127.0.{10 + i // 200}.{i % 200 + 1}")
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", transport=transport, timeout=60) as c:
-        n = i
-        while time.monotonic() < end:
-            path = paths[n % len(paths)] if n % 5 else f"/rounds/{int(top) - n % 300}"
-            r = await c.get(path, headers={"X-Admin-Token": admin})
-            statuses[r.status_code] += 1
-            n += 1
+async def client(c, i):
+    n = i
+    while time.monotonic() < end:
+        path = paths[n % len(paths)] if n % 5 else f"/rounds/{int(top) - n % 300}"
+        r = await c.get(path, headers={"X-Admin-Token": admin})
+        statuses[r.status_code] += 1
+        n += 1
 
 
 async def main():
-    await asyncio.wait_for(asyncio.gather(*(client(i) for i in range(int(clients)))), float(seconds) + 60)
+    global end
+    # every client is made before the clock starts: making sixty (each loads its TLS context) takes seconds on a
+    # loaded box, and clients made after the end would send nothing
+    cs = [httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60,
+                            transport=httpx.AsyncHTTPTransport(local_address=f"127.0.{10 + i // 200}.{i % 200 + 1}"))
+          for i in range(int(clients))]
+    end = time.monotonic() + float(seconds)
+    print("go", flush=True)
+    try:
+        await asyncio.wait_for(asyncio.gather(*(client(c, i) for i, c in enumerate(cs))), float(seconds) + 60)
+    finally:
+        for c in cs:
+            await c.aclose()
 
 
-end = time.monotonic() + float(seconds)
-print("go", flush=True)
+end = 0.0
 asyncio.run(main())
 print(json.dumps(dict(statuses)), flush=True)
 """
