@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import os
 import secrets
+import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
@@ -219,3 +220,11 @@ def api_routes(routes: list[Any]) -> Iterator[Any]:
             yield from api_routes(inner.routes)
         else:
             yield route
+
+
+def eventually(check: Callable[[], bool], what: str, seconds: float = 15.0) -> None:
+    """Wait for ``check`` (a notice's delivery, a reconnection): the test is about what, never how fast."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.02)

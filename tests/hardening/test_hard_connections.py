@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from hard_serve import connect, http_get, read_until_closed, tablegames_serve
 
-from server_harness import ADMIN
+from server_harness import ADMIN, eventually
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -107,8 +107,10 @@ def test_idle_websockets_count_against_their_address_and_the_server_caps_all(tmp
         assert http_get(port, "/health", "127.0.0.6").startswith(b"HTTP/1.1 200")
         for s in sockets[:3]:
             s.close()  # type: ignore[attr-defined]
-        time.sleep(0.5)  # the server sees them go
-        assert http_get(port, "/health", "127.0.0.5").startswith(b"HTTP/1.1 200")  # a slot is free again
+        # the server sees them go: a slot is free again
+        eventually(
+            lambda: http_get(port, "/health", "127.0.0.5").startswith(b"HTTP/1.1 200"), "a free slot", 10
+        )
         # the whole server: 40 connections, then new ones are refused (from any address) until slots free
         held = list(sockets[3:])
         refused = 0
@@ -120,8 +122,10 @@ def test_idle_websockets_count_against_their_address_and_the_server_caps_all(tmp
         for i in range(5):
             refused += _refused(read_until_closed(connect(port, f"127.0.2.{i + 1}"), 1.0))
         assert refused == 5
-        time.sleep(2.5)  # the slow ones are closed after the request timeout
-        assert http_get(port, "/health", "127.0.0.7").startswith(b"HTTP/1.1 200")
+        # the slow ones are closed after the request timeout
+        eventually(
+            lambda: http_get(port, "/health", "127.0.0.7").startswith(b"HTTP/1.1 200"), "slow ones closed", 15
+        )
         for s in held:
             s.close()  # type: ignore[attr-defined]
         body = json.loads(http_get(port, "/health").split(b"\r\n\r\n", 1)[1])

@@ -9,14 +9,13 @@ downgrade; nothing on SQLite)."""
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 
 import pytest
 import sqlalchemy as sa
 from alembic import command
 
-from server_harness import WS, Harness
+from server_harness import WS, Harness, eventually
 from tablegames.rules import registry
 from tablegames.server import ledger, migrate
 from tablegames.server.caches import BalanceCache, parse_notice
@@ -25,14 +24,6 @@ from tablegames.server.limits import Limits
 
 pytestmark = pytest.mark.timeout(120)
 FAST = Limits(ws_rate=10_000.0, ws_burst=10_000.0, http_rate=10_000.0, http_burst=10_000.0)
-
-
-def eventually(check: Callable[[], bool], what: str, seconds: float = 15.0) -> None:
-    """Wait for ``check`` (a notice's delivery, a reconnection): the test is about what, never how fast."""
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.02)
 
 
 def two_servers(make_server: Callable[..., Harness], db_url: str) -> tuple[Harness, Harness]:
