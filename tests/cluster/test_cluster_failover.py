@@ -17,6 +17,7 @@ import pytest
 import sqlalchemy as sa
 from cluster_support import Cluster, Player, create_table, ledger_ok, money
 
+from server_harness import eventually
 from tablegames.rules import registry
 
 pytestmark = [pytest.mark.timeout(240), pytest.mark.slow]
@@ -272,9 +273,9 @@ def test_a_restart_while_a_lease_is_locked_by_a_paused_holders_write_starts_and_
         c.execute(sa.text("SELECT 1 FROM table_leases WHERE table_id = :t FOR UPDATE"), {"t": table})
         node.start()
         node.wait_healthy()  # before the fix: "Application startup failed" (LockNotAvailable)
-        time.sleep(1.5)
+        # the locked lease was logged and left for later
+        eventually(lambda: "claiming table" in node.log.read_text(), "the locked lease logged", 15)
         assert node.proc is not None and node.proc.poll() is None
-        assert "claiming table" in node.log.read_text()  # the locked lease was logged and left for later
     owned = cluster.wait_owned([table], timeout=15)
     assert owned == {table: node.name}
     r = httpx.get(f"{node.base}/tables/{table}/owner", timeout=10).json()
