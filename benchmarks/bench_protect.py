@@ -21,6 +21,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -103,59 +104,83 @@ def community_2_ratio(step: int) -> None:
         raise SystemExit("the per-deal loop disagrees with the table-driven decision")
 
 
-def one_eyed_flush_ratio(states: int) -> None:
-    """One Eyed Flush's ``dealer-hole-1`` by the Numba kernel against the same kernel code run as plain Python
-    on ``states`` random informed states (the time scaled to every state)."""
+def _sampled_states(states: int) -> tuple[Any, Any, int, list[tuple[int, int, int, int, int]]]:
+    """The standard rules' lookup tables and main pay matrix (no kernel run), how many informed states there
+    are and ``states`` of them drawn at random (seed 1)."""
     import numpy as np
 
-    from tablegames.analysis import one_eyed_flush as oefa
     from tablegames.analysis import one_eyed_flush_kernel as kern
-    from tablegames.analysis import protect_one_eyed_flush as p
     from tablegames.rules.one_eyed_flush import OneEyedFlushRules
 
     rules = OneEyedFlushRules()
-    sol = oefa._solve(rules)
-    tb = sol.tables
-    p._kernels()
-    p.solve.__wrapped__(rules, "dealer-hole-1")  # compiled and cached: time a warm run
-    t = time.perf_counter()
-    p.solve.__wrapped__(rules, "dealer-hole-1")
-    ours = time.perf_counter() - t
-    ways = tb.ways3
+    tb = kern._tables(rules)
 
     def possible(cls: tuple[int, ...]) -> bool:
         return all(cls.count(x) <= int(tb.counts[x]) for x in set(cls))
 
     all_states = [
         (int(a), int(b), int(c), f, g)
-        for a, b, c in zip(*np.nonzero(ways), strict=True)
-        for f in range(p.NC)
-        for g in range(p.NC)
+        for a, b, c in zip(*np.nonzero(tb.ways3), strict=True)
+        for f in range(kern.NC)
+        for g in range(kern.NC)
         if a <= b <= c and possible((int(a), int(b), int(c), f, g))
     ]
-    rng = np.random.default_rng(1)
-    pick = rng.choice(len(all_states), size=states, replace=False)
-    compiled = kern._dealer, kern._tallies, kern._value
-    kern._dealer, kern._tallies, kern._value = (
-        kern._dealer_py,
-        kern._tallies_py,
-        kern._value_py,
-    )  # plain Python
-    try:
-        ev = np.zeros(4, dtype=np.int64)
-        t = time.perf_counter()
-        for i in pick.tolist():
-            a, b, c, f, g = all_states[i]
-            rem = tb.counts.copy()
-            for x in (a, b, c, f, g):
-                rem[x] -= 1
-            kern._options_py(0, a, b, c, f, g, -1, -1, rem, *kern.table_args(tb), sol.pay, ev)
-        plain = (time.perf_counter() - t) * len(all_states) / states
-    finally:
-        kern._dealer, kern._tallies, kern._value = compiled
+    pick = np.random.default_rng(1).choice(len(all_states), size=states, replace=False)
+    return tb, kern.pay_matrix(rules), len(all_states), [all_states[i] for i in pick.tolist()]
+
+
+def plain_seconds(states: int) -> float:
+    """(Run under ``NUMBA_DISABLE_JIT=1``: the kernels as plain Python.) The seconds of ``options`` on every
+    informed state, scaled from ``states`` of them."""
+    import numpy as np
+
+    from tablegames.analysis import one_eyed_flush_kernel as kern
+
+    tb, pay, every, sample = _sampled_states(states)
+    options = kern.kernels()["options"]
+    ev = np.zeros(4, dtype=np.int64)
+    t = time.perf_counter()
+    for a, b, c, f, g in sample:
+        rem = tb.counts.copy()
+        for x in (a, b, c, f, g):
+            rem[x] -= 1
+        options(0, a, b, c, f, g, -1, -1, rem, *kern.table_args(tb), pay, ev)
+    return (time.perf_counter() - t) * every / states
+
+
+def one_eyed_flush_ratio(states: int) -> None:
+    """One Eyed Flush's ``dealer-hole-1`` by the Numba kernel against the same kernel code run as plain Python
+    (a child process under ``NUMBA_DISABLE_JIT=1``) on ``states`` random informed states (the time scaled to
+    every state)."""
+    import subprocess
+
+    from tablegames.analysis import protect_one_eyed_flush as p
+    from tablegames.rules.one_eyed_flush import OneEyedFlushRules
+
+    rules = OneEyedFlushRules()
+    p.solve.__wrapped__(rules, "dealer-hole-1")  # compiled and cached: time a warm run
+    t = time.perf_counter()
+    p.solve.__wrapped__(rules, "dealer-hole-1")
+    ours = time.perf_counter() - t
+    _, _, every, _ = _sampled_states(states)
+    code = f"from benchmarks.bench_protect import plain_seconds; print(plain_seconds({states}))"
+    root = str(Path(__file__).resolve().parents[1])
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={
+            **os.environ,
+            "NUMBA_DISABLE_JIT": "1",
+            "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH")))),
+        },
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=root,
+    )
+    plain = float(done.stdout.strip().splitlines()[-1])
     print(
         f"One Eyed Flush dealer-hole-1: Numba kernel {ours:.2f} s (every state); the same code as plain Python "
-        f"{plain:.0f} s (scaled from {states:,} of {len(all_states):,} states): ours {plain / ours:.0f}x faster",
+        f"{plain:.0f} s (scaled from {states:,} of {every:,} states): ours {plain / ours:.0f}x faster",
         flush=True,
     )
 

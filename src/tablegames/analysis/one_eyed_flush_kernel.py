@@ -1,6 +1,6 @@
 """The exact One Eyed Flush solver (RULES.md §2) behind :mod:`tablegames.analysis.one_eyed_flush`: on the
-lookup tables of :mod:`tablegames.analysis.one_eyed_flush_tables`, the one state loop (Numba, with its
-pure-Python twin) that both the exact analysis and the exposure scenarios of
+lookup tables of :mod:`tablegames.analysis.one_eyed_flush_tables`, the one state loop (Numba; its Python source
+runs as such under ``NUMBA_DISABLE_JIT=1``) that both the exact analysis and the exposure scenarios of
 :mod:`tablegames.analysis.protect_one_eyed_flush` run, the solution and the strategy object.
 
 Everything is read from the rules object (issue 15): the wild cards (the card classes), the ties, the bust rule and
@@ -11,15 +11,16 @@ default), and a pay-table change re-solves with one product of the cached tallie
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations_with_replacement
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
+from numba import njit
 
 from tablegames.analysis.one_eyed_flush_tables import NC as NC
 from tablegames.analysis.one_eyed_flush_tables import NCAT as NCAT
@@ -39,10 +40,19 @@ from tablegames.analysis.one_eyed_flush_tables import structure as structure
 from tablegames.engine.actions import STAND, Action, discard
 from tablegames.rules.one_eyed_flush import OneEyedFlushRules
 
-# --- the kernels (plain Python, compiled by Numba on first use) ----------------------------------------
+# --- the kernels (compiled by Numba on first use; each calls the others compiled) --------------------------
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _dealer_py(
+def _jit(fn: F) -> F:
+    """``fn`` compiled by Numba on its first call and cached on disk (its Python source runs under
+    ``NUMBA_DISABLE_JIT=1``)."""
+    return cast(F, njit(cache=True)(fn))
+
+
+@_jit
+def _dealer(
     rem: IntArray, f: int, g: int, h: int, zf: int, hand_of: IntArray, ddisc: IntArray, dist: IntArray
 ) -> int:
     """``dist[w, hand]``: the dealer's final hands (w = the player holds a wild) over the dealer's unknown
@@ -102,7 +112,8 @@ def _dealer_py(
     return total
 
 
-def _tallies_py(
+@_jit
+def _tallies(
     mode: int,
     a: int,
     b: int,
@@ -214,7 +225,8 @@ def _tallies_py(
     return int(n_state)
 
 
-def _choose_py(ev: IntArray, a: int, b: int, c: int, prefer: IntArray) -> int:
+@_jit
+def _choose(ev: IntArray, a: int, b: int, c: int, prefer: IntArray) -> int:
     """The option played at a state of sorted classes ``a <= b <= c`` with exact values ``ev[option]`` (integer
     numerators over one denominator: ties are exact): the highest value; on a tie, standing (cautious,
     RULES.md); among tied discards, R-0.5: the class of the highest ``prefer`` (the rules'
@@ -229,9 +241,10 @@ def _choose_py(ev: IntArray, a: int, b: int, c: int, prefer: IntArray) -> int:
     return best
 
 
-def _value_py(tal: IntArray, pay: IntArray, ev: IntArray, a: int, b: int, c: int, prefer: IntArray) -> int:
+@_jit
+def _value(tal: IntArray, pay: IntArray, ev: IntArray, a: int, b: int, c: int, prefer: IntArray) -> int:
     """``ev[option]`` = the tallies weighed by ``pay[category, result]``; returns the option played
-    (:func:`_choose_py`: cautious, then R-0.5)."""
+    (:func:`_choose`: cautious, then R-0.5)."""
     for o in range(4):
         s = 0
         for k in range(NCAT):
@@ -241,8 +254,9 @@ def _value_py(tal: IntArray, pay: IntArray, ev: IntArray, a: int, b: int, c: int
     return int(_choose(ev, a, b, c, prefer))
 
 
-def _best_all_py(ev: IntArray, prefer: IntArray, best: IntArray) -> None:
-    """``best[a, b, c, f]`` = :func:`_choose_py` at every state (the exact analysis' strategy)."""
+@_jit
+def _best_all(ev: IntArray, prefer: IntArray, best: IntArray) -> None:
+    """``best[a, b, c, f]`` = :func:`_choose` at every state (the exact analysis' strategy)."""
     for a in range(NC):
         for b in range(a, NC):
             for c in range(b, NC):
@@ -250,7 +264,8 @@ def _best_all_py(ev: IntArray, prefer: IntArray, best: IntArray) -> None:
                     best[a, b, c, f] = _choose(ev[a, b, c, f], a, b, c, prefer)
 
 
-def _states_py(
+@_jit
+def _states(
     mode: int,
     counts: IntArray,
     ways3: IntArray,
@@ -268,7 +283,7 @@ def _states_py(
     store: IntArray,
     changes: IntArray,
 ) -> int:
-    """The one state loop: every state of ``mode`` (see :func:`_tallies_py`): the three cards, the Flip Card and
+    """The one state loop: every state of ``mode`` (see :func:`_tallies`): the three cards, the Flip Card and
     the card(s) seen. With ``store`` non-empty (the exact analysis, mode 3) each state's tallies are kept
     (``store[a, b, c, f]``, the draws memoized); else the best option by ``pay`` is played and the sum of its
     results weighted by the state's deals returned, ``changes[a, b, c, fair option, informed option]``
@@ -361,7 +376,8 @@ def _states_py(
     return total
 
 
-def _options_py(
+@_jit
+def _options(
     mode: int,
     a: int,
     b: int,
@@ -383,7 +399,7 @@ def _options_py(
     ev: IntArray,
 ) -> int:
     """One state's ``ev[option]`` under ``pay`` (summed over the unseen cards) and its number of deals: the
-    informed bot's decision and ``share``'s are :func:`_choose_py` of ``ev``."""
+    informed bot's decision and ``share``'s are :func:`_choose` of ``ev``."""
     nh = result.shape[0]
     dist = np.zeros((2, nh), dtype=np.int64)
     tal = np.zeros((4, NCAT, 4), dtype=np.int64)
@@ -417,37 +433,14 @@ def _options_py(
     return int(n)
 
 
-_dealer: Any = _dealer_py
-_tallies: Any = _tallies_py
-_choose: Any = _choose_py
-_value: Any = _value_py
-_COMPILED: dict[str, Any] = {}
+_KERNELS: dict[str, Any] = {"states": _states, "options": _options, "choose": _choose, "best_all": _best_all}
 
 
 def kernels() -> dict[str, Any]:
-    """The Numba-compiled kernels (cached on disk): ``states`` (the one state loop), ``options`` (one state),
-    ``choose`` (the option played, R-0.5) and ``best_all`` (it at every state), or the plain Python ones with
-    TABLEGAMES_NO_NUMBA=1."""
-    global _dealer, _tallies, _choose, _value
-    if not _COMPILED:
-        import os
-
-        if os.environ.get("TABLEGAMES_NO_NUMBA"):
-            _COMPILED.update(states=_states_py, options=_options_py, choose=_choose_py, best_all=_best_all_py)
-        else:
-            from numba import njit
-
-            _dealer = njit(cache=True)(_dealer_py)
-            _tallies = njit(cache=True)(_tallies_py)
-            _choose = njit(cache=True)(_choose_py)
-            _value = njit(cache=True)(_value_py)
-            _COMPILED.update(
-                states=njit(cache=True)(_states_py),
-                options=njit(cache=True)(_options_py),
-                choose=_choose,
-                best_all=njit(cache=True)(_best_all_py),
-            )
-    return _COMPILED
+    """The kernels: ``states`` (the one state loop), ``options`` (one state), ``choose`` (the option played,
+    R-0.5) and ``best_all`` (it at every state); compiled by Numba on their first call (cached on disk), plain
+    Python under Numba's own ``NUMBA_DISABLE_JIT=1``."""
+    return _KERNELS
 
 
 def table_args(t: _Tables) -> tuple[Any, ...]:

@@ -55,7 +55,12 @@ TOTAL = comb(52, 3) * 49 * 48 * 47 * 46 * 45
 # --- the kernels: the exact analysis' state loop (analysis.one_eyed_flush_kernel), one more sampled loop ----
 
 
-def _share_py(
+_options = kern._options  # (the kernels this one calls, compiled with it)
+_choose = kern._choose
+
+
+@kern._jit
+def _share(
     states: IntArray,
     rems: IntArray,
     fair_best: IntArray,
@@ -103,28 +108,13 @@ def _share_py(
         out[i] = (ev[best] - ev[fair_best[a, b, c, f]]) / n_state
 
 
-_options: Any = kern._options_py
-_choose: Any = kern._choose_py
-_COMPILED: dict[str, Any] = {}
+_KERNELS: dict[str, Any] = {**kern.kernels(), "share": _share}
 
 
 def _kernels() -> dict[str, Any]:
-    """The shared kernels (``states``, ``options``) and ``share``, compiled by Numba (cached on disk), or the
-    plain Python ones with TABLEGAMES_NO_NUMBA=1."""
-    global _options, _choose
-    if not _COMPILED:
-        import os
-
-        shared = kern.kernels()
-        _options = shared["options"]
-        _choose = shared["choose"]
-        if os.environ.get("TABLEGAMES_NO_NUMBA"):
-            _COMPILED.update(shared, share=_share_py)
-        else:
-            from numba import njit
-
-            _COMPILED.update(shared, share=njit(cache=True)(_share_py))
-    return _COMPILED
+    """The shared kernels (``states``, ``options``, ``choose``, ``best_all``) and ``share``, compiled by Numba on
+    their first call (cached on disk)."""
+    return _KERNELS
 
 
 # --- the scenarios -----------------------------------------------------------------------------------
