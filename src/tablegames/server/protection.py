@@ -171,6 +171,11 @@ class Guard:
         return max(found, key=lambda e: e.ends_at) if found else None
 
 
+def _in_force(now: float) -> tuple[Any, Any]:
+    """The conditions on ``exclusions`` of a break or exclusion in force at ``now`` (:meth:`Guard.active`'s)."""
+    return Exclusion.started_at <= now, Exclusion.ends_at > now
+
+
 def read_guard(c: Connection, player_id: int, now: float) -> Guard:
     """A player's :class:`Guard` as the database has it (on ``c``: in its transaction, if any)."""
     rows = list(c.execute(_GUARD_ROWS, {"player": player_id, "now": now}))
@@ -468,7 +473,7 @@ class ProtectionService:
         """The break or exclusion in force (the one ending last), if any."""
         return s.scalars(
             select(Exclusion)
-            .where(Exclusion.player_id == player_id, Exclusion.started_at <= now, Exclusion.ends_at > now)
+            .where(Exclusion.player_id == player_id, *_in_force(now))
             .order_by(Exclusion.ends_at.desc())
             .limit(1)
         ).first()
@@ -508,7 +513,7 @@ class ProtectionService:
         with self.db.sessions() as s:
             rows = s.execute(
                 select(Exclusion.player_id, Exclusion.kind, Exclusion.ends_at)
-                .where(Exclusion.player_id.in_(ids), Exclusion.started_at <= now, Exclusion.ends_at > now)
+                .where(Exclusion.player_id.in_(ids), *_in_force(now))
                 .order_by(Exclusion.ends_at)
             ).all()
         return {int(p): (str(kind), float(ends)) for p, kind, ends in rows}  # (the last one ending wins)
