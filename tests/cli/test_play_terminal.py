@@ -169,7 +169,7 @@ def test_play_let_it_ride_one_round_with_side_bets() -> None:
     assert re.search(r"1 \(you\)\s+Bet 2\s+\$5\.00\s+\$5\.00\s+\$0\.00\s+pulled", out)
     assert "Rounds played: 1" in out
     assert f"Your net result: +{money(table.bankrolls[1] - BANKROLL)}" in out
-    assert "Jackpot meters: " + meters_text(table.meters) in out
+    assert "Jackpot meters: " + meters_text(table.game, table.meters) in out
     assert re.search(r"1 \(you\)\s+3-Card Bonus\s+\$2\.00\s+\$4\.00\s+\+\$2\.00\s+win: pair", out)
     assert re.search(r"1 \(you\)\s+Progressive\s+\$1\.00\s+\$9\.00\s+\+\$8\.00\s+win: trips", out)
 
@@ -196,7 +196,7 @@ def test_play_one_eyed_flush_one_round_with_side_bets() -> None:
     assert re.search(r"Seat 2 bot\s+\[##\] \[##\] \[##\]", out.split("Results")[0])
     assert balance == money(table.bankrolls[1])
     assert table.bankrolls[1] == 100_900  # seed 47: main, Jackpot and Flip Card all win
-    assert "Jackpot meters: " + meters_text(table.meters) in out
+    assert "Jackpot meters: " + meters_text(table.game, table.meters) in out
     assert re.search(r"1 \(you\)\s+Flip Card\s+\$2\.00\s+\$6\.00\s+\+\$4\.00\s+win: ten-value, flipped", out)
     assert re.search(r"1 \(you\)\s+Jackpot\s+\$1\.00\s+\$1\.00\s+\$0\.00\s+win: Pair With Wild", out)
 

@@ -199,7 +199,7 @@ class TerminalGame:
 
         rnd = self.table.new_round()
         self.console.rule(f"Round {rnd.round_no}")
-        meters = f" · meters: {meters_text(self.table.meters)}" if self.table.meters else ""
+        meters = f" · meters: {meters_text(self.table.game, self.table.meters)}" if self.table.meters else ""
         self.say(f"Your balance {money(self.bankrolls[self.you])}{meters}")
         self.place_your_wagers(rnd)
         self.place_bot_wagers(rnd)
@@ -258,11 +258,11 @@ class TerminalGame:
                 return cents
 
     def ask_side(self, rnd: Round, wager: str) -> None:
-        from tablegames.cli.render import WAGER_NAMES, money
+        from tablegames.cli.render import money, wager_title
 
         last = self.last_side.get(wager)
         shown = money(last) if last else "none"
-        prompt = f"{WAGER_NAMES[wager]} wager (0 for none) [{shown}]: "
+        prompt = f"{wager_title(self.table.game, wager)} wager (0 for none) [{shown}]: "
         while True:
             text = self.ask(prompt)
             if (text == "" and not last) or text.lower() in NONE_WORDS:
@@ -298,11 +298,11 @@ class TerminalGame:
         return str(exc)
 
     def ask_fixed(self, rnd: Round, wager: str, cents: int) -> None:
-        from tablegames.cli.render import WAGER_NAMES, money
+        from tablegames.cli.render import money, wager_title
         from tablegames.engine import IllegalAction
 
         last = self.last_side.get(wager) is not None
-        prompt = f"{WAGER_NAMES[wager]} wager of {money(cents)}? (y/n) [{'y' if last else 'n'}]: "
+        prompt = f"{wager_title(self.table.game, wager)} wager of {money(cents)}? (y/n) [{'y' if last else 'n'}]: "
         while True:
             text = self.ask(prompt).lower()
             yes = last if text == "" else text in YES_WORDS
@@ -500,7 +500,7 @@ class TerminalGame:
             grid.add_row(name, " balance", money(balance), " net", signed(balance - self.start[seat]))
         self.say(grid)
         if self.table.meters:
-            self.say("Jackpot meters: " + meters_text(self.table.meters))
+            self.say("Jackpot meters: " + meters_text(self.table.game, self.table.meters))
         self.say(f"Final balance seat {you}: {money(self.bankrolls[you])}", style="bold")
 
 

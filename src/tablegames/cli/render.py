@@ -29,9 +29,21 @@ RED = "bold red"
 BLACK = "bold"
 WILD = "bold magenta"
 
-WAGER_NAMES = {w.name: w.title for d in registry.DEFINITIONS for w in d.wagers}
-"""Each wager's title (its definition's)."""
-METER_NAMES = {m.name: m.title for d in registry.DEFINITIONS for m in d.meters(d.make_rules()) if m.title}
+def wager_title(game: str, wager: str) -> str:
+    """A wager's title at ``game`` (its definition's; wager names are a game's own: two games have a ``main``).
+
+    >>> wager_title("let-it-ride", "bonus"), wager_title("let-it-ride", "nothing")
+    ('3-Card Bonus', 'nothing')
+    """
+    spec = registry.get(game).wager(wager)
+    return spec.title if spec is not None else wager
+
+
+def meter_title(game: str, meter: str) -> str:
+    """A jackpot meter's title at ``game`` (its definition's), or its name."""
+    definition = registry.get(game)
+    titles = {m.name: m.title for m in definition.meters(definition.make_rules()) if m.title}
+    return titles.get(meter, meter)
 
 
 # --- money ---------------------------------------------------------------------------------------
@@ -100,9 +112,9 @@ def bets_words(title: str, parts: Sequence[str]) -> str:
     return f"{name} {', '.join(parts[:-1])} and {parts[-1]}"
 
 
-def wager_words(wager: str, part: str = "") -> str:
+def wager_words(game: str, wager: str, part: str = "") -> str:
     """A settled wager's name: its title, and the bets of a multi-bet wager it settles (``part``)."""
-    title = WAGER_NAMES.get(wager, wager)
+    title = wager_title(game, wager)
     return bets_words(title, part.split()) if part.strip() else title
 
 
@@ -124,8 +136,8 @@ def wagers_text(game: str, seat: Mapping[str, Any], pulled: set[str]) -> str:
     return " · ".join(parts) if parts else "sitting out"
 
 
-def meters_text(meters: Mapping[str, int]) -> str:
-    return " · ".join(f"{METER_NAMES.get(k, k)} {money(v)}" for k, v in meters.items())
+def meters_text(game: str, meters: Mapping[str, int]) -> str:
+    return " · ".join(f"{meter_title(game, k)} {money(v)}" for k, v in meters.items())
 
 
 def pulled_bets(events: Sequence[Mapping[str, Any]]) -> dict[int, set[str]]:
@@ -186,7 +198,7 @@ def table_view(
         if wager_line is not None:
             lines.append(Text.assemble(" " * name_w, wager_line))
     if view["meters"]:
-        lines.append(Text("Meters: " + meters_text(view["meters"]), style="yellow"))
+        lines.append(Text("Meters: " + meters_text(game, view["meters"]), style="yellow"))
     return Group(*lines)
 
 
@@ -290,11 +302,11 @@ def results_view(
             detail = pretty_hand(e["detail"]) if e["detail"] else ""
             detail = felt.result_detail(e, events, detail)
             if e["meter"] is not None:  # the wager took a meter (its JackpotHit)
-                detail += f" - hits the {METER_NAMES.get(e['meter'], e['meter'])} meter"
+                detail += f" - hits the {meter_title(game, e['meter'])} meter"
             style = "green" if net > 0 else "red" if net < 0 and result != "pulled" else ""
             table.add_row(
                 _seat_name(e["seat"], you),
-                wager_words(e["wager"], e.get("part", "")),
+                wager_words(game, e["wager"], e.get("part", "")),
                 money(e["staked"]),
                 money(e["returned"]),
                 Text(signed(net), style=style),
