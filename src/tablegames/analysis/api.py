@@ -6,10 +6,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tablegames.rules import GameRules, registry
 from tablegames.rules.common import RuleError
@@ -17,8 +17,6 @@ from tablegames.rules.parameters import MONEY_MAX, quoted, read_cents
 
 if TYPE_CHECKING:  # (analysis.common imports NumPy: not needed to parse options, issue 28)
     from tablegames.analysis.common import Analysis, Analyzer
-    from tablegames.analysis.sweep import Sweep
-    from tablegames.analysis.tune import TuneReport
 
 
 def parse_money(text: str) -> int:
@@ -159,23 +157,3 @@ def tune(
         best = min((lo, hi), key=lambda o: (abs(e(o) - target), o))
     neighbours = tuple((o, cache[o]) for o in sorted(cache) if abs(o - best) <= 1)
     return TuneResult(hand, best, e(best), target, neighbours, wager)
-
-
-# --- the lab: several parameters at once, sweeps (issue 15) ---------------------------------------------
-
-
-def tune_rules(
-    rules: GameRules, target: Fraction, solve: Sequence[str], constraints: Sequence[str] = (), **options: Any
-) -> TuneReport:
-    """The rule sets nearest ``target`` changing the parameters ``solve`` (``analysis.tune.tune_parameters``:
-    ``top``, ``beam``, ``wager``, ``bet_cents``, ``progress`` ...)."""
-    from tablegames.analysis.tune import tune_parameters
-
-    return tune_parameters(rules, target, solve, constraints, **options)
-
-
-def sweep_rules(rules: GameRules, vary: Sequence[str], **options: Any) -> Sweep:
-    """The figures over one or two parameters (``analysis.sweep.sweep``: ``wager``, ``bet_cents`` ...)."""
-    from tablegames.analysis.sweep import sweep
-
-    return sweep(rules, vary, **options)

@@ -10,7 +10,6 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations_with_replacement
 from math import comb
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -31,10 +30,6 @@ from tablegames.rules.let_it_ride import (
     pulled_return,
 )
 from tablegames.rules.poker import three_card_category_of
-
-if TYPE_CHECKING:
-    pass
-
 
 IntArray = npt.NDArray[np.int64]
 

@@ -7,20 +7,11 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from tablegames.cards import CARDS, format_cards
-from tablegames.rules.let_it_ride import (
-    LetItRideRules,
-    ride_first,
-    ride_second,
-)
-
-if TYPE_CHECKING:
-    pass
 from tablegames.analysis.let_it_ride_kernel import (
     N3,
     PER_HAND,
@@ -31,6 +22,12 @@ from tablegames.analysis.let_it_ride_kernel import (
     _solve,
     combos,
     rides_in,
+)
+from tablegames.cards import CARDS, format_cards
+from tablegames.rules.let_it_ride import (
+    LetItRideRules,
+    ride_first,
+    ride_second,
 )
 
 

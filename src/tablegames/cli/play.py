@@ -302,7 +302,9 @@ class TerminalGame:
         from tablegames.engine import IllegalAction
 
         last = self.last_side.get(wager) is not None
-        prompt = f"{wager_title(self.table.game, wager)} wager of {money(cents)}? (y/n) [{'y' if last else 'n'}]: "
+        prompt = (
+            f"{wager_title(self.table.game, wager)} wager of {money(cents)}? (y/n) [{'y' if last else 'n'}]: "
+        )
         while True:
             text = self.ask(prompt).lower()
             yes = last if text == "" else text in YES_WORDS

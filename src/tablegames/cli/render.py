@@ -29,6 +29,7 @@ RED = "bold red"
 BLACK = "bold"
 WILD = "bold magenta"
 
+
 def wager_title(game: str, wager: str) -> str:
     """A wager's title at ``game`` (its definition's; wager names are a game's own: two games have a ``main``).
 

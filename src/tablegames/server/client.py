@@ -8,14 +8,10 @@ import itertools
 import logging
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from tablegames.server.core import PlayerInfo
 from tablegames.server.wire import encode
-
-if TYPE_CHECKING:
-    pass
-
 
 T = TypeVar("T")
 log = logging.getLogger("tablegames.server")
