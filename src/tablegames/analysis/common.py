@@ -346,7 +346,7 @@ class Analyzer:
 
     def plot_strategy(self, a: Analysis, rules: Any, bet_cents: int | None, path: Any) -> None:
         """Draw the strategy image of the report (default: the decision chart, ``chart_axes``)."""
-        from tablegames.analysis.report import plot_chart
+        from tablegames.analysis.charts import plot_chart
 
         plot_chart(a, path, *self.chart_axes)
 

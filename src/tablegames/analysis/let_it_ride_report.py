@@ -227,12 +227,12 @@ def canonical_keys(hands: npt.NDArray[np.int8]) -> IntArray:
 
 def plot_strategy(rules: LetItRideRules, bet_cents: int | None, path: Path) -> None:
     """The EV gain of riding each wager, over all hands sorted, split at zero."""
-    from tablegames.analysis.report import _plt
+    from tablegames.analysis.charts import pyplot
 
     sol = _solve(rules, bet_cents)
     g1 = np.sort((sol.value3[1] - sol.value3[0]) / (PER_HAND * sol.unit))[::-1]
     g2 = np.sort((sol.sums4[:, 2] - sol.sums4[:, 1]) / (48 * sol.unit))[::-1]
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for ax, g, title, n in (
         (axes[0], g1, "wager 1: three cards", "three-card hands"),

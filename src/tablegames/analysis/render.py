@@ -6,6 +6,7 @@ import html
 from collections.abc import Iterable
 from typing import Any
 
+from tablegames.analysis.charts import order_columns
 from tablegames.analysis.common import ASSUMPTIONS, Analysis, SideBet
 from tablegames.rules import registry
 
@@ -131,21 +132,6 @@ def to_markdown(a: Analysis, images: dict[str, str] | None = None, command: str 
         ]
         parts += ["", *[f"- {n}" for n in bet.notes], ""]
     return "\n".join(parts)
-
-
-_CLASS_ORDER = "A23456789TJQKW"  # card classes (rules.indexing.CardClasses; W = wild), ace first
-
-
-def order_columns(cols: Iterable[str]) -> list[str]:
-    """Card classes as A 2 .. 9 T J Q K W; otherwise numbers in numeric order, then the rest.
-
-    >>> order_columns("KA2W"), order_columns(["10", "2", "4"])
-    (['A', '2', 'K', 'W'], ['2', '4', '10'])
-    """
-    cs = list(cols)
-    if all(len(c) == 1 and c in _CLASS_ORDER for c in cs):
-        return sorted(cs, key=_CLASS_ORDER.index)
-    return sorted(cs, key=lambda c: (0, int(c), "") if c.lstrip("-").isdigit() else (1, 0, c))
 
 
 def to_html(markdown_text: str, title: str) -> str:

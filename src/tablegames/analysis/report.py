@@ -18,11 +18,12 @@ from typing import Any
 import numpy as np
 
 from tablegames.analysis.api import analyzer
+from tablegames.analysis.charts import plot_contributions, plot_distribution, pyplot
 from tablegames.analysis.common import Analysis
 from tablegames.analysis.examples import WorkedExample
 from tablegames.analysis.hold import SIMULATED_DRAWS, SKEW_LIMIT, normal_from, skewness
 from tablegames.analysis.pdf import PAGE_BREAK
-from tablegames.analysis.render import _md_table, order_columns, to_html, to_markdown
+from tablegames.analysis.render import _md_table, to_html, to_markdown
 from tablegames.analysis.report_detection import detection_markdown
 from tablegames.analysis.report_parts import (
     DEFINITIONS,
@@ -43,87 +44,12 @@ from tablegames.engine.events import BURN
 from tablegames.rules import GameRules, registry
 
 
-def _plt() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def plot_distribution(a: Analysis, path: Path) -> None:
-    plt = _plt()
-    dist = a.net_distribution()
-    xs = [float(x) for x in dist]
-    ps = [float(p) for p in dist.values()]
-    fig, ax = plt.subplots(figsize=(9, 4))
-    labels = [f"{x:+g}" for x in xs]
-    ax.bar(range(len(xs)), ps, color=["#c0392b" if x < 0 else "#7f8c8d" if x == 0 else "#27ae60" for x in xs])
-    ax.set_xticks(range(len(xs)), labels, rotation=60, fontsize=7)
-    ax.set_yscale("log")
-    ax.set_xlabel("net result per round (units of the initial wager)")
-    ax.set_ylabel("probability (log scale)")
-    ax.set_title(f"{a.game}: distribution of the net result per round")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def plot_contributions(a: Analysis, path: Path) -> None:
-    plt = _plt()
-    rows = [(o.name, float(o.contribution(a.total))) for o in a.outcomes if o.combinations]
-    fig, ax = plt.subplots(figsize=(9, max(3.0, 0.22 * len(rows) + 1)))
-    ax.barh(
-        range(len(rows)), [v for _, v in rows], color=["#c0392b" if v < 0 else "#27ae60" for _, v in rows]
-    )
-    ax.set_yticks(range(len(rows)), [n for n, _ in rows], fontsize=7)
-    ax.invert_yaxis()
-    ax.axvline(0, color="black", lw=0.8)
-    ax.set_xlabel(f"contribution to return (units); total {float(a.expected_value):+.6f}")
-    ax.set_title(f"{a.game}: return contributions by outcome")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def plot_chart(a: Analysis, path: Path, row_label: str, col_label: str) -> None:
-    """Heatmap of a decision chart (rows x columns of short action codes)."""
-    plt = _plt()
-    chart = a.strategy["chart"]
-    rows = list(chart)
-    cols = order_columns({c for r in chart.values() for c in r})
-    codes = sorted({v.rstrip("*") for r in chart.values() for v in r.values()})
-    grid = np.full((len(rows), len(cols)), np.nan)
-    for i, r in enumerate(rows):
-        for j, c in enumerate(cols):
-            v = chart[r].get(c)
-            if v is not None:
-                grid[i, j] = codes.index(v.rstrip("*"))
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.6 * len(cols) + 3), max(4.0, 0.28 * len(rows) + 1.5)))
-    ax.imshow(grid, cmap="tab20", aspect="auto", vmin=0, vmax=max(1, 19))
-    for i, r in enumerate(rows):
-        for j, c in enumerate(cols):
-            v = chart[r].get(c)
-            if v is not None:
-                short = v.replace("discard ", "d:").replace("stand", "S")
-                ax.text(j, i, short, ha="center", va="center", fontsize=6)
-    ax.set_xticks(range(len(cols)), cols, fontsize=7)
-    ax.set_yticks(range(len(rows)), rows, fontsize=7)
-    ax.set_xlabel(col_label)
-    ax.set_ylabel(row_label)
-    ax.set_title(f"{a.game}: optimal decision (* = depends on the exact cards)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
 def plot_hold(sub: Submission, path: Path) -> None:
     """The main wager's hold: its exact long-run value, the 90/95/99% ranges from the exact distribution at
     each tabulated number of rounds, and the normal approximation's 95% range for comparison."""
     from tablegames.analysis.submission import hold_interval
 
-    plt = _plt()
+    plt = pyplot()
     main = sub.stats[0]
     holds = sub.hold_ranges(main)
     ns = np.logspace(np.log10(HOLD_ROUNDS[0]) - 0.3, np.log10(HOLD_ROUNDS[-1]) + 0.3, 60)
@@ -161,7 +87,7 @@ def plot_hold(sub: Submission, path: Path) -> None:
 
 def plot_meters(sub: Submission, path: Path) -> None:
     """Each meter-paid side bet's exact house edge against its meter, with the break-even meter."""
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(1, len(sub.sweeps), figsize=(4.5 * len(sub.sweeps) + 1, 4), squeeze=False)
     for ax, s in zip(axes[0], sub.sweeps, strict=True):
         xs = np.linspace(0, max(float(s.break_even) * 2, s.reset_cents * 3.0), 80)

@@ -8,8 +8,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from tablegames.analysis.charts import order_columns
 from tablegames.analysis.common import Analysis
-from tablegames.analysis.render import _md_table, order_columns
+from tablegames.analysis.render import _md_table
 from tablegames.analysis.submission import Submission
 from tablegames.rules import registry, rulings
 

@@ -13,8 +13,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tablegames.analysis.charts import order_columns
 from tablegames.analysis.common import Analysis, ReturnTable, outcome_json
-from tablegames.analysis.render import order_columns
 
 
 class Closed(BaseModel):

@@ -33,8 +33,9 @@ WILD = "bold magenta"
 def wager_title(game: str, wager: str) -> str:
     """A wager's title at ``game`` (its definition's; wager names are a game's own: two games have a ``main``).
 
-    >>> wager_title("let-it-ride", "bonus"), wager_title("let-it-ride", "nothing")
-    ('3-Card Bonus', 'nothing')
+    >>> game = registry.DEFINITIONS[0]
+    >>> wager_title(game.key, game.wagers[-1].name) == game.wagers[-1].title, wager_title(game.key, "nothing")
+    (True, 'nothing')
     """
     spec = registry.get(game).wager(wager)
     return spec.title if spec is not None else wager
