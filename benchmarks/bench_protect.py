@@ -32,15 +32,12 @@ DEFAULT_TARGET = 5.0
 
 
 def protected_games() -> list[tuple[str, float]]:
-    """Every registered game whose analyzer has protection scenarios, with its target."""
+    """Every registered game with protection scenarios, with its target."""
     from tablegames.rules import registry
 
-    out = []
-    for d in registry.DEFINITIONS:
-        found = d.load_analyzer()
-        if found is not None and found.protection() is not None:
-            out.append((d.key, TARGETS.get(d.key, DEFAULT_TARGET)))
-    return out
+    return [
+        (d.key, TARGETS.get(d.key, DEFAULT_TARGET)) for d in registry.DEFINITIONS if d.protection is not None
+    ]
 
 
 def whole_process(repeat: int) -> None:

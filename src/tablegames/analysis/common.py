@@ -18,15 +18,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import comb
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from tablegames.rules import registry
-
-if TYPE_CHECKING:
-    from tablegames.analysis.protect import GameProtection
 
 ASSUMPTIONS: tuple[str, ...] = (
     "One player heads-up against the dealer, one full 52-card deck (R-0.1), card removal included.",
@@ -337,11 +334,6 @@ class Analyzer:
         ``meters``: the jackpot meters before the round (None: at reset). The generic test
         (tests/analysis/test_analysis_engine_tie_registry.py) and the oracle's (tests/analysis/test_oracle.py)
         play the same deck through the engine and require the same nets. None: not implemented."""
-        return None
-
-    def protection(self) -> GameProtection | None:
-        """The game's exposure scenarios (an ``analysis.protect.GameProtection``, kept in the game's own
-        module, ``analysis/protect_<game>.py``), or None when it has none."""
         return None
 
     def plot_strategy(self, a: Analysis, rules: Any, bet_cents: int | None, path: Any) -> None:

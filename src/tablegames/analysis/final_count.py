@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property, lru_cache
 from math import comb
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -54,9 +54,6 @@ from tablegames.rules.final_count import (
     Tie,
     player_final_total,
 )
-
-if TYPE_CHECKING:
-    from tablegames.analysis.protect import GameProtection
 
 IntArray = npt.NDArray[np.int64]
 DEALS = comb(52, 2) * comb(50, 2) * 48 * 47
@@ -566,11 +563,6 @@ class FinalCountAnalyzer(Analyzer):
                 )
             )
         return out
-
-    def protection(self) -> GameProtection:
-        from tablegames.analysis.protect_final_count import PROTECTION
-
-        return PROTECTION
 
 
 ANALYZER = FinalCountAnalyzer()

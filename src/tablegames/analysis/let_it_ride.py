@@ -31,7 +31,7 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations_with_replacement
 from math import comb
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -89,9 +89,6 @@ from tablegames.rules.let_it_ride import (
     LirHand,
 )
 from tablegames.rules.poker import three_card_category_of
-
-if TYPE_CHECKING:
-    from tablegames.analysis.protect import GameProtection
 
 
 def _hand_name(h: LirHand) -> str:
@@ -506,11 +503,6 @@ class LetItRideAnalyzer(Analyzer):
                 "return",
             ),
         ]
-
-    def protection(self) -> GameProtection:
-        from tablegames.analysis.protect_let_it_ride import PROTECTION
-
-        return PROTECTION
 
 
 def deal_value(

@@ -30,7 +30,7 @@ from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
 from math import comb
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -79,8 +79,6 @@ from tablegames.rules.one_eyed_flush import (
 card_class = CLASSES.card_class  # the default wild cards' classes (a rules object's: ``rules.classes``)
 class_cards = CLASSES.class_cards
 
-if TYPE_CHECKING:
-    from tablegames.analysis.protect import GameProtection
 
 # --- side bets ---------------------------------------------------------------------------------------
 
@@ -505,11 +503,6 @@ class OneEyedFlushAnalyzer(Analyzer):
                 ("flip",),
             ),
         ]
-
-    def protection(self) -> GameProtection:
-        from tablegames.analysis.protect_one_eyed_flush import PROTECTION
-
-        return PROTECTION
 
     # --- one stacked deal, settled by the analysis' own tables (issue 12) ----------------------------------
 

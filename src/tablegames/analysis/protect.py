@@ -157,10 +157,8 @@ class ProtectionResult:
 
 
 def game_protection(rules: GameRules | str) -> GameProtection:
-    """The protection scenarios of a game (by rules or key), from its analyzer; RuleError when it has none."""
-    from tablegames.analysis.api import analyzer
-
-    found = analyzer(rules).protection()
+    """The protection scenarios of a game (by rules or key), its definition's; RuleError when it has none."""
+    found = registry.of(rules).load_protection()
     if found is None:
         raise RuleError(f"{registry.of(rules).key} has no game-protection scenarios yet")
     assert isinstance(found, GameProtection)

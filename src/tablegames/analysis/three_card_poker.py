@@ -534,11 +534,6 @@ class ThreeCardPokerAnalyzer(Analyzer):
             ),
         ]
 
-    def protection(self) -> Any:
-        from tablegames.analysis.protect_three_card_poker import PROTECTION
-
-        return PROTECTION
-
     def tunable_hands(self, rules: ThreeCardPokerRules) -> list[str]:
         paid = sorted(PAID_HANDS, reverse=True)
         return [f"pair-plus:{enum_key(h)}" for h in paid] + [f"ante-bonus:{enum_key(h)}" for h in paid]

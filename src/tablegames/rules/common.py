@@ -49,6 +49,15 @@ def returned_at_odds(stake: int, odds: int) -> int:
     return stake * (odds + 1)
 
 
+def dollars(cents: int) -> str:
+    """Whole cents as dollars for a rule's words (a settlement's detail).
+
+    >>> dollars(7_500_000), dollars(5)
+    ('$75,000.00', '$0.05')
+    """
+    return f"${cents // 100:,}.{cents % 100:02d}"
+
+
 def enum_key(member: Enum) -> str:
     """The user-facing name of an enum member: ``ROYAL_FLUSH`` -> ``royal-flush``."""
     return member.name.lower().replace("_", "-")

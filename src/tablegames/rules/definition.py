@@ -163,6 +163,9 @@ class GameDefinition:
     describe_hand: Callable[[Any, Sequence[int | None]], str]  # rules, cards (None: unseen) -> words or ""
     flow: Callable[[Any], GameFlow]  # rules -> the game's steps for one round (``rules.flow.GameFlow``)
     analyzer: str | None = None  # "module:attr" of the exact analyzer (an ``analysis.api.Analyzer``)
+    protection: str | None = (
+        None  # "module:attr" of the exposure scenarios (an ``analysis.protect.GameProtection``)
+    )
     kernel: str | None = None  # "module:attr" of the simulation kernel adapter
     felt: str | None = None  # the page's felt layout module, under ``server/static/js`` (may not exist yet)
     terminal: str | None = None  # "module:attr" of the terminal's felt (``cli.felts.TerminalFelt``)
@@ -242,6 +245,10 @@ class GameDefinition:
     def load_analyzer(self) -> Any:
         """The exact analyzer, or None when the game has none."""
         return None if self.analyzer is None else load(self.analyzer)
+
+    def load_protection(self) -> Any:
+        """The game-protection scenarios, or None when the game has none."""
+        return None if self.protection is None else load(self.protection)
 
     def load_kernel(self) -> Any:
         """The simulation kernel adapter, or None when the game has none."""

@@ -383,6 +383,7 @@ DEFINITION = GameDefinition(
     flow=FinalCountFlow,
     hand_total=hand_total,
     analyzer="tablegames.analysis.final_count:ANALYZER",
+    protection="tablegames.analysis.protect_final_count:PROTECTION",
     kernel="tablegames.simulation.final_count:KERNEL",
     felt="felt/final-count.js",
     terminal="tablegames.cli.felts.final_count:FELT",

@@ -26,6 +26,7 @@ from tablegames.rules.common import (
     NO_PAY,
     PayTable,
     RuleError,
+    dollars,
     enum_key,
     paytables_from_file,
     returned_at_odds,
@@ -376,7 +377,7 @@ class LetItRideFlow(BaseFlow):
             r.settle(s, MAIN, staked, returned, "lose", part=" ".join(parts))
             return
         win, capped = staked * odds, returned - staked
-        detail = f"win {_amount(win)} capped at {_amount(capped)} (R-LIR-5)" if capped < win else ""
+        detail = f"win {dollars(win)} capped at {dollars(capped)} (R-LIR-5)" if capped < win else ""
         uncapped = staked + win if capped < win else None
         r.settle(s, MAIN, staked, returned, "win", detail, capped_from=uncapped, part=" ".join(parts))
 
@@ -586,6 +587,7 @@ DEFINITION = GameDefinition(
     describe_hand=describe_hand,
     flow=LetItRideFlow,
     analyzer="tablegames.analysis.let_it_ride:ANALYZER",
+    protection="tablegames.analysis.protect_let_it_ride:PROTECTION",
     kernel="tablegames.simulation.let_it_ride:KERNEL",
     felt="felt/let-it-ride.js",
     terminal="tablegames.cli.felts.let_it_ride:FELT",
@@ -593,8 +595,3 @@ DEFINITION = GameDefinition(
     rulings=RULINGS,
     neighbour_bonus="Envy Bonus",  # R-LIR-8: a Progressive player's Royal or Straight Flush pays the others
 )
-
-
-def _amount(cents: int) -> str:
-    """Whole cents as dollars for a settlement's words: ``7500000`` -> ``$75,000.00``."""
-    return f"${cents // 100:,}.{cents % 100:02d}"

@@ -574,6 +574,7 @@ DEFINITION = GameDefinition(
     describe_hand=describe_hand,
     flow=OneEyedFlushFlow,
     analyzer="tablegames.analysis.one_eyed_flush:ANALYZER",
+    protection="tablegames.analysis.protect_one_eyed_flush:PROTECTION",
     kernel="tablegames.simulation.one_eyed_flush:KERNEL",
     felt="felt/one-eyed-flush.js",
     terminal="tablegames.cli.felts.one_eyed_flush:FELT",

@@ -529,6 +529,7 @@ DEFINITION = GameDefinition(
     describe_hand=describe_hand,
     flow=ThreeCardPokerFlow,
     analyzer="tablegames.analysis.three_card_poker:ANALYZER",
+    protection="tablegames.analysis.protect_three_card_poker:PROTECTION",
     kernel="tablegames.simulation.three_card_poker:KERNEL",
     felt="felt/three-card-poker.js",
     terminal="tablegames.cli.felts.three_card_poker:FELT",
