@@ -217,6 +217,17 @@ def test_cli_list() -> None:
     assert names == ["dealer-hole-1", "dealer-hole-both", "next-card", "share=2", "share=7", "share=K"]
     res = runner.invoke(app, ["protect", "let-it-ride", "--list"])
     assert res.exit_code == 0 and "community-2" in res.output
+    # without a game: every game with scenarios, each listed as it is alone
+    res = runner.invoke(app, ["protect", "--list", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    games = json.loads(res.output)["games"]
+    assert [g["game"] for g in games] == [d.key for d in DEFINITIONS if d.protection is not None]
+    assert len(games) == 4
+    for g in games:
+        alone = runner.invoke(app, ["protect", g["game"], "--list", "--format", "json"])
+        assert json.loads(alone.output)["scenarios"] == g["scenarios"]
+    res = runner.invoke(app, ["protect", "--list"], env={"COLUMNS": "120"})
+    assert res.exit_code == 0 and all(f"{d.key}: exposure scenarios" in res.output for d in DEFINITIONS)
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -33,7 +33,9 @@ def protect(
         str | None,
         typer.Option("--scenario", "-s", help="the exposure, e.g. community-2 or share=3 (see --list)"),
     ] = None,
-    list_: Annotated[bool, typer.Option("--list", help="list the game's scenarios and exit")] = False,
+    list_: Annotated[
+        bool, typer.Option("--list", help="list the game's scenarios (every game's without one) and exit")
+    ] = False,
     rule: Annotated[
         list[str] | None,
         typer.Option("--rule", "-r", help="rule variant NAME=VALUE (repeatable), see RULES.md"),
@@ -59,6 +61,12 @@ def protect(
     from tablegames.analysis.protect import scenarios
     from tablegames.rules import RuleError
 
+    if list_ and game is None and game_file is None:  # every game's scenarios
+        from tablegames.rules import make_rules, registry
+
+        games = [d.key for d in registry.DEFINITIONS if d.protection is not None]
+        _list_all([(g, scenarios(make_rules(g), template=True)) for g in games], fmt)
+        return
     rules, name = rules_and_name(game, rule, paytable, game_file)
     try:
         known = scenarios(rules, template=True)
@@ -92,10 +100,14 @@ def protect(
     _table(result)
 
 
+def _rows(game: str, known: list[Scenario]) -> dict[str, Any]:
+    rows = [{"name": s.name, "description": s.description, "exact": s.exact} for s in known]
+    return {"game": game, "scenarios": rows}
+
+
 def _list(game: str, known: list[Scenario], fmt: Format) -> None:
     if fmt == Format.json:
-        rows = [{"name": s.name, "description": s.description, "exact": s.exact} for s in known]
-        sys.stdout.write(json.dumps({"game": game, "scenarios": rows}) + "\n")
+        sys.stdout.write(json.dumps(_rows(game, known)) + "\n")
         return
     from rich.console import Console
     from rich.table import Table
@@ -107,6 +119,15 @@ def _list(game: str, known: list[Scenario], fmt: Format) -> None:
     for s in known:
         table.add_row(s.name, s.description, "exact" if s.exact else "simulated")
     Console().print(table)
+
+
+def _list_all(games: list[tuple[str, list[Scenario]]], fmt: Format) -> None:
+    """``--list`` without a game: every game's scenarios (JSON: ``{"games": [...]}``, each as one game's)."""
+    if fmt == Format.json:
+        sys.stdout.write(json.dumps({"games": [_rows(g, known) for g, known in games]}) + "\n")
+        return
+    for g, known in games:
+        _list(g, known, fmt)
 
 
 def _table(r: ProtectionResult) -> None:
