@@ -160,7 +160,7 @@ def test_play_let_it_ride_one_round_with_side_bets() -> None:
     before = out.split("Results")[0]
     assert re.search(r"Seat 2 bot\s+\[##\] \[##\] \[##\]", before)
     assert shown(rnd.seats[2].cards) not in before.split("Community card:")[0]
-    assert "You: lets bet 1 ride" in out and "You: pulls bet 2" in out
+    assert "You let bet 1 ride" in out and "You pull bet 2" in out
     assert balance == money(table.bankrolls[1])
     # seed 10, worked by hand: trips pays 3 to 1 on bets 1 and $ (+$30), the Bonus pair 1 to 1 (+$2), the
     # Progressive trips $9 for the $1 wager (+$8); the bot pulls twice and loses $5 + its $1 Progressive.

@@ -218,6 +218,19 @@ def action_words(game: str, action: str) -> str:
     return decision.label if len(parts) == 1 else action
 
 
+def second_person(words: str) -> str:
+    """A decision's words, written for a seat (``stands``, ``discards card 2 and draws``), said to "you".
+
+    >>> second_person("discards card 2 and draws"), second_person("lets bet 1 ride"), second_person("passes")
+    ('discard card 2 and draw', 'let bet 1 ride', 'pass')
+    """
+    out = words.split(" ")
+    for i, word in enumerate(out):
+        if i == 0 or out[i - 1] == "and":
+            out[i] = word[:-2] if word.endswith("sses") else word[:-1] if word.endswith("s") else word
+    return " ".join(out)
+
+
 def event_lines(
     game: str, events: Sequence[Mapping[str, Any]], start: int = 0, you: int = 1, wild: Collection[str] = ()
 ) -> list[Text]:
@@ -235,7 +248,9 @@ def event_lines(
         kind = e["type"]
         if kind == "action":
             words = felt.action_words(e["action"], stage) or action_words(game, e["action"])
-            lines.append(Text(f"{_who(e['seat'], you)}: {words}"))
+            if e["seat"] == you:  # "You stand", "Seat 2 (bot) stands"
+                words = second_person(words)
+            lines.append(Text(f"{_who(e['seat'], you)} {words}"))
         elif kind == "cards_revealed" and e["owner"] == COMMUNITY:
             stage += 1
             lines.append(Text.assemble("Community card: ", cards_text(e["cards"], wild)))
