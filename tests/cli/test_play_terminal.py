@@ -218,6 +218,8 @@ def test_play_final_count_one_round_then_ctrl_d() -> None:
     )
     assert balance == money(table.bankrolls[1])
     assert table.bankrolls[1] == 100_500  # seed 4: 26 vs dealer 12
+    # the wager column names wagers as titles ("Main"), and the result says its outcome once
+    assert re.search(r"1 \(you\)\s+Main\s+\$5\.00\s+\$10\.00\s+\+\$5\.00\s+win: 26 vs dealer 12", out), out
     assert "Rounds played: 1" in out and "Your net result: +$5.00" in out
 
 

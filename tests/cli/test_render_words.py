@@ -1,5 +1,5 @@
 """Issue 24: the terminal's words. "You bust" (not "You busts"), a result's detail not repeating it
-("lose: lose"), a multi-bet wager's bets in words ("Bet 1", "Bets 2 and $"), and the engine's money errors
+("lose: lose", "fold: folded"), a multi-bet wager's bets in words ("Bet 1", "Bets 2 and $"), and the engine's money errors
 in dollars."""
 
 from __future__ import annotations
@@ -51,6 +51,19 @@ def test_a_result_does_not_repeat_itself_and_bets_are_words() -> None:
     out = text_of(results_view("let-it-ride", events, {1: 1000}))
     assert "lose: lose" not in out and "Bets 2 and $" in out
     assert [bets_words("bets", p) for p in (["1"], ["1", "2", "$"])] == ["Bet 1", "Bets 1, 2 and $"]
+
+
+def test_a_fold_is_folded_and_a_wager_the_game_does_not_list_is_a_title() -> None:
+    """Three Card Poker: "folded", not "fold: folded"; the Play (settled as a wager of its own) is "Play"."""
+    events = [
+        settled(1, "fold", "folded", wager="ante"),
+        settled(1, "returned", "not played", wager="play"),
+        {"type": "round_ended", "net_by_seat": {"1": -500}},
+    ]
+    out = text_of(results_view("three-card-poker", events, {1: 1000}))
+    rows = [ln.split() for ln in out.splitlines() if ln.strip().startswith("1 (you)") and "round" not in ln]
+    assert [r[2] for r in rows] == ["Ante", "Play"], out
+    assert "fold: folded" not in out and "folded" in out and "returned: not played" in out
 
 
 def test_the_engines_money_errors_are_in_dollars() -> None:

@@ -117,7 +117,8 @@ def bets_words(title: str, parts: Sequence[str]) -> str:
 def wager_words(game: str, wager: str, part: str = "") -> str:
     """A settled wager's name: its title, and the bets of a multi-bet wager it settles (``part``)."""
     title = wager_title(game, wager)
-    return bets_words(title, part.split()) if part.strip() else title
+    words = bets_words(title, part.split()) if part.strip() else title
+    return words[:1].upper() + words[1:]  # a column of names: "Main", "Play", "Bet 1"
 
 
 def wagers_text(game: str, seat: Mapping[str, Any], pulled: set[str]) -> str:
@@ -327,7 +328,8 @@ def results_view(
                 money(e["staked"]),
                 money(e["returned"]),
                 Text(signed(net), style=style),
-                f"{result}" + (f": {detail}" if detail and detail != result else ""),  # not "lose: lose"
+                # not "lose: lose" nor "fold: folded": the detail alone when it says the outcome again
+                detail if detail.startswith(result) else f"{result}: {detail}" if detail else result,
             )
         elif e["type"] == "envy_paid":
             table.add_row(
