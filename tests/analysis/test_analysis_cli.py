@@ -57,6 +57,21 @@ def test_table_and_markdown_formats() -> None:
     assert code == 0 and "## Return table" in out and "| outcome |" in out
 
 
+def test_the_table_leaves_out_what_a_game_has_not_and_says_one_total_in_the_singular() -> None:
+    """Final Count has no side bet: no empty "Side bets" table (Let It Ride's is there); one total that depends on
+    the cards is said as one (it read "totals 10 depend on the cards"), and "always" is not said then."""
+    env = {"COLUMNS": "160"}
+    fc = runner.invoke(app, ["analyze", "final-count"], env=env).output
+    assert "Side bets" not in fc and "house edge" in fc
+    assert "(at a total of 10 it depends on the cards)" in fc and "(totals 10 depend" not in fc
+    assert "(totals 2, 4, 10, 12 depend on the cards)" in fc
+    faces = runner.invoke(app, ["analyze", "final-count", "--rule", "face-value=0"], env=env).output
+    assert "dealer shows 2: stand (at a total of 0 it depends on the cards)" in faces
+    assert "Side bets" in runner.invoke(app, ["analyze", "let-it-ride"], env=env).output
+    markdown = runner.invoke(app, ["analyze", "final-count", "--format", "markdown"], env=env).output
+    assert "## Side bets" not in markdown and "## Return table" in markdown
+
+
 def test_clear_errors() -> None:
     code, out = run("analyze", "poker")
     assert code == 2 and "unknown game" in out

@@ -326,15 +326,19 @@ def _summary(chart: dict[int, dict[int, str]]) -> list[str]:
         stand = [p for p in chart if chart[p].get(d, "").startswith("S")]
         mixed = [p for p in chart if chart[p].get(d, "").endswith("*")]
         if not stand:
-            text = "always turn"
+            text = "turn" if mixed else "always turn"  # (not "always" when some totals depend on the cards)
         elif not turn:
-            text = "always stand"
+            text = "stand" if mixed else "always stand"
         elif max(turn) < min(stand):
             text = f"turn on {max(turn)} or less, stand on {min(stand)} or more"
         else:
             text = f"turn on {', '.join(map(str, turn))}; stand on {', '.join(map(str, stand))}"
         if mixed:
-            text += f" (totals {', '.join(map(str, mixed))} depend on the cards)"
+            text += (
+                f" (totals {', '.join(map(str, mixed))} depend on the cards)"
+                if len(mixed) > 1
+                else f" (at a total of {mixed[0]} it depends on the cards)"
+            )
         lines.append(f"  dealer shows {d}: {text}")
     return lines
 

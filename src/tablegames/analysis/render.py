@@ -76,13 +76,15 @@ def rich_renderables(a: Analysis) -> list[Any]:
     out.append(table)
     out.append(Text("Strategy", style="bold"))
     out.append(Text("\n".join(a.strategy_summary)))
-    sides = Table(title="Side bets")
-    sides.add_column("wager")
-    sides.add_column("return", justify="right")
-    sides.add_column("house edge", justify="right")
-    for srow in side_bet_rows(a):
-        sides.add_row(*srow)
-    out.append(sides)
+    side_rows = side_bet_rows(a)
+    if side_rows:  # (a game without side bets gets no empty table)
+        sides = Table(title="Side bets")
+        sides.add_column("wager")
+        sides.add_column("return", justify="right")
+        sides.add_column("house edge", justify="right")
+        for srow in side_rows:
+            sides.add_row(*srow)
+        out.append(sides)
     notes = list(dict.fromkeys([n for b in a.side_bets.values() for n in b.notes] + list(a.notes)))
     if notes:
         out.append(Text("\n".join(notes)))
@@ -124,7 +126,8 @@ def to_markdown(a: Analysis, images: dict[str, str] | None = None, command: str 
         ]
     if images and "strategy" in images:
         parts += [f"![strategy chart]({images['strategy']})", ""]
-    parts += ["## Side bets", "", _md_table(("wager", "return", "house edge"), side_bet_rows(a)), ""]
+    if a.side_bets:
+        parts += ["## Side bets", "", _md_table(("wager", "return", "house edge"), side_bet_rows(a)), ""]
     for name, bet in a.side_bets.items():
         parts += [f"### {name}", ""]
         parts += [
