@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from tablegames.analysis.api import analyze_game
 from tablegames.analysis.figures import Figures
-from tablegames.analysis.sweep import parse_vary, plot, sweep
+from tablegames.analysis.sweep import figure, parse_vary, plot, sweep
 from tablegames.cli import app
 from tablegames.rules import RuleError, make_rules, registry
 from tablegames.rules.parameters import Parameter, integer, money
@@ -103,6 +103,22 @@ def test_plots_are_pngs(tmp_path: Path) -> None:
         image = matplotlib.image.imread(tmp_path / name)
         assert image.shape[0] > 300 and image.shape[1] > 500
         assert image[..., :3].std() > 0.05, f"{name} is blank"
+
+
+def test_a_line_equal_to_the_house_edge_says_so_and_the_std_dev_axis_starts_at_zero() -> None:
+    """One Eyed Flush's element of risk is its house edge: the two lines coincide, so the legend says so (the
+    dashed hollow markers show through); the standard deviation's axis starts at 0, so a flat one looks flat."""
+
+    def even(r: Toy) -> Figures:
+        edge = Fraction(r.limit, 100) - Fraction(r.pays, 50)
+        return Figures(edge, edge, Fraction(1, 3), 0.99 + r.pays / 1000, "main")
+
+    for evaluate, expected in ((even, "element of risk (= house edge)"), (toy, "element of risk")):
+        fig = figure(sweep(Toy(), ["pays=0..4"], parameters=PARAMS, evaluate=evaluate), "toy")
+        left, right = fig.axes
+        labels = [t.get_text() for t in left.get_legend().get_texts()]
+        assert labels == ["house edge", expected, "hit frequency", "std dev"]
+        assert right.get_ylim()[0] == 0 and right.get_ylim()[1] > 0.994
 
 
 def test_final_count_face_value_sweep_is_the_exact_analysis() -> None:

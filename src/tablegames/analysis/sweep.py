@@ -166,31 +166,56 @@ def sweep(
 
 
 def plot(result: Sweep, path: str | Path, title: str = "") -> None:
-    """A PNG: one parameter, a line per figure (percent; the standard deviation on its own axis); two, a
+    """A PNG of :func:`figure`."""
+    from tablegames.analysis.charts import pyplot
+
+    fig = figure(result, title)
+    fig.savefig(path, dpi=110)
+    pyplot().close(fig)
+
+
+_STYLES: dict[
+    str, dict[str, Any]
+] = {  # lines that coincide (One Eyed Flush's edge and risk) stay both visible
+    "house_edge": {"marker": "o", "linewidth": 2.5},
+    "element_of_risk": {"marker": "D", "markersize": 9, "markerfacecolor": "none", "linestyle": "--"},
+    "hit_frequency": {"marker": "^"},
+}
+
+
+def figure(result: Sweep, title: str = "") -> Any:
+    """The plot as a matplotlib figure: one parameter, a line per figure (percent; the standard deviation on its
+    own axis, from 0, so a flat one looks flat; a line equal to the house edge's says so in the legend); two, a
     heat map of the house edge."""
-    import matplotlib
+    from tablegames.analysis.charts import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = pyplot().subplots(figsize=(8, 5))
     if len(result.axes) == 1:
         axis = result.axes[0]
         xs: list[Any] = [float(v) for v in axis.values] if axis.numeric else list(range(len(axis.values)))
         ok = [(x, pt.figures) for x, pt in zip(xs, result.points, strict=True) if pt.figures is not None]
         px = [x for x, _ in ok]
+        series = {attr: [getattr(f, attr) for _, f in ok] for attr in _STYLES}
         for label, attr in (
             ("house edge", "house_edge"),
             ("element of risk", "element_of_risk"),
             ("hit frequency", "hit_frequency"),
         ):
-            ax.plot(px, [100 * float(getattr(f, attr)) for _, f in ok], marker="o", label=label)
+            same = attr != "house_edge" and series[attr] == series["house_edge"]
+            shown = f"{label} (= house edge)" if same else label
+            ax.plot(px, [100 * float(v) for v in series[attr]], label=shown, **_STYLES[attr])
         ax.set_ylabel("percent")
         right = ax.twinx()
-        right.plot(px, [f.std_dev for _, f in ok], marker="s", color="grey", linestyle="--", label="std dev")
+        sd = [f.std_dev for _, f in ok]
+        right.plot(px, sd, marker="s", color="grey", linestyle=":", label="std dev")
+        right.set_ylim(0, 1.15 * max(sd, default=1.0) or 1.0)
         right.set_ylabel("standard deviation (units)")
         if not axis.numeric:
             ax.set_xticks(xs, list(axis.labels))
+        elif all(float(x).is_integer() for x in xs):  # a whole-number parameter: no 12.5 on its axis
+            from matplotlib.ticker import MaxNLocator
+
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel(axis.parameter.name)
         ax.axhline(0, color="black", linewidth=0.5)
         lines = ax.get_legend_handles_labels()
@@ -214,5 +239,4 @@ def plot(result: Sweep, path: str | Path, title: str = "") -> None:
                     ax.text(j, i, "-" if v != v else f"{v:.2f}", ha="center", va="center", fontsize=7)
     ax.set_title(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    return fig
