@@ -40,3 +40,16 @@ def test_a_paragraph_is_wrapped_at_the_terminal_not_where_the_source_broke_it() 
         assert not any(line.endswith("(when the record") for line in lines), out
         text = " ".join(lines)
         assert "the players' seeds (when the record lists them) were all committed" in text, out
+
+
+def test_the_meter_option_lists_every_games_meters() -> None:
+    """``--meter`` names the meters (it said "see the error for a wrong one"), every game's, from the registry."""
+    from tablegames.rules import registry
+
+    out = CliRunner().invoke(cli.app, ["analyze", "--help"], env={"COLUMNS": "200"}).output
+    text = " ".join(line.strip(" │") for line in out.splitlines())
+    for d in registry.DEFINITIONS:
+        names = [m.name for m in d.meters(d.make_rules())]
+        if names:
+            assert f"{d.key}: {', '.join(names)}" in text, text
+    assert "see the error" not in text

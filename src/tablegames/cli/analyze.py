@@ -33,12 +33,20 @@ class Format(StrEnum):
     markdown = "markdown"
 
 
+def _meter_names() -> str:
+    """Every game's meter names, from the registry (``--meter``'s help)."""
+    from tablegames.rules import registry
+
+    games = [(d.key, [m.name for m in d.meters(d.make_rules())]) for d in registry.DEFINITIONS]
+    return "; ".join(f"{key}: {', '.join(names)}" for key, names in games if names)
+
+
 MeterOpt = Annotated[
     str | None,
     typer.Option(
         "--meter",
-        help="meter values, e.g. mega=$75,000,major=600000 (plain numbers are cents; names as the game's "
-        "analysis knows them, see the error for a wrong one)",
+        help="meter values as NAME=AMOUNT,... (plain numbers are cents, $ amounts dollars); the meters: "
+        + _meter_names(),
     ),
 ]
 
@@ -146,7 +154,11 @@ def report(
     meter: MeterOpt = None,
     verify_rounds: Annotated[
         int,
-        typer.Option("--verify-rounds", help="rounds of the independent verification simulation (0: none)"),
+        typer.Option(
+            "--verify-rounds",
+            help="rounds of the independent verification simulation (0: none; the default 10^8 takes about 10 to "
+            "40 s on one core, docs/performance.md)",
+        ),
     ] = 100_000_000,
     seed: Annotated[int, typer.Option("--seed", help="seed of the verification simulation")] = 0,
     average_bet: Annotated[
