@@ -166,6 +166,7 @@ def test_a_player_with_a_password_signs_in_from_another_browser(browser: Any, a1
         a.fill("#register-password", "a long secret")
         a.click("#register-btn")
         a.wait_for_selector("#welcome-row:not([hidden])")
+        assert a.inner_text("#welcome-text").startswith("Welcome, traveller")  # new here: not "Welcome back"
         b.goto(a11y_server + "/")
         b.fill("#register-name", "traveller")
         b.fill("#register-password", "not the secret")
@@ -175,6 +176,7 @@ def test_a_player_with_a_password_signs_in_from_another_browser(browser: Any, a1
         b.click("[data-testid=signin-btn]")
         b.wait_for_selector("#welcome-row:not([hidden])")
         assert b.inner_text("[data-testid=player-name]") == "traveller"
+        assert b.inner_text("#welcome-text").startswith("Welcome back, traveller")  # signed in again
         a.reload()
         a.wait_for_selector("#register-form:not([hidden])")  # the old token no longer signs in
     finally:

@@ -7,7 +7,8 @@ import { escapeHtml, money, parseDollars } from "./format.js";
 import { refreshProtection, registrationLimits } from "./protection.js";
 import { $, S, gameTitle, loadMe, meterTitle, renderWho, setBalance, showError, toast } from "./state.js";
 
-export async function enterLobby() {
+/** The lobby; ``greeting``: how the player is welcomed (a new player is not welcomed "back"). */
+export async function enterLobby(greeting = "Welcome back") {
   $("room").hidden = true;
   $("lobby").hidden = false;
   document.body.classList.add("in-lobby");
@@ -24,7 +25,7 @@ export async function enterLobby() {
   $("register-form").hidden = !!S.me;
   $("welcome-row").hidden = !S.me;
   $("wallet-panel").hidden = !S.me;
-  if (S.me) $("welcome-text").innerHTML = `Welcome back, <b>${escapeHtml(S.me.name)}</b>. Pick a table below.`;
+  if (S.me) $("welcome-text").innerHTML = `${greeting}, <b>${escapeHtml(S.me.name)}</b>. Pick a table below.`;
   await Promise.all([refreshLobby(), refreshProtection()]);
 }
 
@@ -124,7 +125,7 @@ export async function register(ev) {
     setToken(res.token);
     S.me = { player_id: res.player_id, name: res.name, balance: res.balance };
     toast(`Welcome, <b>${escapeHtml(res.name)}</b>! Buy in to get chips.`, "win");
-    await enterLobby();
+    await enterLobby("Welcome");
   } catch (err) {
     $("lobby-error").textContent = err.message;
   }
