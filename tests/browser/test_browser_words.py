@@ -1,6 +1,7 @@
 """Issue 24: the page's words. A round won on one wager and lost on another for a $0 net is announced as even,
 not "Push — your money back"; the recall's provably fair record tells each dealt card ("#0 J♥ → seat 1"), never
-``[object Object]``; the log tells a decision in its words with cards counted from 1.
+``[object Object]``; the log tells a decision in its words with cards counted from 1, and a round's end with the
+player's own net (the recall with the house's).
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ def test_a_zero_net_of_a_win_and_a_loss_is_even(
         toast.wait_for()
         assert "Push" not in toast.inner_text()
         assert p.locator("#log li", has_text="ann (seat 1): stands").count() == 1
+        # the player's log tells their own net, not the house's
+        ended = p.locator("#log li", has_text="Round over")
+        ended.wait_for()
+        assert "your net" in ended.inner_text() and "house" not in ended.inner_text(), ended.inner_text()
     finally:
         ann.close()
     assert page_errors.errors == []
@@ -79,6 +84,10 @@ def test_the_recall_tells_each_dealt_card(
         p.locator("#history li[data-round-id]").first.click()
         p.wait_for_selector("#recall:not([hidden]) .recall-events li")
         assert "[object Object]" not in p.locator("#recall-sheet").inner_text()
+        # the recall (also an auditor's) tells the house's net; the live log told bob his own
+        assert p.locator(".recall-events li", has_text="Round over · house").count() == 1
+        mine = p.locator("#log li", has_text="Round over").inner_text()
+        assert mine.endswith("your net −$5"), mine  # the Ante lost, the Play returned
         dealt = p.locator("#recall-sheet table.fairness tr", has_text="dealt").inner_text()
         # R-0.2: seat 1, then the dealer, one card at a time
         assert "#0 " in dealt and "→ seat 1" in dealt and "#1 " in dealt and "→ dealer" in dealt, dealt

@@ -21,7 +21,8 @@ export function miniCards(codes) {
 export const QUIET_LIVE = new Set(["card_dealt", "jackpot_contribution"]);
 
 /**
- * The event ``e`` in words (HTML). ``ctx``: {game (key), occupants {seat: name}, ruleSummary (the server's words)}.
+ * The event ``e`` in words (HTML). ``ctx``: {game (key), occupants {seat: name}, ruleSummary (the server's words),
+ * you (the viewer's seat at the live table, if any)}.
  */
 export function narrate(e, ctx) {
   const game = ctx.game;
@@ -67,8 +68,12 @@ export function narrate(e, ctx) {
     case "envy_paid":
       // a neighbour bonus: a seat paid for another seat's hand, titled by its game (GET /games)
       return `<b>${escapeHtml(gameOf(game).neighbour_bonus || "Bonus")}</b> ${who(e.seat)} is paid ${money(e.amount)} for ${who(e.from_seat)}'s ${escapeHtml(handName(e.hand))}`;
-    case "round_ended":
+    case "round_ended": {
+      // a player reads their own net (the house's means nothing to them); a recall or an auditor, the house's
+      const mine = ctx.you !== null && ctx.you !== undefined ? (e.net_by_seat || {})[String(ctx.you)] : undefined;
+      if (mine !== undefined) return `Round over · your net ${money(mine, { sign: true })}`;
       return e.house_net === undefined ? "Round over." : `Round over · house ${money(e.house_net, { sign: true })}`;
+    }
     default:
       return escapeHtml(JSON.stringify(e));
   }

@@ -237,7 +237,12 @@ function log(html) {
 }
 
 const narration = (ev) =>
-  narrate(ev, { game: S.table ? S.table.game : null, occupants: S.occupants, ruleSummary: S.table ? S.table.rule_summary : "" });
+  narrate(ev, {
+    game: S.table ? S.table.game : null,
+    occupants: S.occupants,
+    ruleSummary: S.table ? S.table.rule_summary : "",
+    you: S.seat,
+  });
 
 function onEvent(ev) {
   const per = S.per;
