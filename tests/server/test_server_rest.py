@@ -161,3 +161,31 @@ def test_racing_requests_open_a_table_created_elsewhere_once(
         runners = list(pool.map(lambda _: h.server.tables.runner(1), range(16)))
     assert all(r is h.server.runners[1] for r in runners)
     assert [t["table_id"] for t in h.client.get("/tables").json()] == [1]
+
+
+def test_every_list_of_meters_is_in_the_games_order(make_server: Callable[..., Harness]) -> None:
+    """A game's meters come in one order everywhere (the lobby's, a table's state, the read behind both): the
+    definition's. On PostgreSQL an unordered read returns rows in the order they were last written, so the
+    meters rewritten last-first came back reversed (the page's meters changed places between renders)."""
+    import sqlalchemy as sa
+
+    from tablegames.server.db import Meter
+    from tablegames.server.meters import meter_accounts
+
+    h = make_server()
+    games = [d for d in registry.DEFINITIONS if len(d.meters(d.make_rules())) > 1]
+    assert games  # a game with several meters
+    with h.server.sessions() as s:
+        ids = s.execute(sa.select(Meter.id).order_by(Meter.id.desc())).scalars().all()
+        for meter_id in ids:  # each row written again, the last first
+            s.execute(sa.update(Meter).where(Meter.id == meter_id).values(reset_cents=Meter.reset_cents))
+        s.commit()
+    lobby = h.client.get("/jackpots").json()
+    for d in games:
+        order = [m.name for m in d.meters(d.make_rules())]
+        with h.server.sessions() as s:
+            assert list(meter_accounts(s, d.key)) == order
+        assert [m["meter"] for m in lobby if m["game"] == d.key] == order
+        token, _ = h.player(f"p-{d.key}", buy_in=0)
+        state = h.ws(token, h.table(d.key)).seen_or_next(lambda m: m["type"] == "state")
+        assert list(state["meters"]) == order

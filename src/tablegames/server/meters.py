@@ -75,9 +75,10 @@ def ensure_meters(server: TableHost) -> None:
 
 
 def meter_accounts(session: Session, game: str) -> dict[str, int]:
-    return {
-        n: int(a) for n, a in session.execute(select(Meter.name, Meter.account_id).where(Meter.game == game))
-    }
+    """Meter name -> its account, in the meters' order (their creation's, the game's own: every list of meters,
+    the lobby's and a table's, shows them alike)."""
+    rows = session.execute(select(Meter.name, Meter.account_id).where(Meter.game == game).order_by(Meter.id))
+    return {n: int(a) for n, a in rows}
 
 
 def jackpots(session: Session) -> list[dict[str, Any]]:

@@ -220,7 +220,7 @@ class Server:
         cached = self._meter_ids.get(game)
         if cached is None:
             with self.db.sessions() as s:
-                rows = s.execute(select(Meter.name, Meter.id).where(Meter.game == game))
+                rows = s.execute(select(Meter.name, Meter.id).where(Meter.game == game).order_by(Meter.id))
                 cached = self._meter_ids[game] = {n: int(i) for n, i in rows}
         return cached
 
